@@ -1,0 +1,138 @@
+"""Read + parse once, infer devices once, run the enabled rules, apply suppressions."""
+
+from __future__ import annotations
+
+import os
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from devicelint import rules as registry
+from devicelint.findings import Finding
+from devicelint.flow import Facts, infer
+from devicelint.names import Imports
+from devicelint.suppress import Suppressions
+
+# A file that mentions none of these cannot hold a finding: it is not even parsed.
+PREFILTER = (b"torch", b"cuda")
+
+
+class Context:
+    """What rules see: the tree, the source, imports, and the device facts (computed once)."""
+
+    def __init__(self, module: cst.Module, source: bytes, path: str) -> None:
+        self.module = module
+        self.source = source
+        self.path = path
+        self.imports = Imports(module)
+        self._facts: Facts | None = None
+        self._positions = None
+
+    @property
+    def facts(self) -> Facts:
+        if self._facts is None:
+            self._facts = infer(self.module, self.imports, default_device_set=b"set_default_device" in self.source)
+        return self._facts
+
+    def position(self, node):
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions.get(node)
+
+    def line(self, node) -> int:
+        pos = self.position(node)
+        return pos.start.line if pos is not None else 0
+
+
+def _meta(path: str, name: str, message: str, line: int = 1, column: int = 1) -> Finding:
+    return Finding(path, line, column, line, column, "DL000", name, message)
+
+
+def _line_of_offset(source: bytes, offset: int) -> int:
+    return source.count(b"\n", 0, offset) + 1
+
+
+def _bad_bytes(source: bytes, path: str) -> Finding | None:
+    nul = source.find(b"\x00")
+    if nul != -1:
+        return _meta(path, "syntax-error", "source contains NUL bytes", _line_of_offset(source, nul))
+    return None
+
+
+def lint_source(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None) -> list[Finding]:
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    bad = _bad_bytes(source, path)
+    if bad is not None:
+        return [bad]
+    if not any(tok in source for tok in PREFILTER):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        return [_meta(path, "syntax-error", f"cannot parse: {e.message}", e.raw_line, e.raw_column + 1)]
+    except UnicodeDecodeError as e:
+        return [_meta(path, "unreadable-file", f"not valid {e.encoding}: {e.reason}", _line_of_offset(source, e.start))]
+    except (LookupError, SyntaxError) as e:
+        return [_meta(path, "unreadable-file", f"cannot decode: {e}")]
+    except RecursionError:
+        return [_meta(path, "syntax-error", "too deeply nested to parse")]
+
+    classes = rule_classes if rule_classes is not None else registry.resolve(select, ignore)
+    ctx = Context(module, source, path)
+    reports = []
+    try:
+        for rule_cls in classes:
+            rule = rule_cls()
+            for report in rule.check(ctx):
+                reports.append((rule_cls, report))
+    except RecursionError:
+        return [_meta(path, "syntax-error", "too deeply nested to analyse")]
+    if not reports:
+        return []
+
+    text = source.decode(module.encoding, errors="replace")
+    suppressions = Suppressions(text)
+    seen = set()
+    findings = []
+    for rule_cls, report in reports:
+        ident = (rule_cls.code, id(report.node))
+        if ident in seen:
+            continue
+        seen.add(ident)
+        pos = ctx.position(report.node)
+        if pos is None:
+            continue
+        if suppressions.suppressed(rule_cls.code, pos.start.line, pos.end.line):
+            continue
+        findings.append(
+            Finding(
+                path,
+                pos.start.line,
+                pos.start.column + 1,
+                pos.end.line,
+                pos.end.column + 1,
+                rule_cls.code,
+                rule_cls.name,
+                report.message,
+                report.fix,
+            )
+        )
+    findings.sort()
+    return findings
+
+
+def lint_file(path: str, select=None, ignore=None, rule_classes=None) -> list[Finding]:
+    """Lint one file on disk; anything that stops us reading it is a DL000 finding."""
+    try:
+        if os.path.isdir(path):
+            return [_meta(path, "unreadable-file", "is a directory")]
+        with open(path, "rb") as f:
+            source = f.read()
+    except FileNotFoundError:
+        return [_meta(path, "unreadable-file", "no such file or directory")]
+    except PermissionError:
+        return [_meta(path, "unreadable-file", "permission denied")]
+    except OSError as e:
+        return [_meta(path, "unreadable-file", e.strerror or str(e))]
+    return lint_source(source, path, select, ignore, rule_classes)

@@ -1,0 +1,1367 @@
+"""Device inference: an abstract interpreter over one file.
+
+It runs the module body and every function and method in statement order, keeping an
+abstract value (values.Val) for each name and `self` attribute: what kind of thing it is
+(model, tensor, loader, device...) and where it lives (host, accelerator, unknown). Calls to
+functions and classes of the same file are followed with the caller's values (a bounded,
+context-sensitive inline), so `train(model, loader, device)` sees the real model.
+
+The interpreter does not judge: it records facts (module calls, device mixes, moves,
+numpy conversions) that the rules read. It runs twice: the first run learns which models
+are ever moved or handed to code we cannot see; the second records the facts with that
+knowledge. Whenever it cannot tell, a value becomes UNKNOWN, and no rule fires on UNKNOWN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from devicelint import torchapi as api
+from devicelint.names import Imports, dotted
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+
+MAX_INLINE_DEPTH = 4
+STEP_BUDGET = 40_000  # statements executed per run: bounds the cost of inlining on huge files
+
+
+# ----------------------------------------------------------------------------- facts
+
+
+@dataclass
+class ModuleCall:
+    node: cst.Call
+    model: Val
+    args: list
+    blame: cst.CSTNode  # where the model, not a function parameter, enters the call chain
+
+
+@dataclass
+class Mix:
+    node: cst.CSTNode
+    operands: list  # Val of every tensor / module taking part
+
+
+@dataclass
+class Move:
+    node: cst.Call
+    recv: Val
+    recv_text: str | None
+    target_text: str
+    reason: str | None  # "already" | "invariant" | "repeated" | None
+    prior: cst.CSTNode | None  # the earlier move for "already"/"repeated"
+    bare: bool = False  # a statement of its own: the result is thrown away
+
+
+@dataclass
+class NumpyConv:
+    node: cst.Call
+    val: Val
+
+
+@dataclass
+class Facts:
+    module_calls: list = field(default_factory=list)
+    mixes: list = field(default_factory=list)
+    moves: list = field(default_factory=list)
+    numpy: list = field(default_factory=list)
+    # model identity -> set of (Dev, key) it is moved to anywhere; models handed to unknown code
+    model_moves: dict = field(default_factory=dict)
+    escaped: set = field(default_factory=set)
+
+
+# ----------------------------------------------------------------------------- state
+
+
+class State:
+    __slots__ = ("vars", "moves", "dead")
+
+    def __init__(self, vars=None, moves=None, dead=False):
+        self.vars = vars if vars is not None else {}
+        self.moves = moves if moves is not None else {}  # (recv_text, key) -> move node
+        self.dead = dead  # after return/raise/break/continue
+
+    def copy(self) -> "State":
+        return State(dict(self.vars), dict(self.moves), self.dead)
+
+    @staticmethod
+    def merge(a: "State", b: "State") -> "State":
+        if a.dead:
+            return b.copy()
+        if b.dead:
+            return a.copy()
+        vars = dict(a.vars)
+        for k, v in b.vars.items():
+            vars[k] = join(vars[k], v) if k in vars else v
+        moves = {k: n for k, n in a.moves.items() if b.moves.get(k) is n}
+        return State(vars, moves)
+
+
+class Frame:
+    def __init__(self, func, parent, call, closure, self_val=None):
+        self.func = func  # FunctionDef or None for the module
+        self.parent = parent  # calling frame when inlined
+        self.call = call  # the call node that inlined us
+        self.closure = closure  # defining frame, for free names
+        self.state = State()
+        self.returns: list = []
+        self.param_mids: set = set()
+        self.loops: list = []  # enclosing loop nodes
+        self.self_val = self_val
+        self.generator = False
+        self.default_device_unknown = 0
+
+    def lookup(self, name: str):
+        f = self
+        while f is not None:
+            v = f.state.vars.get(name)
+            if v is not None:
+                return v
+            f = f.closure
+        return None
+
+
+def _param_names(fn: cst.FunctionDef) -> list:
+    p = fn.params
+    return [x for x in (*p.posonly_params, *p.params)]
+
+
+def _is_string(node) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = node.evaluated_value
+        except Exception:
+            return None
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+# ----------------------------------------------------------------------------- interpreter
+
+
+class Interpreter:
+    def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
+        self.module = module
+        self.imports = imports
+        self.known = known  # what the previous run learnt about models
+        self.facts = facts
+        self.frame: Frame | None = None
+        self.module_frame: Frame | None = None
+        self.steps = 0
+        self.class_info: dict = {}
+        self.loop_cache: dict = {}
+        self.default_device_set = False
+
+    # ------------------------------------------------------------------ entry points
+
+    def run(self) -> None:
+        self.module_frame = self.frame = Frame(None, None, None, None)
+        self.exec_body(self.module.body)
+        self.run_standalone(self.module.body, self.module_frame)
+
+    def run_standalone(self, body, module_frame) -> None:
+        """Every top-level function and class method, with unknown parameters."""
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                self.analyze_function(stmt, module_frame, None)
+            elif isinstance(stmt, cst.ClassDef):
+                info = self.class_of(stmt)
+                inst = Instance(stmt)
+                self_val = self.instance_val(info, inst, None)
+                methods = sorted(info["methods"].values(), key=lambda f: f.name.value != "__init__")
+                for fn in methods:
+                    self.analyze_function(fn, module_frame, self_val)
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                # functions defined under `if TYPE_CHECKING:` / `try: ... except ImportError:`
+                self.run_standalone(getattr(stmt.body, "body", ()), module_frame)
+
+    def analyze_function(self, fn: cst.FunctionDef, closure: Frame, self_val: Val | None) -> None:
+        saved = self.frame
+        frame = Frame(fn, None, None, closure, self_val)
+        self.frame = frame
+        try:
+            params = _param_names(fn)
+            if self_val is not None and params:
+                frame.state.vars[params[0].name.value] = self_val
+                params = params[1:]
+            for p in (*params, *fn.params.kwonly_params):
+                frame.state.vars[p.name.value] = self.param_guess(p)
+            self.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
+        finally:
+            self.frame = saved
+
+    def param_guess(self, p: cst.Param) -> Val:
+        name = p.name.value
+        if p.default is not None:
+            default = self.eval(p.default)
+            if default.kind is not Kind.UNKNOWN and default.kind is not Kind.OTHER:
+                return default
+        return self.guess_by_name(name, scope=self.frame.func)
+
+    def guess_by_name(self, text: str, scope) -> Val:
+        """Names are the last resort: `device`, `args.device` -> a device; `train_loader` -> a loader."""
+        if "." in text and text.split(".")[0] not in api.CONFIG_OBJECTS:
+            if api.looks_like_device_name(text):
+                return Val(Kind.DEVICE, Dev.UNKNOWN, key=("txt", id(scope), text), name=text)
+            return UNKNOWN
+        if api.looks_like_device_name(text):
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("txt", id(scope), text), name=text)
+        if api.looks_like_loader_name(text):
+            return Val(Kind.LOADER, Dev.CPU, name=text)
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ statements
+
+    def exec_body(self, body) -> None:
+        for stmt in body:
+            if self.frame.state.dead:
+                return
+            self.steps += 1
+            self.exec_stmt(stmt)
+
+    def exec_suite(self, suite) -> None:
+        if isinstance(suite, cst.IndentedBlock):
+            self.exec_body(suite.body)
+        else:  # SimpleStatementSuite: `if x: return y`
+            for small in suite.body:
+                if not self.frame.state.dead:
+                    self.exec_small(small)
+
+    def exec_stmt(self, stmt) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if self.frame.state.dead:
+                    return
+                self.exec_small(small)
+        elif isinstance(stmt, cst.If):
+            self.exec_if(stmt)
+        elif isinstance(stmt, (cst.For, cst.While)):
+            self.exec_loop(stmt)
+        elif isinstance(stmt, cst.With):
+            self.exec_with(stmt)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            self.exec_try(stmt)
+        elif isinstance(stmt, cst.FunctionDef):
+            for d in stmt.decorators:
+                self.eval(d.decorator)
+            self.frame.state.vars[stmt.name.value] = Val(Kind.FUNC, ref=(stmt, self.frame), name=stmt.name.value)
+        elif isinstance(stmt, cst.ClassDef):
+            self.frame.state.vars[stmt.name.value] = Val(Kind.CLASS, ref=stmt, name=stmt.name.value)
+        elif isinstance(stmt, cst.Match):
+            self.eval(stmt.subject)
+            before = self.frame.state
+            out = None
+            for case in stmt.cases:
+                self.frame.state = before.copy()
+                self.exec_suite(case.body)
+                out = self.frame.state if out is None else State.merge(out, self.frame.state)
+            self.frame.state = State.merge(before, out) if out is not None else before
+
+    def exec_small(self, small) -> None:
+        st = self.frame.state
+        if isinstance(small, cst.Assign):
+            value = self.eval(small.value)
+            for t in small.targets:
+                self.bind(t.target, value)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.bind(small.target, self.eval(small.value))
+        elif isinstance(small, cst.AugAssign):
+            left = self.eval(small.target)
+            right = self.eval(small.value)
+            self.bind(small.target, self.combine(small, [left, right]))
+        elif isinstance(small, cst.Expr):
+            v = small.value
+            if isinstance(v, cst.Call):
+                self.eval_call(v, bare=True)
+            else:
+                self.eval(v)
+        elif isinstance(small, cst.Return):
+            if small.value is not None:
+                self.frame.returns.append(self.eval(small.value))
+            else:
+                self.frame.returns.append(OTHER)
+            st.dead = True
+        elif isinstance(small, cst.Raise):
+            if small.exc is not None:
+                self.eval(small.exc)
+            st.dead = True
+        elif isinstance(small, (cst.Break, cst.Continue)):
+            st.dead = True
+        elif isinstance(small, cst.Assert):
+            self.eval(small.test)
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            names = small.names if not isinstance(small.names, cst.ImportStar) else ()
+            for alias in names:
+                local = alias.asname.name if alias.asname else alias.name
+                if isinstance(local, cst.Name):
+                    st.vars.pop(local.value, None)
+        elif isinstance(small, cst.Del):
+            pass
+
+    def exec_if(self, stmt: cst.If) -> None:
+        self.eval(stmt.test)
+        before = self.frame.state
+        self.frame.state = before.copy()
+        self.exec_suite(stmt.body)
+        after_body = self.frame.state
+        self.frame.state = before.copy()
+        if isinstance(stmt.orelse, cst.If):
+            self.exec_if(stmt.orelse)
+        elif isinstance(stmt.orelse, cst.Else):
+            self.exec_suite(stmt.orelse.body)
+        self.frame.state = State.merge(after_body, self.frame.state)
+
+    def exec_loop(self, stmt) -> None:
+        is_for = isinstance(stmt, cst.For)
+        elem = self.iter_elem(self.eval(stmt.iter)) if is_for else None
+        if not is_for:
+            self.eval(stmt.test)
+        before = self.frame.state
+        self.frame.loops.append(stmt)
+        state = before.copy()
+        # Two rounds: the second sees values carried around the back edge.
+        for _ in range(2):
+            self.frame.state = state
+            if is_for:
+                self.bind(stmt.target, elem)
+            self.exec_suite(stmt.body)
+            body_out = self.frame.state
+            body_out.dead = False
+            state = State.merge(before, body_out)
+        self.frame.loops.pop()
+        self.frame.state = state
+        if stmt.orelse is not None:
+            self.exec_suite(stmt.orelse.body)
+
+    def exec_with(self, stmt: cst.With) -> None:
+        sets_default = False
+        for item in stmt.items:
+            v = self.eval(item.item)
+            if isinstance(item.item, cst.Call) and self.qual(item.item.func) in ("torch.device", "torch.cuda.device"):
+                sets_default = True
+            if item.asname is not None:
+                self.bind(item.asname.name, v if v.kind is not Kind.UNKNOWN else UNKNOWN)
+        if sets_default:
+            self.frame.default_device_unknown += 1
+        try:
+            self.exec_suite(stmt.body)
+        finally:
+            if sets_default:
+                self.frame.default_device_unknown -= 1
+
+    def exec_try(self, stmt) -> None:
+        before = self.frame.state
+        self.frame.state = before.copy()
+        self.exec_suite(stmt.body)
+        if stmt.orelse is not None:
+            self.exec_suite(stmt.orelse.body)
+        out = self.frame.state
+        for handler in stmt.handlers:
+            self.frame.state = State.merge(before, out)
+            self.frame.state.dead = False
+            if handler.name is not None:
+                self.bind(handler.name.name, OTHER)
+            self.exec_suite(handler.body)
+            out = State.merge(out, self.frame.state)
+        self.frame.state = out
+        if stmt.finalbody is not None:
+            dead = out.dead
+            out.dead = False
+            self.exec_suite(stmt.finalbody.body)
+            self.frame.state.dead = self.frame.state.dead or dead
+
+    # ------------------------------------------------------------------ binding
+
+    def bind(self, target, value: Val) -> None:
+        st = self.frame.state
+        if isinstance(target, cst.Name):
+            self.forget_moves(target.value)
+            if value.kind in (Kind.LOADER, Kind.DATASET) and value.name is None:
+                value = value.with_(name=target.value)
+            st.vars[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            starred = any(isinstance(e, cst.StarredElement) for e in elements)
+            for i, el in enumerate(elements):
+                if isinstance(el, cst.StarredElement):
+                    self.bind(el.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
+                else:
+                    self.bind(el.value, self.unpack(value, None if starred else (i, len(elements))))
+        elif isinstance(target, cst.Attribute):
+            text = dotted(target)
+            if text is not None:
+                self.forget_moves(text)
+            base = self.eval(target.value)
+            if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+                info = self.class_of(base.ref.cls)
+                if info["module"] and value.kind is Kind.MODULE:
+                    # a submodule follows its parent: its own placement means nothing
+                    value = Val(Kind.MODULE, param_free=value.param_free, name=value.name)
+                old = base.ref.attrs.get(target.attr.value)
+                base.ref.attrs[target.attr.value] = value if old is None else join(old, value)
+        elif isinstance(target, cst.Subscript):
+            base_text = dotted(target.value)
+            if base_text:
+                self.forget_moves(base_text)
+            base = self.eval(target.value)
+            if base.kind is Kind.MAPPING and isinstance(target.value, cst.Name):
+                # batch["x"] = batch["x"].to(device): the dict now holds mixed values
+                st.vars[target.value.value] = base.with_(elem=join(base.elem, value) if base.elem else value)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
+
+    def unpack(self, value: Val, pos) -> Val:
+        if value.parts is not None and pos is not None and len(value.parts) == pos[1]:
+            return value.parts[pos[0]]
+        if value.kind is Kind.TENSOR:
+            return value.with_(fresh=False)  # rows / tuple outputs of a tensor stay where it is
+        if value.kind in (Kind.SEQ, Kind.MAPPING):
+            if value.elem is not None:
+                return value.elem
+            if value.parts:
+                out = value.parts[0]
+                for p in value.parts[1:]:
+                    out = join(out, p)
+                return out
+        if value.kind is Kind.OTHER:
+            return OTHER
+        return UNKNOWN
+
+    def forget_moves(self, text: str) -> None:
+        moves = self.frame.state.moves
+        if moves:
+            for k in [k for k in moves if k[0] == text or k[0].startswith(text + ".")]:
+                del moves[k]
+
+    # ------------------------------------------------------------------ expressions
+
+    def qual(self, node) -> str | None:
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            head = node
+            while isinstance(head, cst.Attribute):
+                head = head.value
+            if isinstance(head, cst.Name) and self.frame.lookup(head.value) is not None:
+                return None  # a local variable shadows the import
+            return self.imports.qualname(node)
+        return None
+
+    def eval(self, node) -> Val:
+        try:
+            method = _EVAL[type(node)]
+        except KeyError:
+            for child in node.children:
+                if isinstance(child, cst.BaseExpression):
+                    self.eval(child)
+                elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement, cst.Index)):
+                    self.eval_children(child)
+            return UNKNOWN
+        return method(self, node)
+
+    def eval_children(self, node) -> None:
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self.eval(child)
+
+    def eval_name(self, node: cst.Name) -> Val:
+        v = self.frame.lookup(node.value)
+        if v is None and self.frame.self_val is not None and node.value == "self":
+            return self.frame.self_val
+        if v is not None:
+            return v
+        if self.module_frame is not None and self.frame is not self.module_frame:
+            v = self.module_frame.state.vars.get(node.value)
+            if v is not None:
+                return v
+        if node.value in ("True", "False", "None"):
+            return OTHER
+        if self.imports.binds(node.value):
+            q = self.imports.qualname(node)
+            if q and not q.startswith(("torch", "numpy")):
+                return self.guess_by_name(node.value, scope=None)
+            return OTHER
+        return self.guess_by_name(node.value, scope=None) if node.value[0].islower() else UNKNOWN
+
+    def eval_attribute(self, node: cst.Attribute) -> Val:
+        if self.qual(node) is not None:
+            return OTHER  # an API object such as torch.float16
+        base = self.eval(node.value)
+        attr = node.attr.value
+        if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+            v = self.instance_attr(base.ref, attr)
+            if v is not None:
+                return v
+            return self.guess_by_name(f"self.{attr}", scope=base.ref.cls)
+        if base.kind is Kind.TENSOR:
+            if attr == "device":
+                return Val(Kind.DEVICE, base.dev, key=base.key)
+            if attr in api.NON_TENSOR_ATTRS:
+                return OTHER
+            return base.with_(fresh=False)
+        if base.kind is Kind.MODULE:
+            if attr == "device":
+                return Val(Kind.DEVICE, base.dev, key=base.key)
+            if attr == "module":  # DDP / DataParallel wrapper
+                return base
+            return UNKNOWN
+        if base.kind is Kind.UNKNOWN:
+            text = dotted(node)
+            if text is not None:
+                return self.guess_by_name(text, scope=self.frame.func)
+        return UNKNOWN
+
+    def instance_attr(self, inst: Instance, attr: str) -> Val | None:
+        v = inst.attrs.get(attr)
+        if v is not None:
+            return v
+        info = self.class_of(inst.cls)
+        fn = info["methods"].get(attr)
+        if fn is not None:
+            return Val(Kind.FUNC, ref=(fn, self.module_frame), name=attr)
+        return None
+
+    def eval_subscript(self, node: cst.Subscript) -> Val:
+        base = self.eval(node.value)
+        index = None
+        for el in node.slice:
+            if isinstance(el.slice, cst.Index):
+                self.eval(el.slice.value)
+                if isinstance(el.slice.value, cst.Integer):
+                    index = int(el.slice.value.value)
+            else:
+                self.eval_children(el.slice)
+        if base.kind is Kind.TENSOR:
+            return base.with_(fresh=False)
+        if base.kind in (Kind.SEQ, Kind.MAPPING):
+            if base.parts is not None and index is not None and -len(base.parts) <= index < len(base.parts):
+                return base.parts[index]
+            return self.unpack(base, None)
+        if base.kind is Kind.DATASET:
+            return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None)
+        if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
+            return Val(Kind.MODULE, base.dev, key=base.key)
+        return UNKNOWN
+
+    def eval_binop(self, node) -> Val:
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        return self.combine(node, [left, right])
+
+    def eval_unary(self, node: cst.UnaryOperation) -> Val:
+        v = self.eval(node.expression)
+        return v if v.kind is Kind.TENSOR else OTHER if isinstance(node.operator, cst.Not) else v
+
+    def eval_compare(self, node: cst.Comparison) -> Val:
+        vals = [self.eval(node.left)] + [self.eval(c.comparator) for c in node.comparisons]
+        if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+            return OTHER
+        return self.combine(node, vals)
+
+    def eval_boolop(self, node: cst.BooleanOperation) -> Val:
+        return join(self.eval(node.left), self.eval(node.right))
+
+    def eval_ifexp(self, node: cst.IfExp) -> Val:
+        self.eval(node.test)
+        return join(self.eval(node.body), self.eval(node.orelse))
+
+    def eval_string(self, node) -> Val:
+        s = _is_string(node)
+        if s is not None:
+            where = api.parse_device_string(s)
+            if where is not None:
+                return Val(Kind.DEVICE, Dev.CPU if where == "cpu" else Dev.ACCEL, key=("lit", s), name=repr(s))
+        return OTHER
+
+    def eval_sequence(self, node) -> Val:
+        parts = []
+        for el in node.elements:
+            v = self.eval(el.value)
+            parts.append(Val(Kind.SEQ, elem=self.unpack(v, None)) if isinstance(el, cst.StarredElement) else v)
+        elem = None
+        for p in parts:
+            elem = join(elem, p) if elem is not None else p
+        return Val(Kind.SEQ, parts=tuple(parts), elem=elem)
+
+    def eval_dict(self, node: cst.Dict) -> Val:
+        elem = None
+        for el in node.elements:
+            if isinstance(el, cst.DictElement):
+                self.eval(el.key)
+                v = self.eval(el.value)
+            else:
+                v = self.unpack(self.eval(el.value), None)
+            elem = join(elem, v) if elem is not None else v
+        return Val(Kind.MAPPING, elem=elem)
+
+    def eval_comprehension(self, node) -> Val:
+        saved = self.frame.state
+        self.frame.state = saved.copy()
+        try:
+            comp = node.for_in
+            while comp is not None:
+                self.bind(comp.target, self.iter_elem(self.eval(comp.iter)))
+                for cond in comp.ifs:
+                    self.eval(cond.test)
+                comp = comp.inner_for_in
+            if isinstance(node, cst.DictComp):
+                self.eval(node.key)
+                return Val(Kind.MAPPING, elem=self.eval(node.value))
+            return Val(Kind.SEQ, elem=self.eval(node.elt))
+        finally:
+            self.frame.state = saved
+
+    def eval_named(self, node: cst.NamedExpr) -> Val:
+        v = self.eval(node.value)
+        self.bind(node.target, v)
+        return v
+
+    def eval_await(self, node) -> Val:
+        return self.eval(node.expression)
+
+    def eval_yield(self, node) -> Val:
+        self.frame.generator = True
+        if node.value is not None:
+            self.eval(node.value if not isinstance(node.value, cst.From) else node.value.item)
+        return UNKNOWN
+
+    def eval_lambda(self, node) -> Val:
+        return OTHER
+
+    def eval_literal(self, node) -> Val:
+        return OTHER
+
+    # ------------------------------------------------------------------ combining tensors
+
+    def combine(self, node, vals: list) -> Val:
+        """An operation on several values (binary op, torch function): record device mixes."""
+        tensors = [v for v in vals if v.kind is Kind.TENSOR or (v.kind in (Kind.SEQ, Kind.MAPPING) and host_batch_in(v))]
+        if len(tensors) >= 2:
+            self.facts.mixes.append(Mix(node, tensors))
+        only_tensors = [v for v in vals if v.kind is Kind.TENSOR]
+        if not only_tensors:
+            if all(v.kind is Kind.OTHER for v in vals):
+                return OTHER
+            return UNKNOWN
+        out = only_tensors[0]
+        for v in only_tensors[1:]:
+            out = join(out, v)
+        return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader)
+
+    def iter_elem(self, v: Val) -> Val:
+        if v.kind is Kind.LOADER:
+            if v.dev is Dev.CPU:
+                return Val(Kind.TENSOR, Dev.CPU, loader=v.name or "the data loader")
+            return Val(Kind.TENSOR, v.dev) if v.dev is Dev.ACCEL else UNKNOWN
+        if v.kind is Kind.DATASET:
+            return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None)
+        if v.kind in (Kind.SEQ, Kind.TENSOR):
+            return self.unpack(v, None)
+        if v.kind is Kind.MAPPING:
+            return OTHER
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ calls
+
+    def eval_call(self, node: cst.Call, bare: bool = False) -> Val:
+        func = node.func
+        q = self.qual(func)
+        if q is not None:
+            return self.call_api(node, q)
+        if isinstance(func, cst.Attribute):
+            recv = self.eval(func.value)
+            return self.call_method(node, func, recv, func.attr.value, bare)
+        if isinstance(func, cst.Name):
+            v = self.frame.lookup(func.value)
+            if v is None and self.module_frame is not None:
+                v = self.module_frame.state.vars.get(func.value)
+            if v is None:
+                return self.call_builtin(node, func.value)
+        else:
+            v = self.eval(func)
+        return self.call_value(node, v)
+
+    def args(self, node: cst.Call):
+        pos, kw = [], {}
+        for a in node.args:
+            v = self.eval(a.value)
+            if a.star == "*":
+                pos.append(Val(Kind.SEQ, elem=self.unpack(v, None)) if v.kind is not Kind.UNKNOWN else UNKNOWN)
+            elif a.star == "**":
+                kw["**"] = v
+            elif a.keyword is not None:
+                kw[a.keyword.value] = v
+            else:
+                pos.append(v)
+        return pos, kw
+
+    @staticmethod
+    def kwarg_node(node: cst.Call, name: str):
+        for a in node.args:
+            if a.keyword is not None and a.keyword.value == name:
+                return a.value
+        return None
+
+    def escape(self, vals) -> None:
+        for v in vals:
+            if v.kind is Kind.MODULE and v.mid is not None:
+                self.facts.escaped.add(v.mid)
+            elif v.kind is Kind.OBJECT and isinstance(v.ref, Instance):
+                for a in list(v.ref.attrs.values()):
+                    if a.kind is Kind.MODULE and a.mid is not None:
+                        self.facts.escaped.add(a.mid)
+            elif v.kind is Kind.SEQ and v.parts:
+                self.escape(v.parts)
+
+    def call_builtin(self, node: cst.Call, name: str) -> Val:
+        pos, kw = self.args(node)
+        if name in ("enumerate",) and pos:
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, self.iter_elem(pos[0]))))
+        if name == "zip":
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=tuple(self.iter_elem(p) for p in pos)))
+        if name in ("iter", "reversed", "tqdm", "trange") and pos:
+            return pos[0]
+        if name == "next" and pos:
+            return self.iter_elem(pos[0])
+        if name in ("list", "tuple", "sorted", "set") and pos:
+            return Val(Kind.SEQ, elem=self.iter_elem(pos[0]))
+        if name in ("range", "len", "int", "float", "str", "bool", "isinstance", "round", "abs", "min", "max", "sum"):
+            return OTHER
+        if name in api.NON_ESCAPING_BUILTINS or name in ("dict", "getattr", "setattr"):
+            return OTHER if name != "getattr" else UNKNOWN
+        self.escape(pos + list(kw.values()))
+        return UNKNOWN
+
+    def call_value(self, node: cst.Call, v: Val) -> Val:
+        if v.kind is Kind.FUNC:
+            fn, closure = v.ref
+            return self.inline(node, fn, closure, None)
+        if v.kind is Kind.CLASS:
+            return self.construct(node, v.ref)
+        if v.kind is Kind.MODULE or (v.kind is Kind.UNKNOWN and v.dev is Dev.ACCEL):
+            return self.module_call(node, v if v.kind is Kind.MODULE else v.with_(kind=Kind.MODULE))
+        if v.kind is Kind.OBJECT and isinstance(v.ref, Instance):
+            call = self.class_of(v.ref.cls)["methods"].get("__call__")
+            if call is not None:
+                return self.inline(node, call, self.module_frame, v)
+        pos, kw = self.args(node)
+        self.escape(pos + list(kw.values()))
+        return UNKNOWN
+
+    def module_call(self, node: cst.Call, model: Val) -> Val:
+        pos, kw = self.args(node)
+        args = pos + [v for k, v in kw.items()]
+        blame = node
+        if model.mid is not None:
+            f = self.frame
+            while f.parent is not None and model.mid in f.param_mids:
+                blame = f.call
+                f = f.parent
+        self.facts.module_calls.append(ModuleCall(node, model, args, blame))
+        operands = [model] if not model.param_free else []
+        operands += [a for a in args if a.kind is Kind.TENSOR or host_batch_in(a)]
+        if len(operands) >= 2:
+            self.facts.mixes.append(Mix(node, operands))
+        if model.param_free:
+            tensors = [a for a in args if a.kind is Kind.TENSOR]
+            out = tensors[0] if tensors else UNKNOWN
+            for t in tensors[1:]:
+                out = join(out, t)
+            return Val(Kind.TENSOR, out.dev, loader=out.loader) if tensors else UNKNOWN
+        return Val(Kind.TENSOR, model.dev, key=model.key)
+
+    # ---- methods
+
+    def call_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str, bare: bool) -> Val:
+        if recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance):
+            fn = self.class_of(recv.ref.cls)["methods"].get(name)
+            if fn is not None:
+                return self.inline(node, fn, self.module_frame, recv)
+            if name in ("to", "cuda", "cpu") and self.class_of(recv.ref.cls)["module"]:
+                return self.move(node, func, recv, name, bare)
+            pos, kw = self.args(node)
+            self.escape(pos + list(kw.values()))
+            return UNKNOWN
+        if name in ("to", "cuda", "cpu") and recv.kind not in (Kind.OTHER, Kind.LOADER, Kind.DATASET, Kind.FUNC, Kind.CLASS):
+            return self.move(node, func, recv, name, bare)
+        if recv.kind is Kind.MODULE:
+            return self.module_method(node, func, recv, name)
+        if recv.kind is Kind.TENSOR:
+            return self.tensor_method(node, recv, name)
+        if recv.kind is Kind.MAPPING:
+            pos, kw = self.args(node)
+            if name == "items":
+                return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, recv.elem or UNKNOWN)))
+            if name in ("values",):
+                return Val(Kind.SEQ, elem=recv.elem or UNKNOWN)
+            if name in ("get", "pop", "setdefault"):
+                return recv.elem or UNKNOWN
+            if name == "update" and isinstance(func.value, cst.Name) and pos:
+                self.frame.state.vars[func.value.value] = recv.with_(elem=join(recv.elem, self.unpack(pos[0], None)))
+            return OTHER
+        if recv.kind is Kind.SEQ:
+            pos, kw = self.args(node)
+            if name in ("append", "extend", "insert") and isinstance(func.value, (cst.Name, cst.Attribute)) and pos:
+                new = pos[-1] if name != "extend" else self.unpack(pos[-1], None)
+                grown = Val(Kind.SEQ, elem=join(recv.elem, new) if recv.elem is not None else new)
+                if isinstance(func.value, cst.Name):
+                    self.frame.state.vars[func.value.value] = grown
+                return OTHER
+            if name == "pop":
+                return self.unpack(recv, None)
+            return UNKNOWN
+        if recv.kind is Kind.LOADER and name == "__iter__":
+            return recv
+        if recv.kind is Kind.DATASET:
+            pos, kw = self.args(node)
+            return UNKNOWN
+        pos, kw = self.args(node)
+        if recv.kind is Kind.UNKNOWN:
+            self.escape(pos + list(kw.values()))
+        return UNKNOWN
+
+    def tensor_method(self, node: cst.Call, recv: Val, name: str) -> Val:
+        pos, kw = self.args(node)
+        if name == "numpy":
+            if not any(a.keyword is not None and a.keyword.value == "force" for a in node.args):
+                self.facts.numpy.append(NumpyConv(node, recv))
+            return OTHER
+        if name in api.NON_TENSOR_METHODS:
+            return OTHER
+        if name in ("items", "values") and recv.loader:  # a dict batch straight from the loader
+            elem = recv.with_(fresh=False)
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, elem)) if name == "items" else elem)
+        if name in api.MIXING_METHODS:
+            tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
+            if len(tensors) >= 2:
+                self.facts.mixes.append(Mix(node, tensors))
+        if name.startswith("new_") or name in ("type_as",):
+            return Val(Kind.TENSOR, recv.dev, key=recv.key) if name != "type_as" or not pos else Val(Kind.TENSOR, pos[0].dev, key=pos[0].key)
+        if name in ("chunk", "split", "unbind", "tensor_split"):
+            return Val(Kind.SEQ, elem=recv.with_(fresh=False))
+        if name in api.REDUCTIONS and not pos and not kw and recv.loader:
+            return Val(Kind.TENSOR, recv.dev)  # 0-dim: mixes with device tensors without error
+        if name in ("pin_memory", "share_memory_"):
+            return recv
+        return recv.with_(fresh=False, moved_at=recv.moved_at if name in ("detach", "float", "half", "long", "int", "contiguous") else None)
+
+    def module_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str) -> Val:
+        if name in ("forward", "generate", "predict_step", "__call__"):
+            return self.module_call(node, recv)
+        pos, kw = self.args(node)
+        if name in ("train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "apply", "zero_grad", "share_memory"):
+            return recv
+        if name in ("parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
+                    "load_state_dict", "modules", "named_modules", "children", "named_children",
+                    "register_buffer", "register_forward_hook", "register_forward_pre_hook", "add_module"):
+            return OTHER
+        # A method of the model we cannot see may well place it (model.setup(device)).
+        if any(v.kind is Kind.DEVICE for v in pos + list(kw.values())) or name.startswith(("to_", "move")):
+            self.escape([recv])
+        return UNKNOWN
+
+    # ---- moves
+
+    def target_of(self, node: cst.Call, method: str):
+        """(Val of the target device or None if unknown, display text), or 'dtype' for casts."""
+        if method == "cpu":
+            return Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu"
+        if method == "cuda":
+            arg = node.args[0].value if node.args and node.args[0].keyword is None else self.kwarg_node(node, "device")
+            if arg is None:
+                return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda")), "cuda"
+            self.eval(arg)
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("txt", id(self.frame.func), dotted(arg) or "?")), "cuda"
+        arg = self.kwarg_node(node, "device")
+        others = [a for a in node.args if a is not None]
+        if arg is None and others and others[0].keyword is None and not others[0].star:
+            arg = others[0].value
+        for a in node.args:
+            if a.value is not arg:
+                self.eval(a.value)
+        if arg is None:
+            return "dtype", ""
+        text = dotted(arg)
+        v = self.eval(arg)
+        if text is not None and self.qual(arg) and api.looks_like_dtype(text):
+            return "dtype", ""
+        if v.kind is Kind.DEVICE:
+            key = v.key if v.key is not None else (("txt", id(self.frame.func), text) if text else None)
+            return v.with_(key=key), text or (v.name or "the device")
+        if v.kind is Kind.TENSOR:
+            return Val(Kind.DEVICE, v.dev, key=None), text or "another tensor's device"
+        if isinstance(arg, cst.Integer):
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", arg.value)), arg.value
+        if text is not None and api.looks_like_dtype(text):
+            return "dtype", ""
+        if text is not None and api.looks_like_device_name(text):
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("txt", id(self.frame.func), text)), text
+        return None, text or "?"
+
+    def move(self, node: cst.Call, func: cst.Attribute, recv: Val, method: str, bare: bool) -> Val:
+        target, shown = self.target_of(node, method)
+        if target == "dtype":
+            return recv.with_(fresh=False)
+        recv_text = dotted(func.value)
+        if target is None:
+            result = recv.with_(dev=Dev.UNKNOWN, key=None, moved_at=None, loader=None, fresh=False)
+        else:
+            dev = target.dev
+            if self.frame.default_device_unknown and dev is Dev.CPU and method != "cpu":
+                dev = Dev.UNKNOWN
+            result = recv.with_(dev=dev, key=target.key, moved_at=node, loader=None, fresh=False)
+            if recv.kind in (Kind.SEQ, Kind.MAPPING):
+                result = recv.with_(elem=Val(Kind.TENSOR, dev, key=target.key), parts=None, loader=None)
+        if recv.kind is Kind.MODULE or (recv.kind is Kind.UNKNOWN and bare and method != "cpu"):
+            result = result.with_(kind=Kind.MODULE)
+            if recv.mid is not None:
+                self.facts.model_moves.setdefault(recv.mid, set()).add(
+                    (target.dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
+                )
+            # Module moves happen in place: the name now holds the moved module.
+            if recv_text is not None:
+                self.rebind_text(func.value, result)
+        self.record_move(node, recv, recv_text, target, shown, bare)
+        return result
+
+    def rebind_text(self, node, value: Val) -> None:
+        if isinstance(node, cst.Name):
+            self.frame.state.vars[node.value] = value
+        elif isinstance(node, cst.Attribute):
+            base = self.eval(node.value)
+            if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+                base.ref.attrs[node.attr.value] = value
+
+    def record_move(self, node, recv: Val, recv_text, target, shown: str, bare: bool) -> None:
+        reason, prior = None, None
+        key = target.key if target is not None else None
+        if key is not None and recv.moved_at is not None and recv.key == key and recv.dev is target.dev:
+            reason, prior = "already", recv.moved_at
+        elif (
+            target is not None
+            and target.dev is Dev.ACCEL
+            and recv_text is not None
+            and self.frame.loops
+            and (
+                (recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL)
+                or (recv.kind is Kind.MODULE and self.loop_info(self.frame.loops[-1])[1].get(recv_text) == 1)
+            )
+            and self.loop_invariant(self.frame.loops[-1], recv_text)
+            and (target.key is None or target.key[0] == "lit" or self.loop_invariant(self.frame.loops[-1], shown))
+        ):
+            reason = "invariant"
+        elif key is not None and recv_text is not None and recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL:
+            prior = self.frame.state.moves.get((recv_text, key))
+            if prior is not None and prior is not node:
+                reason = "repeated"
+            else:
+                prior = None
+        if key is not None and recv_text is not None:
+            self.frame.state.moves.setdefault((recv_text, key), node)
+        self.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare))
+
+    def loop_info(self, loop):
+        info = self.loop_cache.get(id(loop))
+        if info is None:
+            info = self.loop_cache[id(loop)] = _changed_in(loop)
+        return info
+
+    def loop_invariant(self, loop, text: str) -> bool:
+        changed = self.loop_info(loop)[0]
+        root = text.split(".")[0]
+        return not any(c == text or c == root or text.startswith(c + ".") for c in changed)
+
+    # ---- API calls by qualified name
+
+    def call_api(self, node: cst.Call, q: str) -> Val:
+        parts = q.split(".")
+        last = parts[-1]
+        if q == "torch.device":
+            pos, kw = self.args(node)
+            v = pos[0] if pos else kw.get("type", UNKNOWN)
+            if v.kind is Kind.DEVICE:
+                return v.with_(key=("dev", id(node)))
+            if isinstance(node.args[0].value if node.args else None, cst.Integer):
+                return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator
+        if q == "torch.cuda.current_device":
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda:current"))
+        if q in ("numpy.array", "numpy.asarray", "numpy.asanyarray"):
+            pos, kw = self.args(node)
+            if pos:
+                self.facts.numpy.append(NumpyConv(node, pos[0]))
+            return OTHER
+        if parts[0] == "torch" and len(parts) == 2 and last in api.TENSOR_FACTORIES:
+            return self.factory(node)
+        if parts[0] == "torch" and len(parts) == 3 and parts[1] == "cuda" and last.endswith("Tensor"):
+            self.args(node)
+            return Val(Kind.TENSOR, Dev.ACCEL, key=("lit", "cuda"))
+        if parts[0] == "torch" and last in api.LIKE_FACTORIES:
+            pos, kw = self.args(node)
+            if "device" in kw:
+                d = kw["device"]
+                return Val(Kind.TENSOR, d.dev if d.kind is Kind.DEVICE else Dev.UNKNOWN, key=d.key)
+            return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key) if pos and pos[0].kind is Kind.TENSOR else UNKNOWN
+        if q in ("torch.from_numpy", "torch.frombuffer"):
+            self.args(node)
+            return Val(Kind.TENSOR, Dev.UNKNOWN if self.frame.default_device_unknown else Dev.CPU, fresh=True)
+        if last == "DataLoader":
+            return self.dataloader(node)
+        if last in ("TensorDataset",) and parts[0] == "torch":
+            pos, kw = self.args(node)
+            out = None
+            for p in pos:
+                out = join(out, p) if out is not None else p
+            dev = out.dev if out is not None and out.kind is Kind.TENSOR else Dev.UNKNOWN
+            return Val(Kind.DATASET, dev)
+        if q == "torch.compile":
+            pos, kw = self.args(node)
+            return pos[0] if pos else UNKNOWN
+        if parts[0] == "torch" and parts[1:2] == ["nn"] and last[:1].isupper():
+            return self.nn_constructor(node, last, q)
+        if parts[0] in ("torchvision",) and "models" in parts and last[:1].islower() and last != "get_weight":
+            return self.new_model(node)
+        if q == "timm.create_model" or q == "torch.hub.load":
+            return self.new_model(node)
+        if last == "from_pretrained" and parts[0] in ("transformers", "diffusers", "peft") and api.is_model_hub_class(parts[-2]):
+            return self.new_model(node)
+        if parts[0] == "tqdm":
+            pos, kw = self.args(node)
+            return pos[0] if pos else kw.get("iterable", UNKNOWN)
+        if parts[0] == "torch":
+            return self.torch_function(node, q, parts)
+        pos, kw = self.args(node)
+        self.escape(pos + list(kw.values()))
+        if parts[0] == "numpy":
+            return OTHER
+        return UNKNOWN
+
+    def torch_function(self, node: cst.Call, q: str, parts) -> Val:
+        pos, kw = self.args(node)
+        if q.startswith(api.ESCAPING_TORCH_PREFIXES) or parts[-1] in api.WRAPPERS:
+            self.escape(pos + list(kw.values()))
+            return Val(Kind.MODULE) if parts[-1] in api.WRAPPERS else UNKNOWN
+        last = parts[-1]
+        flat = []
+        for v in pos + [v for k, v in kw.items() if k != "out"]:
+            if v.kind is Kind.SEQ and (v.parts or v.elem is not None):
+                flat.extend(v.parts if v.parts else (v.elem,))
+            else:
+                flat.append(v)
+        tensors = [v for v in flat if v.kind is Kind.TENSOR]
+        functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
+        if len(tensors) >= 2 and (functional or last in api.MIXING_FUNCTIONS):
+            self.facts.mixes.append(Mix(node, tensors))
+        if not tensors:
+            return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
+        out = tensors[0]
+        for t in tensors[1:]:
+            out = join(out, t)
+        if last in ("save", "is_tensor", "numel", "equal", "allclose"):
+            return OTHER
+        if last in api.REDUCTIONS and len(pos) == 1 and not kw:
+            return Val(Kind.TENSOR, out.dev)
+        return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader)
+
+    def factory(self, node: cst.Call) -> Val:
+        pos, kw = self.args(node)
+        d = kw.get("device")
+        if d is None:
+            dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
+            return Val(Kind.TENSOR, dev, fresh=True)
+        if d.kind is Kind.DEVICE:
+            return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None)
+        text = dotted(self.kwarg_node(node, "device"))
+        if text and api.looks_like_device_name(text):
+            return Val(Kind.TENSOR, Dev.ACCEL, key=("txt", id(self.frame.func), text), moved_at=node)
+        return Val(Kind.TENSOR, Dev.UNKNOWN)
+
+    def dataloader(self, node: cst.Call) -> Val:
+        pos, kw = self.args(node)
+        dataset = pos[0] if pos else kw.get("dataset", UNKNOWN)
+        collate = kw.get("collate_fn")
+        if collate is not None and not (collate.kind is Kind.FUNC and not _moves_anything(collate.ref[0])):
+            return Val(Kind.LOADER, Dev.UNKNOWN)
+        if dataset.kind in (Kind.DATASET, Kind.TENSOR):
+            return Val(Kind.LOADER, dataset.dev)
+        # Datasets we cannot see (torchvision, HF datasets, another module) yield host tensors:
+        # the default collate never moves anything.
+        return Val(Kind.LOADER, Dev.CPU)
+
+    def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
+        pos, kw = self.args(node)
+        if cls in api.WRAPPERS:
+            self.escape(pos + list(kw.values()))
+            return Val(Kind.MODULE)
+        if cls in ("Parameter", "Buffer"):
+            return pos[0].with_(fresh=False) if pos and pos[0].kind is Kind.TENSOR else Val(Kind.TENSOR)
+        if cls in api.PARAM_FREE_LAYERS:
+            return Val(Kind.MODULE, param_free=True, name=cls)
+        if cls.endswith("Loss"):
+            weights = [kw[k] for k in ("weight", "pos_weight") if k in kw]
+            if not weights:
+                return Val(Kind.MODULE, param_free=True, name=cls)
+            w = weights[0]
+            if w.kind is Kind.TENSOR and w.dev is Dev.CPU:
+                return self.new_model(node, built=True, name=cls)
+            return Val(Kind.MODULE, w.dev if w.kind is Kind.TENSOR else Dev.UNKNOWN, key=w.key, name=cls)
+        if cls in ("Sequential", "ModuleList", "ModuleDict"):
+            if not any(a.kind is Kind.MODULE and not a.param_free for a in pos + list(kw.values())) and pos:
+                return Val(Kind.MODULE, param_free=True, name=cls)
+        if cls in ("Module",):
+            return Val(Kind.MODULE)
+        return self.new_model(node, built=True, name=cls, kw=kw)
+
+    def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None) -> Val:
+        if not built:
+            pos, kw = self.args(node)
+        kw = kw or {}
+        if "device_map" in kw or "device" in kw:
+            d = kw.get("device")
+            if d is not None and d.kind is Kind.DEVICE:
+                return Val(Kind.MODULE, d.dev, key=d.key, moved_at=node, name=name)
+            return Val(Kind.MODULE, name=name)
+        return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name)
+
+    def model_dev(self, mid) -> Dev:
+        if self.known is None:
+            return Dev.CPU
+        if mid in self.known.escaped:
+            return Dev.UNKNOWN
+        moves = self.known.model_moves.get(mid)
+        if not moves:
+            return Dev.CPU
+        devs = {d for d, _ in moves}
+        return devs.pop() if len(devs) == 1 else Dev.UNKNOWN
+
+    def model_key(self, mid):
+        if self.known is None:
+            return None
+        moves = self.known.model_moves.get(mid)
+        if moves and len({k for _, k in moves}) == 1:
+            return next(iter(moves))[1]
+        return None
+
+    # ---- file-local classes and functions
+
+    def class_of(self, cls: cst.ClassDef) -> dict:
+        info = self.class_info.get(id(cls))
+        if info is None:
+            methods = {}
+            for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+                if isinstance(stmt, cst.FunctionDef):
+                    methods[stmt.name.value] = stmt
+            module, dataset, framework = False, False, False
+            for base in cls.bases:
+                q = self.imports.qualname(base.value) or ""
+                text = dotted(base.value) or ""
+                last = text.rsplit(".", 1)[-1]
+                local = self.module_frame.state.vars.get(text) if self.module_frame else None
+                if local is not None and local.kind is Kind.CLASS and local.ref is not cls:
+                    parent = self.class_of(local.ref)
+                    module |= parent["module"]
+                    dataset |= parent["dataset"]
+                    framework |= parent["framework"]
+                    for k, v in parent["methods"].items():
+                        methods.setdefault(k, v)
+                elif q.startswith("torch.nn.") or q in ("torch.nn.Module",):
+                    module = True
+                elif q.startswith("torch.utils.data") and "Dataset" in last:
+                    dataset = True
+                elif "LightningModule" in last or q.startswith(("lightning", "pytorch_lightning")):
+                    module = framework = True
+                elif last.endswith("PreTrainedModel") or last == "ModelMixin":
+                    module = True
+            self_moves = any(
+                isinstance(n, cst.Call)
+                and isinstance(n.func, cst.Attribute)
+                and n.func.attr.value in ("to", "cuda", "to_empty")
+                and isinstance(n.func.value, cst.Name)
+                and n.func.value.value == "self"
+                for fn in methods.values()
+                for n in _walk(fn)
+            ) if module or dataset else False
+            info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework, "self_moves": self_moves}
+            self.class_info[id(cls)] = info
+        return info
+
+    def instance_val(self, info, inst: Instance, node) -> Val:
+        return Val(Kind.OBJECT, ref=inst)
+
+    def construct(self, node: cst.Call, cls: cst.ClassDef) -> Val:
+        info = self.class_of(cls)
+        if info["module"]:
+            pos, kw = self.args(node)
+            if info["framework"] or info["self_moves"] or any(v.kind is Kind.DEVICE for v in pos + list(kw.values())):
+                return Val(Kind.MODULE, name=cls.name.value)
+            return self.new_model(node, built=True, name=cls.name.value)
+        if info["dataset"]:
+            pos, kw = self.args(node)
+            if info["self_moves"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in pos + list(kw.values())):
+                return Val(Kind.DATASET, Dev.UNKNOWN)
+            return Val(Kind.DATASET, Dev.CPU, name=None)
+        inst = Instance(cls)
+        val = Val(Kind.OBJECT, ref=inst, name=cls.name.value)
+        init = info["methods"].get("__init__")
+        if init is not None:
+            self.inline(node, init, self.module_frame, val)
+        else:
+            pos, kw = self.args(node)
+        return val
+
+    def inline(self, node: cst.Call, fn: cst.FunctionDef, closure: Frame, self_val: Val | None) -> Val:
+        pos, kw = self.args(node)
+        depth, f = 0, self.frame
+        while f is not None:
+            if f.func is fn:
+                depth = MAX_INLINE_DEPTH
+                break
+            depth += 1
+            f = f.parent
+        if depth >= MAX_INLINE_DEPTH or self.steps > STEP_BUDGET or any(d.decorator for d in fn.decorators if not self._harmless_decorator(d)):
+            self.escape(pos + list(kw.values()))
+            return UNKNOWN
+        frame = Frame(fn, self.frame, node, closure, self_val)
+        params = _param_names(fn)
+        if self_val is not None and params:
+            frame.state.vars[params[0].name.value] = self_val
+            params = params[1:]
+        saved = self.frame
+        self.frame = frame
+        try:
+            for i, p in enumerate(params):
+                if i < len(pos):
+                    v = pos[i]
+                elif p.name.value in kw:
+                    v = kw[p.name.value]
+                elif p.default is not None:
+                    v = self.eval(p.default)
+                else:
+                    v = UNKNOWN
+                frame.state.vars[p.name.value] = v
+                if v.mid is not None:
+                    frame.param_mids.add(v.mid)
+            for p in fn.params.kwonly_params:
+                v = kw.get(p.name.value) or (self.eval(p.default) if p.default is not None else UNKNOWN)
+                frame.state.vars[p.name.value] = v
+                if v.mid is not None:
+                    frame.param_mids.add(v.mid)
+            if len(pos) > len(params) or "**" in kw:
+                self.escape(pos[len(params):] + [kw.get("**", UNKNOWN)])
+            self.exec_suite(fn.body)
+        finally:
+            self.frame = saved
+        if frame.generator:
+            return UNKNOWN
+        out = None
+        for r in frame.returns:
+            out = join(out, r) if out is not None else r
+        return out if out is not None else OTHER
+
+    def _harmless_decorator(self, d) -> bool:
+        text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""
+        return text.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "staticmethod", "enable_grad", "wraps", "cache", "lru_cache")
+
+
+def _moves_anything(fn) -> bool:
+    return any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda")
+        for n in _walk(fn)
+    )
+
+
+def _changed_in(loop):
+    """Names (and dotted attributes) a loop rebinds or mutates in place, and how many
+    device moves it makes on each."""
+    changed = set()
+    moves: dict = {}
+
+    def add_target(t):
+        if isinstance(t, (cst.Name, cst.Attribute)):
+            text = dotted(t)
+            if text:
+                changed.add(text)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                add_target(el.value)
+        elif isinstance(t, (cst.Subscript, cst.StarredElement)):
+            add_target(t.value)
+
+    if isinstance(loop, cst.For):
+        add_target(loop.target)
+    for n in _walk(loop.body):
+        if isinstance(n, cst.AssignTarget):
+            add_target(n.target)
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
+            add_target(n.target)
+        elif isinstance(n, (cst.For, cst.CompFor)):
+            add_target(n.target)
+        elif isinstance(n, cst.NamedExpr):
+            add_target(n.target)
+        elif isinstance(n, cst.AsName):
+            add_target(n.name)
+        elif isinstance(n, cst.Del):
+            add_target(n.target)
+        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+            attr = n.func.attr.value
+            if attr.endswith("_") or attr in ("append", "extend", "update", "insert", "pop", "clear"):
+                add_target(n.func.value)
+            elif attr in ("to", "cuda", "cpu"):
+                text = dotted(n.func.value)
+                if text:
+                    moves[text] = moves.get(text, 0) + 1
+    return changed, moves
+
+
+_EVAL = {
+    cst.Name: Interpreter.eval_name,
+    cst.Attribute: Interpreter.eval_attribute,
+    cst.Call: Interpreter.eval_call,
+    cst.Subscript: Interpreter.eval_subscript,
+    cst.BinaryOperation: Interpreter.eval_binop,
+    cst.UnaryOperation: Interpreter.eval_unary,
+    cst.Comparison: Interpreter.eval_compare,
+    cst.BooleanOperation: Interpreter.eval_boolop,
+    cst.IfExp: Interpreter.eval_ifexp,
+    cst.SimpleString: Interpreter.eval_string,
+    cst.ConcatenatedString: Interpreter.eval_literal,
+    cst.FormattedString: Interpreter.eval_literal,
+    cst.Integer: Interpreter.eval_literal,
+    cst.Float: Interpreter.eval_literal,
+    cst.Imaginary: Interpreter.eval_literal,
+    cst.Ellipsis: Interpreter.eval_literal,
+    cst.Tuple: Interpreter.eval_sequence,
+    cst.List: Interpreter.eval_sequence,
+    cst.Set: Interpreter.eval_sequence,
+    cst.Dict: Interpreter.eval_dict,
+    cst.ListComp: Interpreter.eval_comprehension,
+    cst.SetComp: Interpreter.eval_comprehension,
+    cst.GeneratorExp: Interpreter.eval_comprehension,
+    cst.DictComp: Interpreter.eval_comprehension,
+    cst.NamedExpr: Interpreter.eval_named,
+    cst.Await: Interpreter.eval_await,
+    cst.Yield: Interpreter.eval_yield,
+    cst.Lambda: Interpreter.eval_lambda,
+}
+
+
+def infer(module: cst.Module, imports: Imports, default_device_set: bool = False) -> Facts:
+    """Run the interpreter twice; the second run's facts know every model's placement."""
+    first = Facts()
+    interp = Interpreter(module, imports, None, first)
+    interp.default_device_set = default_device_set
+    interp.run()
+    final = Facts(model_moves=first.model_moves, escaped=first.escaped)
+    interp = Interpreter(module, imports, first, final)
+    interp.default_device_set = default_device_set
+    interp.run()
+    # Moves and escapes seen only in the second run (new contexts) still count.
+    return final

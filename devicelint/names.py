@@ -1,0 +1,100 @@
+"""Import-alias resolution of our own: cheaper than LibCST's QualifiedNameProvider.
+
+We only need "which torch/numpy API does this dotted name mean", so one walk over the
+statements (never the expressions) collects every import binding in the file. A local
+name bound to two different imports is ambiguous and resolves to nothing.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+_AMBIGUOUS = object()
+
+
+def dotted(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _import_path(node: cst.BaseExpression) -> str:
+    return dotted(node) or ""
+
+
+class Imports:
+    def __init__(self, module: cst.Module) -> None:
+        self._bindings: dict[str, object] = {}
+        self._collect(module.body)
+
+    def _bind(self, local: str, target: str) -> None:
+        old = self._bindings.get(local)
+        self._bindings[local] = target if old in (None, target) else _AMBIGUOUS
+
+    def _collect(self, body) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Import):
+                        for alias in small.names:
+                            full = _import_path(alias.name)
+                            if alias.asname is not None:
+                                self._bind(alias.asname.name.value, full)
+                            else:
+                                # `import torch.nn` binds `torch`, and `torch.nn.X` resolves itself.
+                                top = full.split(".")[0]
+                                self._bind(top, top)
+                    elif isinstance(small, cst.ImportFrom) and not small.relative and small.module:
+                        base = _import_path(small.module)
+                        if isinstance(small.names, cst.ImportStar):
+                            continue
+                        for alias in small.names:
+                            name = _import_path(alias.name)
+                            local = alias.asname.name.value if alias.asname else name
+                            self._bind(local, f"{base}.{name}")
+            else:
+                for child in _child_bodies(stmt):
+                    self._collect(child)
+
+    def qualname(self, node: cst.BaseExpression) -> str | None:
+        """The imported API a Name/Attribute chain refers to, e.g. `T.cuda.amp.autocast`
+        -> `torch.cuda.amp.autocast` after `import torch as T`."""
+        text = dotted(node)
+        if text is None:
+            return None
+        head, _, rest = text.partition(".")
+        target = self._bindings.get(head)
+        if not isinstance(target, str):
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def binds(self, local: str) -> bool:
+        return local in self._bindings
+
+    def mentions(self, prefix: str) -> bool:
+        return any(isinstance(t, str) and (t == prefix or t.startswith(prefix + ".")) for t in self._bindings.values())
+
+
+def _child_bodies(stmt):
+    """Statement bodies nested in a compound statement (if/for/with/try/def/class/match)."""
+    out = []
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.BaseSuite):
+        out.append(body.body)
+    for attr in ("orelse", "finalbody"):
+        extra = getattr(stmt, attr, None)
+        while extra is not None:
+            if isinstance(getattr(extra, "body", None), cst.BaseSuite):
+                out.append(extra.body.body)
+            extra = getattr(extra, "orelse", None) if isinstance(extra, cst.If) else None
+    for handler in getattr(stmt, "handlers", ()) or ():
+        out.append(handler.body.body)
+    for case in getattr(stmt, "cases", ()) or ():
+        out.append(case.body.body)
+    return out

@@ -1,0 +1,35 @@
+"""The rule registry: one module per rule, listed here in code order."""
+
+from __future__ import annotations
+
+from devicelint.rules.dl001_model_not_moved import ModelNotMoved
+from devicelint.rules.dl002_batch_not_moved import BatchNotMoved
+from devicelint.rules.dl003_numpy_on_cuda import NumpyOnCuda
+from devicelint.rules.dl004_redundant_to import RedundantTo
+from devicelint.rules.dl005_deprecated_cuda_amp import DeprecatedCudaAmp
+
+ALL_RULES = (ModelNotMoved, BatchNotMoved, NumpyOnCuda, RedundantTo, DeprecatedCudaAmp)
+BY_CODE = {r.code: r for r in ALL_RULES}
+
+# Codes that are not rules but describe a file we could not lint.
+META = {"DL000": ("syntax-error", "unreadable-file", "internal-error")}
+
+
+def resolve(select=None, ignore=None) -> list:
+    """The enabled rule classes. Codes and prefixes (`DL00`, `DL`, `ALL`) are accepted."""
+
+    def matches(code, pattern):
+        return pattern == "ALL" or code.startswith(pattern)
+
+    if select:
+        chosen = [r for r in ALL_RULES if any(matches(r.code, p) for p in select)]
+    else:
+        chosen = [r for r in ALL_RULES if r.default]
+    if ignore:
+        chosen = [r for r in chosen if not any(matches(r.code, p) for p in ignore)]
+    return chosen
+
+
+def unknown_codes(patterns) -> list:
+    known = list(BY_CODE) + list(META)
+    return [p for p in patterns if p != "ALL" and not any(c.startswith(p) for c in known)]

@@ -1,0 +1,39 @@
+"""What every rule is: a code, a kebab-case name, docs, examples, and a `check`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import libcst as cst
+
+
+@dataclass
+class Report:
+    node: cst.CSTNode
+    message: str
+    fix: str | None = None
+
+
+class Rule:
+    code: str = ""
+    name: str = ""
+    default: bool = True  # off-by-default rules run only when selected
+    # Example snippets that are also tests: VALID must stay silent; in INVALID every line
+    # ending with the marker `# <--` must be flagged, and nothing else.
+    VALID: tuple = ()
+    INVALID: tuple = ()
+
+    def check(self, ctx) -> Iterator[Report]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    @classmethod
+    def summary(cls) -> str:
+        doc = (cls.__doc__ or "").strip().splitlines()
+        return doc[0] if doc else cls.name
+
+    @classmethod
+    def docs(cls) -> str:
+        import inspect
+
+        return inspect.cleandoc(cls.__doc__ or "")

@@ -1,0 +1,123 @@
+from devicelint.names import dotted
+from devicelint.rules.base import Report, Rule
+from devicelint.values import Dev, contents_on_accel
+
+
+class ModelNotMoved(Rule):
+    """A model that receives data on the accelerator but is never moved there.
+
+    ## What it does
+    Flags the call where an `nn.Module` built in this file (a local `nn.Module` subclass,
+    an `nn.*` layer, a torchvision/timm/Hugging Face model) is called with tensors on the
+    accelerator while the model itself is never moved: no `.to(device)`, no `.cuda()`, no
+    `device=` at construction, and it is never handed to code that could move it. When
+    the model reaches the call through a function of the same file
+    (`train(model, loader, device)`), the flag is on the call that hands it over.
+
+    ## Why is this bad?
+    The parameters stay on the CPU. The first forward pass fails with
+    `RuntimeError: Expected all tensors to be on the same device` (or, for convolutions,
+    `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same`).
+
+    ## Example
+    ```python
+    model = Net()
+    x = x.to(device)
+    out = model(x)
+    ```
+
+    ## Use instead
+    ```python
+    model = Net().to(device)
+    x = x.to(device)
+    out = model(x)
+    ```
+    """
+
+    code = "DL001"
+    name = "model-not-moved"
+    VALID = (
+        """
+import torch
+from torch import nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(4, 2)
+model.to(device)
+out = model(torch.randn(8, 4).to(device))
+""",
+        """
+import torch
+model = torch.nn.Linear(4, 2)
+out = model(torch.randn(8, 4))  # everything stays on the CPU
+""",
+        """
+import torch
+from torch import nn
+device = torch.device("cuda")
+model = nn.Linear(4, 2)
+model = setup_model(model, device)  # a helper we cannot see may move it
+out = model(torch.randn(8, 4, device=device))
+""",
+        """
+import torch
+from torch import nn
+device = "cuda" if torch.cuda.is_available() else "cpu"
+loss_fn = nn.CrossEntropyLoss()  # no parameters: nothing to move
+logits = torch.randn(8, 3, device=device)
+loss = loss_fn(logits, torch.randint(0, 3, (8,), device=device))
+""",
+    )
+    INVALID = (
+        """
+import torch
+import torch.nn as nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+x = torch.randn(16, 4).to(device)
+out = model(x)  # <--
+""",
+        """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+def train(model, loader, device):
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        loss = nn.functional.cross_entropy(model(x), y)
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Net()
+    loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,)))]
+    train(model, loader, device)  # <--
+""",
+    )
+
+    def check(self, ctx):
+        facts = ctx.facts
+        for call in facts.module_calls:
+            m = call.model
+            if m.mid is None or m.param_free or m.dev is not Dev.CPU:
+                continue
+            if m.mid in facts.escaped or m.mid in facts.model_moves:
+                continue
+            if not any(contents_on_accel(a) for a in call.args):
+                continue
+            shown = dotted(call.node.func) or "the model"
+            if call.blame is call.node:
+                msg = f"`{shown}` is called with tensors on the device but is never moved there; use `{shown}.to(device)`"
+            else:
+                callee = dotted(call.blame.func) or "a function"
+                msg = (
+                    f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` "
+                    f"calls it with tensors on the device (line {ctx.line(call.node)})"
+                )
+            yield Report(call.blame, msg)

@@ -1,0 +1,70 @@
+from devicelint.rules.base import Report, Rule
+from devicelint.values import contents_on_accel
+
+
+class NumpyOnCuda(Rule):
+    """`.numpy()`, `np.array(t)` or `np.asarray(t)` on a tensor that is on the device.
+
+    ## What it does
+    Flags conversions to NumPy of tensors that are, or may be, on an accelerator: model
+    outputs of a model on the device, moved tensors, tensors created with `device=`, and
+    lists of such tensors, with no `.cpu()` before the conversion.
+
+    ## Why is this bad?
+    NumPy arrays live in host memory. The conversion raises
+    `TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy
+    the tensor to host memory first.`
+
+    ## Example
+    ```python
+    preds = model(x.to(device)).argmax(1).numpy()
+    ```
+
+    ## Use instead
+    ```python
+    preds = model(x.to(device)).argmax(1).cpu().numpy()
+    ```
+
+    ## Fix safety
+    Inserting `.cpu()` is safe: on a CPU tensor it returns the tensor itself.
+    """
+
+    code = "DL003"
+    name = "numpy-on-cuda"
+    VALID = (
+        """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+with torch.no_grad():
+    probs = model(torch.randn(8, 4, device=device)).softmax(-1).detach().cpu().numpy()
+""",
+        """
+import numpy as np
+import torch
+features = torch.randn(8, 4)
+arr = np.asarray(features)  # never left the CPU
+""",
+    )
+    INVALID = (
+        """
+import numpy as np
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+x = torch.randn(8, 4).to(device)
+with torch.no_grad():
+    logits = model(x)
+preds = logits.argmax(dim=1).numpy()  # <--
+probs = np.array(logits.softmax(-1))  # <--
+""",
+    )
+
+    def check(self, ctx):
+        for conv in ctx.facts.numpy:
+            if contents_on_accel(conv.val):
+                yield Report(
+                    conv.node,
+                    "converting a tensor on the device to NumPy fails; call `.cpu()` first",
+                    fix="insert `.cpu()` before the conversion",
+                )

@@ -1,0 +1,125 @@
+import re
+
+import libcst as cst
+
+from devicelint.rules.base import Report, Rule
+
+_REPLACEMENTS = {
+    "torch.cuda.amp.autocast": 'torch.amp.autocast("cuda", ...)',
+    "torch.cuda.amp.autocast_mode.autocast": 'torch.amp.autocast("cuda", ...)',
+    "torch.cuda.amp.GradScaler": 'torch.amp.GradScaler("cuda", ...)',
+    "torch.cuda.amp.grad_scaler.GradScaler": 'torch.amp.GradScaler("cuda", ...)',
+    "torch.cuda.amp.custom_fwd": 'torch.amp.custom_fwd(device_type="cuda", ...)',
+    "torch.cuda.amp.custom_bwd": 'torch.amp.custom_bwd(device_type="cuda")',
+    "torch.cuda.amp.autocast_mode.custom_fwd": 'torch.amp.custom_fwd(device_type="cuda", ...)',
+    "torch.cuda.amp.autocast_mode.custom_bwd": 'torch.amp.custom_bwd(device_type="cuda")',
+    "torch.cpu.amp.autocast": 'torch.amp.autocast("cpu", ...)',
+    "torch.cpu.amp.autocast_mode.autocast": 'torch.amp.autocast("cpu", ...)',
+    "torch.cpu.amp.GradScaler": 'torch.amp.GradScaler("cpu", ...)',
+    "torch.cpu.amp.grad_scaler.GradScaler": 'torch.amp.GradScaler("cpu", ...)',
+}
+# Cheap text test before walking the tree: every import style of these APIs spells one of these.
+_MENTION = re.compile(rb"(cuda|cpu)\s*\.\s*amp\b|from\s+torch\.(cuda|cpu)\s+import\b|from\s+torch\s+import\b[^\n]*\b(cuda|cpu)\b")
+
+
+class DeprecatedCudaAmp(Rule):
+    """`torch.cuda.amp.*` / `torch.cpu.amp.autocast`, deprecated in favour of `torch.amp`.
+
+    ## What it does
+    Flags every use of `torch.cuda.amp.autocast`, `GradScaler`, `custom_fwd`, `custom_bwd`
+    and `torch.cpu.amp.autocast`, in any import style (`import torch.cuda.amp as amp`,
+    `from torch.cuda.amp import autocast`, `from torch.cuda import amp`, ...). The import
+    line itself is not flagged: the uses are, since that is where PyTorch warns.
+
+    ## Why is this bad?
+    Since PyTorch 2.4 each use emits `FutureWarning: torch.cuda.amp.autocast(args...) is
+    deprecated. Please use torch.amp.autocast('cuda', args...) instead.`, and the old names
+    will be removed.
+
+    ## Example
+    ```python
+    scaler = torch.cuda.amp.GradScaler()
+    with torch.cuda.amp.autocast():
+        loss = model(x)
+    ```
+
+    ## Use instead
+    ```python
+    scaler = torch.amp.GradScaler("cuda")
+    with torch.amp.autocast("cuda"):
+        loss = model(x)
+    ```
+    """
+
+    code = "DL005"
+    name = "deprecated-cuda-amp"
+    VALID = (
+        """
+import torch
+scaler = torch.amp.GradScaler("cuda")
+with torch.autocast(device_type="cuda", dtype=torch.float16):
+    pass
+""",
+        """
+from torch.amp import autocast
+with autocast("cuda"):
+    pass
+""",
+    )
+    INVALID = (
+        """
+import torch
+from torch.cuda.amp import autocast, GradScaler
+scaler = GradScaler()  # <--
+with autocast():  # <--
+    pass
+with torch.cuda.amp.autocast(dtype=torch.bfloat16):  # <--
+    pass
+""",
+        """
+import torch.cuda.amp as amp
+from torch.cuda import amp as cuda_amp
+
+@cuda_amp.custom_fwd  # <--
+def forward(ctx, x):
+    return x
+
+with amp.autocast(enabled=True):  # <--
+    pass
+""",
+    )
+
+    def check(self, ctx):
+        if not _MENTION.search(ctx.source):
+            return
+        finder = _Finder(ctx.imports)
+        ctx.module.visit(finder)
+        for node, q in finder.found:
+            replacement = _REPLACEMENTS[q]
+            yield Report(node, f"`{q}` is deprecated; use `{replacement}`", fix=f"use `{replacement}`")
+
+
+class _Finder(cst.CSTVisitor):
+    def __init__(self, imports):
+        self.imports = imports
+        self.found = []
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        q = self.imports.qualname(node)
+        if q in _REPLACEMENTS:
+            self.found.append((node, q))
+            return False
+        node.value.visit(self)  # never the `.attr` name itself
+        return False
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        q = self.imports.qualname(node)
+        if q in _REPLACEMENTS:
+            self.found.append((node, q))
+        return False

@@ -1,0 +1,115 @@
+"""What the torch/numpy/ecosystem APIs mean for devices: small, explicit tables."""
+
+from __future__ import annotations
+
+ACCEL_DEVICE_TYPES = {"cuda", "mps", "xpu", "npu", "hpu", "xla", "privateuseone"}
+
+# nn layers without parameters or buffers: calling one with device data never fails.
+PARAM_FREE_LAYERS = {
+    "ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+    "Softmin", "Softplus", "Softsign", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "ELU",
+    "CELU", "SELU", "GLU", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink", "LogSigmoid",
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+    "Flatten", "Unflatten", "Identity", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d",
+    "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d",
+    "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+    "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+    "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
+    "CosineSimilarity", "PairwiseDistance", "Softmax2d", "ChannelShuffle", "Fold", "Unfold",
+}
+
+# Wrappers that take a module and manage (or require) its placement themselves.
+WRAPPERS = {"DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"}
+
+TENSOR_FACTORIES = {
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "range",
+    "linspace", "logspace", "eye", "tensor", "as_tensor", "normal", "tril_indices",
+    "triu_indices", "empty_strided", "complex", "polar", "Tensor", "FloatTensor", "LongTensor",
+    "IntTensor", "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor",
+}
+LIKE_FACTORIES = {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like"}
+
+DTYPES = {
+    "float", "float32", "float64", "double", "float16", "half", "bfloat16", "int", "int8",
+    "int16", "int32", "int64", "long", "short", "uint8", "bool", "complex64", "complex128",
+    "cfloat", "cdouble", "float8_e4m3fn", "float8_e5m2",
+}
+
+# torch functions combining tensors: mixing devices in these raises the same-device error.
+MIXING_FUNCTIONS = {
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "matmul", "mm", "bmm",
+    "mv", "dot", "einsum", "where", "add", "sub", "subtract", "mul", "multiply", "div", "divide",
+    "maximum", "minimum", "cdist", "dist", "eq", "ne", "gt", "lt", "ge", "le", "allclose",
+    "isclose", "masked_select", "index_select", "gather", "cross", "outer", "lerp", "addmm",
+    "baddbmm", "cosine_similarity", "pairwise_distance", "bucketize", "searchsorted",
+}
+MIXING_METHODS = {
+    "add", "sub", "mul", "div", "matmul", "mm", "bmm", "mv", "dot", "masked_fill", "eq", "ne",
+    "lt", "le", "gt", "ge", "add_", "sub_", "mul_", "div_", "masked_fill_", "expand_as",
+    "gather", "lerp", "maximum", "minimum", "where", "addmm", "index_add", "index_add_",
+}
+# Tensor methods whose result is not a tensor.
+NON_TENSOR_METHODS = {
+    "size", "dim", "numel", "item", "tolist", "data_ptr", "get_device", "element_size",
+    "nelement", "is_contiguous", "stride", "storage_offset", "untyped_storage", "backward",
+    "register_hook", "is_floating_point", "is_complex", "equal", "ndimension", "__len__",
+    "is_pinned", "is_shared", "type", "keys",
+}
+NON_TENSOR_ATTRS = {
+    "shape", "dtype", "ndim", "is_cuda", "requires_grad", "names", "layout", "is_leaf",
+    "grad_fn", "itemsize", "nbytes", "is_sparse", "is_quantized", "is_meta", "is_mps",
+}
+# Reductions give 0-dim tensors, which eager CUDA happily mixes with device tensors.
+REDUCTIONS = {"sum", "mean", "max", "min", "norm", "std", "var", "prod", "all", "any", "amax", "amin", "median"}
+
+# Callables that receive a model but neither move nor call it.
+NON_ESCAPING_BUILTINS = {
+    "print", "len", "isinstance", "issubclass", "type", "id", "repr", "str", "hasattr",
+    "callable", "sum", "any", "all", "format", "vars", "dir", "hash",
+}
+# torch namespaces whose functions may call or place a module they are given.
+ESCAPING_TORCH_PREFIXES = (
+    "torch.jit", "torch.onnx", "torch.export", "torch.fx", "torch.distributed", "torch.nn.parallel",
+    "torch.ao", "torch.quantization", "torch.func", "torch.nn.utils.stateless", "torch.hub",
+)
+
+DEVICE_NAME_HINTS = ("device",)
+# `X.device` means "the run's device" only when X is a settings-like object.
+CONFIG_OBJECTS = {
+    "self", "args", "cfg", "config", "conf", "opt", "opts", "options", "hparams", "params",
+    "settings", "flags", "FLAGS", "hp", "accelerator", "training_args", "train_args", "arguments",
+}
+EXACT_DEVICE_NAMES = {"dev", "gpu", "rank", "local_rank", "gpu_id", "cuda_device"}
+
+MODEL_HUB_SKIP = ("Tokenizer", "Processor", "Config", "FeatureExtractor", "Scheduler", "Dataset")
+
+
+def parse_device_string(s: str):
+    """'cuda:1' -> 'accel', 'cpu' -> 'cpu', anything else -> None."""
+    kind = s.split(":")[0].strip().lower()
+    if kind == "cpu":
+        return "cpu"
+    if kind in ACCEL_DEVICE_TYPES:
+        return "accel"
+    return None
+
+
+def looks_like_device_name(text: str) -> bool:
+    last = text.rsplit(".", 1)[-1].lower()
+    return any(h in last for h in DEVICE_NAME_HINTS) or last in EXACT_DEVICE_NAMES
+
+
+def looks_like_loader_name(text: str) -> bool:
+    last = text.rsplit(".", 1)[-1].lower()
+    return "loader" in last or last == "dl" or last.endswith("_dl")
+
+
+def looks_like_dtype(text: str) -> bool:
+    last = text.rsplit(".", 1)[-1].lower()
+    return "dtype" in last or last in DTYPES
+
+
+def is_model_hub_class(name: str) -> bool:
+    return ("Model" in name or "For" in name or name.startswith("Auto")) and not any(s in name for s in MODEL_HUB_SKIP)

@@ -1,0 +1,129 @@
+"""The abstract values device inference computes for names, attributes and expressions."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+
+class Dev(enum.Enum):
+    CPU = "cpu"
+    ACCEL = "accelerator"  # is, or may be, on an accelerator ("cuda" if available else "cpu")
+    UNKNOWN = "unknown"
+
+
+class Kind(enum.Enum):
+    MODULE = "module"
+    TENSOR = "tensor"
+    LOADER = "loader"  # iterating it yields host batches
+    DATASET = "dataset"
+    DEVICE = "device"
+    SEQ = "seq"  # list / tuple / generator of `elem`
+    MAPPING = "mapping"  # dict batch: values are `elem`
+    FUNC = "func"
+    CLASS = "class"
+    OBJECT = "object"  # instance of a class defined in the file
+    OTHER = "other"  # known not to be any of the above (numbers, strings, ndarrays)
+    UNKNOWN = "unknown"
+
+
+@dataclass(eq=False)
+class Instance:
+    """Mutable state of one object of a file-local class (`self.model`, `self.device`)."""
+
+    cls: cst.ClassDef
+    attrs: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Val:
+    kind: Kind = Kind.UNKNOWN
+    dev: Dev = Dev.UNKNOWN
+    # Flow-sensitive "definitely moved here": the textual device key and the moving node.
+    key: str | None = None
+    moved_at: cst.CSTNode | None = None
+    # For host tensors that came straight out of a data loader and were never moved.
+    loader: str | None = None
+    # Identity of a model built in this file (its construction node).
+    mid: cst.CSTNode | None = None
+    param_free: bool = False  # a module with no parameters (a loss, an activation)
+    fresh: bool = False  # a tensor created by a factory with no device=
+    elem: "Val | None" = None
+    parts: tuple | None = None
+    ref: object = None  # FunctionDef / ClassDef / Instance for FUNC, CLASS, OBJECT
+    name: str | None = None  # how the code spells it, for messages
+
+    def with_(self, **changes) -> "Val":
+        return replace(self, **changes)
+
+    @property
+    def on_accel(self) -> bool:
+        return self.dev is Dev.ACCEL
+
+    @property
+    def host_batch(self) -> bool:
+        """A loader tensor still on the host."""
+        return self.loader is not None and self.dev is Dev.CPU
+
+
+UNKNOWN = Val()
+OTHER = Val(Kind.OTHER)
+
+
+def join(a: Val | None, b: Val | None) -> Val:
+    """The value that holds on either path (after if/else, loop back edges)."""
+    if a is None:
+        return b or UNKNOWN
+    if b is None or a is b or a == b:
+        return a
+    if a.kind is not b.kind:
+        return UNKNOWN
+    if a.dev == b.dev:
+        dev = a.dev
+    elif a.kind is Kind.DEVICE and Dev.ACCEL in (a.dev, b.dev):
+        dev = Dev.ACCEL  # "cuda" on one path, "cpu" on another: the code is device-aware
+    else:
+        dev = Dev.UNKNOWN
+    same = lambda attr: getattr(a, attr) if getattr(a, attr) == getattr(b, attr) else None  # noqa: E731
+    elem = join(a.elem, b.elem) if (a.elem is not None or b.elem is not None) else None
+    return Val(
+        kind=a.kind,
+        dev=dev,
+        key=same("key"),
+        moved_at=same("moved_at"),
+        loader=same("loader"),
+        mid=same("mid"),
+        param_free=a.param_free and b.param_free,
+        fresh=a.fresh and b.fresh,
+        elem=elem,
+        parts=same("parts"),
+        ref=same("ref"),
+        name=same("name"),
+    )
+
+
+def contents_on_accel(v: Val) -> bool:
+    """A tensor, or a container of tensors, that is on the accelerator."""
+    if v.kind is Kind.TENSOR:
+        return v.on_accel
+    if v.kind in (Kind.SEQ, Kind.MAPPING):
+        if v.parts:
+            return any(contents_on_accel(p) for p in v.parts)
+        return v.elem is not None and contents_on_accel(v.elem)
+    return False
+
+
+def host_batch_in(v: Val) -> Val | None:
+    """The loader tensor still on the host inside v (itself or a container), if any."""
+    if v.kind is Kind.TENSOR:
+        return v if v.host_batch else None
+    if v.kind in (Kind.SEQ, Kind.MAPPING):
+        for p in v.parts or ():
+            found = host_batch_in(p)
+            if found:
+                return found
+        if v.elem is not None:
+            return host_batch_in(v.elem)
+    return None

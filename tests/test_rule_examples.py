@@ -1,0 +1,43 @@
+"""Every rule's VALID / INVALID examples are tests (the examples in the docs cannot rot)."""
+
+import inspect
+
+import pytest
+
+from devicelint.engine import lint_source
+from devicelint.rules import ALL_RULES
+
+MARK = "# <--"
+
+CASES = [
+    pytest.param(rule, kind, i, code, id=f"{rule.code}-{kind}-{i}")
+    for rule in ALL_RULES
+    for kind, examples in (("valid", rule.VALID), ("invalid", rule.INVALID))
+    for i, code in enumerate(examples)
+]
+
+
+def expected_lines(code: str) -> list:
+    return [n for n, line in enumerate(code.splitlines(), start=1) if line.rstrip().endswith(MARK)]
+
+
+@pytest.mark.parametrize("rule, kind, index, code", CASES)
+def test_example(rule, kind, index, code):
+    code = inspect.cleandoc(code) + "\n" if not code.startswith("\n") else code[1:]
+    findings = [f for f in lint_source(code, "example.py", select=["ALL"]) if f.code == rule.code]
+    got = sorted(f.line for f in findings)
+    if kind == "valid":
+        assert got == [], f"{rule.code} flagged a VALID example at lines {got}:\n{code}"
+    else:
+        want = expected_lines(code)
+        assert want, "an INVALID example must mark its flagged lines with `# <--`"
+        assert got == want, f"{rule.code}: expected lines {want}, got {got}:\n{code}"
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
+def test_rule_has_docs_and_examples(rule):
+    docs = rule.docs()
+    for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
+        assert section in docs, f"{rule.code} docs lack {section!r}"
+    assert rule.VALID and rule.INVALID
+    assert rule.name == rule.name.lower() and " " not in rule.name
