@@ -14,13 +14,14 @@ knowledge. Whenever it cannot tell, a value becomes UNKNOWN, and no rule fires o
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.names import Imports, dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
 
 MAX_INLINE_DEPTH = 4
 STEP_BUDGET = 40_000  # statements executed per run: bounds the cost of inlining on huge files
@@ -135,6 +136,21 @@ def _is_string(node) -> str | None:
             return None
         return value if isinstance(value, str) else None
     return None
+
+
+def expr_text(node) -> str | None:
+    """`x`, `self.x`, `batch["label"]`, `batch[0]`: a stable spelling of a storage place."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        base = expr_text(node.value)
+        idx = node.slice[0].slice.value
+        if base is not None and isinstance(idx, (cst.SimpleString, cst.Integer)):
+            return f"{base}[{idx.value}]"
+        return None
+    return dotted(node)
+
+
+def text_root(text: str) -> str:
+    return re.split(r"[.\[]", text, maxsplit=1)[0]
 
 
 def _walk(node):
@@ -440,7 +456,7 @@ class Interpreter:
     def forget_moves(self, text: str) -> None:
         moves = self.frame.state.moves
         if moves:
-            for k in [k for k in moves if k[0] == text or k[0].startswith(text + ".")]:
+            for k in [k for k in moves if k[0] == text or k[0].startswith((text + ".", text + "["))]:
                 del moves[k]
 
     # ------------------------------------------------------------------ expressions
@@ -482,7 +498,9 @@ class Interpreter:
             v = self.module_frame.state.vars.get(node.value)
             if v is not None:
                 return v
-        if node.value in ("True", "False", "None"):
+        if node.value == "None":
+            return NONE
+        if node.value in ("True", "False"):
             return OTHER
         if self.imports.binds(node.value):
             q = self.imports.qualname(node)
@@ -787,6 +805,9 @@ class Interpreter:
                 return self.inline(node, fn, self.module_frame, recv)
             if name in ("to", "cuda", "cpu") and self.class_of(recv.ref.cls)["module"]:
                 return self.move(node, func, recv, name, bare)
+            held = recv.ref.attrs.get(name)
+            if held is not None:  # self.model(x): calling what the attribute holds
+                return self.call_value(node, held)
             pos, kw = self.args(node)
             self.escape(pos + list(kw.values()))
             return UNKNOWN
@@ -856,6 +877,9 @@ class Interpreter:
     def module_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str) -> Val:
         if name in ("forward", "generate", "predict_step", "__call__"):
             return self.module_call(node, recv)
+        if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
+            # model.encoder(x) / model.encode(x): the model's own weights do the work
+            return self.module_call(node, recv.with_(param_free=False))
         pos, kw = self.args(node)
         if name in ("train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "apply", "zero_grad", "share_memory"):
             return recv
@@ -910,7 +934,7 @@ class Interpreter:
         target, shown = self.target_of(node, method)
         if target == "dtype":
             return recv.with_(fresh=False)
-        recv_text = dotted(func.value)
+        recv_text = expr_text(func.value)
         if target is None:
             result = recv.with_(dev=Dev.UNKNOWN, key=None, moved_at=None, loader=None, fresh=False)
         else:
@@ -927,7 +951,7 @@ class Interpreter:
                     (target.dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
                 )
             # Module moves happen in place: the name now holds the moved module.
-            if recv_text is not None:
+            if isinstance(func.value, (cst.Name, cst.Attribute)):
                 self.rebind_text(func.value, result)
         self.record_move(node, recv, recv_text, target, shown, bare)
         return result
@@ -976,7 +1000,7 @@ class Interpreter:
 
     def loop_invariant(self, loop, text: str) -> bool:
         changed = self.loop_info(loop)[0]
-        root = text.split(".")[0]
+        root = text_root(text)
         return not any(c == text or c == root or text.startswith(c + ".") for c in changed)
 
     # ---- API calls by qualified name
@@ -1120,7 +1144,7 @@ class Interpreter:
             return Val(Kind.MODULE)
         return self.new_model(node, built=True, name=cls, kw=kw)
 
-    def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None) -> Val:
+    def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val:
         if not built:
             pos, kw = self.args(node)
         kw = kw or {}
@@ -1129,7 +1153,7 @@ class Interpreter:
             if d is not None and d.kind is Kind.DEVICE:
                 return Val(Kind.MODULE, d.dev, key=d.key, moved_at=node, name=name)
             return Val(Kind.MODULE, name=name)
-        return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name)
+        return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name, ref=cls)
 
     def model_dev(self, mid) -> Dev:
         if self.known is None:
@@ -1189,7 +1213,15 @@ class Interpreter:
                 for fn in methods.values()
                 for n in _walk(fn)
             ) if module or dataset else False
-            info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework, "self_moves": self_moves}
+            parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"} if module else set()
+            init = methods.get("__init__")
+            if module and init is not None:
+                for n in _walk(init):
+                    if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Attribute):
+                        if isinstance(n.target.value, cst.Name) and n.target.value.value == "self":
+                            parts.add(n.target.attr.value)
+            info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
+                    "self_moves": self_moves, "parts": parts}
             self.class_info[id(cls)] = info
         return info
 
@@ -1202,7 +1234,7 @@ class Interpreter:
             pos, kw = self.args(node)
             if info["framework"] or info["self_moves"] or any(v.kind is Kind.DEVICE for v in pos + list(kw.values())):
                 return Val(Kind.MODULE, name=cls.name.value)
-            return self.new_model(node, built=True, name=cls.name.value)
+            return self.new_model(node, built=True, name=cls.name.value, cls=cls)
         if info["dataset"]:
             pos, kw = self.args(node)
             if info["self_moves"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in pos + list(kw.values())):
@@ -1315,7 +1347,7 @@ def _changed_in(loop):
             if attr.endswith("_") or attr in ("append", "extend", "update", "insert", "pop", "clear"):
                 add_target(n.func.value)
             elif attr in ("to", "cuda", "cpu"):
-                text = dotted(n.func.value)
+                text = expr_text(n.func.value)
                 if text:
                     moves[text] = moves.get(text, 0) + 1
     return changed, moves

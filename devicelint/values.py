@@ -70,6 +70,7 @@ class Val:
 
 UNKNOWN = Val()
 OTHER = Val(Kind.OTHER)
+NONE = Val(Kind.OTHER, name="None")  # `x = None` then set on one path: the other path decides
 
 
 def join(a: Val | None, b: Val | None) -> Val:
@@ -77,6 +78,10 @@ def join(a: Val | None, b: Val | None) -> Val:
     if a is None:
         return b or UNKNOWN
     if b is None or a is b or a == b:
+        return a
+    if a == NONE:
+        return b
+    if b == NONE:
         return a
     if a.kind is not b.kind:
         return UNKNOWN

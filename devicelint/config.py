@@ -1,0 +1,108 @@
+"""`[tool.devicelint]` in the nearest pyproject.toml (or a file given with --config)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from devicelint.rules import unknown_codes
+
+KEYS = {"select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores"}
+
+
+class ConfigError(Exception):
+    pass
+
+
+@dataclass
+class Config:
+    select: list | None = None
+    extend_select: list = field(default_factory=list)
+    ignore: list = field(default_factory=list)
+    exclude: list | None = None
+    extend_exclude: list = field(default_factory=list)
+    per_file_ignores: dict = field(default_factory=dict)
+    path: str | None = None
+    root: str = "."
+
+
+def find_pyproject(start: str) -> str | None:
+    """The closest pyproject.toml, upwards from `start`, that has a [tool.devicelint] table."""
+    here = os.path.abspath(start)
+    if not os.path.isdir(here):
+        here = os.path.dirname(here)
+    while True:
+        candidate = os.path.join(here, "pyproject.toml")
+        if os.path.isfile(candidate):
+            try:
+                with open(candidate, "rb") as f:
+                    if "devicelint" in tomllib.load(f).get("tool", {}):
+                        return candidate
+            except (OSError, tomllib.TOMLDecodeError):
+                pass
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _codes(table: dict, key: str, where: str) -> list:
+    value = table[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: `{key}` must be a list of rule codes")
+    bad = unknown_codes(value)
+    if bad:
+        raise ConfigError(f"{where}: unknown rule code {', '.join(bad)} in `{key}`")
+    return value
+
+
+def _strings(table: dict, key: str, where: str) -> list:
+    value = table[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: `{key}` must be a list of strings")
+    return value
+
+
+def load(path: str) -> Config:
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    if os.path.basename(path) == "pyproject.toml" or "tool" in data:
+        table = data.get("tool", {}).get("devicelint", {})
+        where = f"{path} [tool.devicelint]"
+    else:
+        table = data
+        where = path
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: must be a table")
+    unknown = sorted(set(table) - KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key `{unknown[0]}` (known: {', '.join(sorted(KEYS))})")
+    cfg = Config(path=path, root=os.path.dirname(os.path.abspath(path)))
+    if "select" in table:
+        cfg.select = _codes(table, "select", where)
+    if "extend-select" in table:
+        cfg.extend_select = _codes(table, "extend-select", where)
+    if "ignore" in table:
+        cfg.ignore = _codes(table, "ignore", where)
+    if "exclude" in table:
+        cfg.exclude = _strings(table, "exclude", where)
+    if "extend-exclude" in table:
+        cfg.extend_exclude = _strings(table, "extend-exclude", where)
+    if "per-file-ignores" in table:
+        pfi = table["per-file-ignores"]
+        if not isinstance(pfi, dict):
+            raise ConfigError(f"{where}: `per-file-ignores` must be a table of pattern = [codes]")
+        for pattern in pfi:
+            cfg.per_file_ignores[pattern] = _codes(pfi, pattern, f"{where} per-file-ignores")
+    return cfg

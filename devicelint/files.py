@@ -1,0 +1,63 @@
+"""Which files to lint: walk folders, skip the usual non-source folders and excludes."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+
+DEFAULT_EXCLUDE = {
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules", ".eggs", "site-packages",
+    ".devicelint_cache", ".ipynb_checkpoints", "__pypackages__",
+}
+
+
+def _excluded(rel: str, name: str, patterns) -> bool:
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*") for p in patterns)
+
+
+def discover(paths, exclude=None, extend_exclude=()) -> list:
+    """Files to lint, in a stable order. Explicitly named files are always linted; a named
+    path that does not exist is returned as is, so the engine reports it."""
+    names = DEFAULT_EXCLUDE if exclude is None else set(exclude)
+    patterns = list(extend_exclude)
+    out = []
+    seen = set()
+    for given in paths:
+        if not os.path.isdir(given):
+            out.append(given)
+            continue
+        for root, dirs, files in os.walk(given):  # followlinks=False: symlink loops cannot trap us
+            rel_root = os.path.relpath(root, given)
+            keep = []
+            for d in sorted(dirs):
+                rel = os.path.normpath(os.path.join(rel_root, d)).replace(os.sep, "/")
+                if d in names or d.endswith(".egg-info") or _excluded(rel, d, patterns):
+                    continue
+                keep.append(d)
+            dirs[:] = keep
+            for f in sorted(files):
+                if not f.endswith((".py", ".pyi")):
+                    continue
+                rel = os.path.normpath(os.path.join(rel_root, f)).replace(os.sep, "/")
+                if _excluded(rel, f, patterns):
+                    continue
+                path = os.path.join(root, f)
+                real = os.path.realpath(path)
+                if real in seen:
+                    continue
+                seen.add(real)
+                out.append(path)
+    return out
+
+
+def ignored_codes(path: str, per_file_ignores: dict, root: str) -> list:
+    if not per_file_ignores:
+        return []
+    rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+    name = os.path.basename(path)
+    codes = []
+    for pattern, pcodes in per_file_ignores.items():
+        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(path, pattern):
+            codes.extend(pcodes)
+    return codes
