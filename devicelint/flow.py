@@ -664,15 +664,7 @@ class Interpreter:
         tensors = [v for v in vals if v.kind is Kind.TENSOR or (v.kind in (Kind.SEQ, Kind.MAPPING) and host_batch_in(v))]
         if len(tensors) >= 2:
             self.facts.mixes.append(Mix(node, tensors))
-        only_tensors = [v for v in vals if v.kind is Kind.TENSOR]
-        if not only_tensors:
-            if all(v.kind is Kind.OTHER for v in vals):
-                return OTHER
-            return UNKNOWN
-        out = only_tensors[0]
-        for v in only_tensors[1:]:
-            out = join(out, v)
-        return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader)
+        return _result_of(vals)
 
     def iter_elem(self, v: Val) -> Val:
         if v.kind is Kind.LOADER:
@@ -775,8 +767,16 @@ class Interpreter:
         return UNKNOWN
 
     def module_call(self, node: cst.Call, model: Val) -> Val:
-        pos, kw = self.args(node)
-        args = pos + [v for k, v in kw.items()]
+        args, exempt = [], []
+        for a in node.args:
+            v = self.eval(a.value)
+            if a.star:
+                v = self.unpack(v, None) if a.star == "*" else v
+            args.append(v)
+            # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
+            spelled = (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
+            if _LENGTHS.search(spelled):
+                exempt.append(v)
         blame = node
         if model.mid is not None:
             f = self.frame
@@ -785,15 +785,12 @@ class Interpreter:
                 f = f.parent
         self.facts.module_calls.append(ModuleCall(node, model, args, blame))
         operands = [model] if not model.param_free else []
-        operands += [a for a in args if a.kind is Kind.TENSOR or host_batch_in(a)]
+        operands += [a for a in args if (a.kind is Kind.TENSOR or host_batch_in(a)) and not any(a is e for e in exempt)]
         if len(operands) >= 2:
             self.facts.mixes.append(Mix(node, operands))
         if model.param_free:
-            tensors = [a for a in args if a.kind is Kind.TENSOR]
-            out = tensors[0] if tensors else UNKNOWN
-            for t in tensors[1:]:
-                out = join(out, t)
-            return Val(Kind.TENSOR, out.dev, loader=out.loader) if tensors else UNKNOWN
+            out = _result_of(args)
+            return out.with_(key=None) if out.kind is Kind.TENSOR else UNKNOWN
         return Val(Kind.TENSOR, model.dev, key=model.key)
 
     # ---- methods
@@ -1086,14 +1083,12 @@ class Interpreter:
             self.facts.mixes.append(Mix(node, tensors))
         if not tensors:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
-        out = tensors[0]
-        for t in tensors[1:]:
-            out = join(out, t)
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
             return OTHER
+        out = _result_of(flat)
         if last in api.REDUCTIONS and len(pos) == 1 and not kw:
             return Val(Kind.TENSOR, out.dev)
-        return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader)
+        return out
 
     def factory(self, node: cst.Call) -> Val:
         pos, kw = self.args(node)
@@ -1183,7 +1178,7 @@ class Interpreter:
             for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
                 if isinstance(stmt, cst.FunctionDef):
                     methods[stmt.name.value] = stmt
-            module, dataset, framework = False, False, False
+            module, dataset, framework, inherits_params = False, False, False, False
             for base in cls.bases:
                 q = self.imports.qualname(base.value) or ""
                 text = dotted(base.value) or ""
@@ -1192,18 +1187,20 @@ class Interpreter:
                 if local is not None and local.kind is Kind.CLASS and local.ref is not cls:
                     parent = self.class_of(local.ref)
                     module |= parent["module"]
+                    inherits_params |= parent["has_params"]
                     dataset |= parent["dataset"]
                     framework |= parent["framework"]
                     for k, v in parent["methods"].items():
                         methods.setdefault(k, v)
                 elif q.startswith("torch.nn.") or q in ("torch.nn.Module",):
                     module = True
+                    inherits_params |= q.rsplit(".", 1)[-1] not in ("Module",) and q.rsplit(".", 1)[-1] not in api.PARAM_FREE_LAYERS
                 elif q.startswith("torch.utils.data") and "Dataset" in last:
                     dataset = True
                 elif "LightningModule" in last or q.startswith(("lightning", "pytorch_lightning")):
-                    module = framework = True
+                    module = framework = inherits_params = True
                 elif last.endswith("PreTrainedModel") or last == "ModelMixin":
-                    module = True
+                    module = inherits_params = True
             self_moves = any(
                 isinstance(n, cst.Call)
                 and isinstance(n.func, cst.Attribute)
@@ -1213,6 +1210,7 @@ class Interpreter:
                 for fn in methods.values()
                 for n in _walk(fn)
             ) if module or dataset else False
+            has_params = module and (inherits_params or self._builds_state(methods))
             parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"} if module else set()
             init = methods.get("__init__")
             if module and init is not None:
@@ -1221,9 +1219,44 @@ class Interpreter:
                         if isinstance(n.target.value, cst.Name) and n.target.value.value == "self":
                             parts.add(n.target.attr.value)
             info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
-                    "self_moves": self_moves, "parts": parts}
+                    "self_moves": self_moves, "parts": parts, "has_params": has_params}
             self.class_info[id(cls)] = info
         return info
+
+    def _builds_state(self, methods) -> bool:
+        """Does the class create parameters or buffers (so that it needs moving)? Evidence only:
+        a layer with weights, a Parameter, a registered buffer, or something we cannot see."""
+        for fn in methods.values():
+            for n in _walk(fn):
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in (
+                    "register_buffer", "register_parameter", "add_module", "register_module"
+                ):
+                    return True
+                if isinstance(n, cst.Assign) and any(
+                    isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self" for t in n.targets
+                ) and self._stateful_value(n.value):
+                    return True
+        return False
+
+    def _stateful_value(self, value) -> bool:
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return any(self._stateful_value(e.value) for e in value.elements)
+        if not isinstance(value, cst.Call):
+            return False
+        q = self.imports.qualname(value.func) or ""
+        if q.startswith("torch."):
+            last = q.rsplit(".", 1)[-1]
+            if q.startswith("torch.nn.") and last[:1].isupper():
+                if last in ("Sequential", "ModuleList", "ModuleDict"):
+                    return any(self._stateful_value(a.value) for a in value.args) or not value.args
+                return last not in api.PARAM_FREE_LAYERS and not (last.endswith("Loss") and not value.args)
+            return False  # a tensor factory: a plain attribute, not a parameter
+        text = dotted(value.func) or ""
+        local = self.module_frame.state.vars.get(text) if self.module_frame else None
+        if local is not None and local.kind is Kind.CLASS:
+            info = self.class_of(local.ref)
+            return info["module"] and info.get("has_params", True)
+        return True  # a factory we cannot see: assume it builds weights
 
     def instance_val(self, info, inst: Instance, node) -> Val:
         return Val(Kind.OBJECT, ref=inst)
@@ -1234,6 +1267,8 @@ class Interpreter:
             pos, kw = self.args(node)
             if info["framework"] or info["self_moves"] or any(v.kind is Kind.DEVICE for v in pos + list(kw.values())):
                 return Val(Kind.MODULE, name=cls.name.value)
+            if not info["has_params"]:
+                return Val(Kind.MODULE, param_free=True, name=cls.name.value, ref=cls)
             return self.new_model(node, built=True, name=cls.name.value, cls=cls)
         if info["dataset"]:
             pos, kw = self.args(node)
@@ -1301,6 +1336,25 @@ class Interpreter:
     def _harmless_decorator(self, d) -> bool:
         text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""
         return text.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "staticmethod", "enable_grad", "wraps", "cache", "lru_cache")
+
+
+_LENGTHS = re.compile(r"len|length|lens\b|\bsizes?\b", re.IGNORECASE)
+
+
+def _result_of(vals) -> Val:
+    """The tensor an operation on `vals` yields. An operand we know nothing about could be a
+    device tensor, so it makes the result's device unknown too."""
+    # something moved with .to() is a tensor here, even when we could not tell before
+    vals = [v.with_(kind=Kind.TENSOR) if v.kind is Kind.UNKNOWN and v.dev is not Dev.UNKNOWN else v for v in vals]
+    tensors = [v for v in vals if v.kind is Kind.TENSOR]
+    if not tensors:
+        return OTHER if all(v.kind is Kind.OTHER for v in vals) else UNKNOWN
+    if any(v.kind is Kind.UNKNOWN for v in vals):
+        return Val(Kind.TENSOR)
+    out = tensors[0]
+    for v in tensors[1:]:
+        out = join(out, v)
+    return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader)
 
 
 def _moves_anything(fn) -> bool:

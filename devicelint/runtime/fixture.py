@@ -1,0 +1,196 @@
+"""Fixture header parsing and bad/fixed pair discovery (see fixtures/README.md).
+
+The header is the leading run of comment lines of a ``bad*.py``::
+
+    # devicelint-fixture
+    # expect: DL002 at 41, 57
+    # runtime: raises RuntimeError: Expected all tensors | Input type (torch.cuda.FloatTensor)
+
+A comment line whose text starts with ``|`` continues the previous key, so long
+alternative lists can wrap. Other comment lines in the block are free prose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MARKER = "devicelint-fixture"
+_DIR_RE = re.compile(r"^(DL\d{3})-([a-z0-9][a-z0-9-]*)$")
+_BAD_RE = re.compile(r"^bad(_\d+)?\.py$")
+_EXPECT_RE = re.compile(r"^(DL\d{3})\s+at\s+(\d+(?:\s*,\s*\d+)*)$")
+
+
+class FixtureError(ValueError):
+    """A fixture header or folder that does not follow the protocol."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What running the bad script must show. ``kind`` picks the judge in runner.py.
+
+    kinds: ``raises`` (name=exception type, texts=alternatives), ``warns``
+    (name=category, texts=(text,)), ``wastes`` (name='h2d' or 'sync', minimum=N),
+    ``grows`` (name='memory').
+    """
+
+    kind: str
+    name: str = ""
+    texts: tuple[str, ...] = ()
+    minimum: int = 0
+
+    def describe(self) -> str:
+        if self.kind == "raises":
+            return f"raises {self.name}: " + " | ".join(self.texts) if self.texts else f"raises {self.name}"
+        if self.kind == "warns":
+            return f"warns {self.name}: {self.texts[0]}" if self.texts else f"warns {self.name}"
+        if self.kind == "wastes":
+            return f"wastes {self.name} >= {self.minimum}"
+        if self.kind == "grows":
+            return f"grows {self.name}"
+        return self.kind
+
+
+def _parse_raises_or_warns(kind: str, rest: str) -> Outcome:
+    name, sep, text = rest.partition(":")
+    name = name.strip()
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+        raise FixtureError(f"runtime: {kind} needs a type name, got {rest!r}")
+    texts = tuple(t.strip() for t in text.split("|") if t.strip()) if sep else ()
+    if kind == "warns":
+        # a warning text may itself contain '|'; only raises takes alternatives
+        texts = (text.strip(),) if sep and text.strip() else ()
+    return Outcome(kind, name, texts)
+
+
+def _parse_wastes(rest: str) -> Outcome:
+    m = re.fullmatch(r"(h2d|sync)\s*>=\s*(\d+)", rest.strip())
+    if not m:
+        raise FixtureError(f"runtime: wastes wants 'h2d >= N' or 'sync >= N', got {rest!r}")
+    return Outcome("wastes", m.group(1), (), int(m.group(2)))
+
+
+def _parse_grows(rest: str) -> Outcome:
+    if rest.strip() != "memory":
+        raise FixtureError(f"runtime: grows wants 'memory', got {rest!r}")
+    return Outcome("grows", "memory")
+
+
+# New outcome kinds (e.g. DL007's "fails on a CPU-only machine") register a parser here
+# and a judge in runner.JUDGES.
+PARSERS = {
+    "raises": lambda rest: _parse_raises_or_warns("raises", rest),
+    "warns": lambda rest: _parse_raises_or_warns("warns", rest),
+    "wastes": _parse_wastes,
+    "grows": _parse_grows,
+}
+
+
+def parse_outcome(spec: str) -> Outcome:
+    kind, _, rest = spec.strip().partition(" ")
+    if kind not in PARSERS:
+        raise FixtureError(f"runtime: unknown outcome {kind!r} (known: {', '.join(PARSERS)})")
+    return PARSERS[kind](rest)
+
+
+@dataclass(frozen=True)
+class Header:
+    expect: dict[str, tuple[int, ...]]  # code -> lines the linter must flag
+    outcome: Outcome
+    runtime_text: str
+
+
+def _comment_block(source: str) -> list[str]:
+    block = []
+    for line in source.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("#"):
+            break
+        block.append(stripped[1:].strip())
+    return block
+
+
+def parse_header(source: str, where: str = "<fixture>") -> Header:
+    block = _comment_block(source)
+    if MARKER not in block:
+        raise FixtureError(f"{where}: no '# {MARKER}' line in the leading comment block")
+    keyed: list[tuple[str, str]] = []
+    for text in block:
+        key, sep, value = text.partition(":")
+        if sep and key.strip() in ("expect", "runtime"):
+            keyed.append((key.strip(), value.strip()))
+        elif text.startswith("|") and keyed:
+            k, v = keyed[-1]
+            keyed[-1] = (k, f"{v} {text}")
+    expect: dict[str, tuple[int, ...]] = {}
+    runtime = None
+    for key, value in keyed:
+        if key == "expect":
+            m = _EXPECT_RE.fullmatch(value)
+            if not m:
+                raise FixtureError(f"{where}: bad expect line {value!r} (want 'DL002 at 41, 57')")
+            if m.group(1) in expect:
+                raise FixtureError(f"{where}: two expect lines for {m.group(1)}")
+            expect[m.group(1)] = tuple(int(n) for n in m.group(2).split(","))
+        else:
+            if runtime is not None:
+                raise FixtureError(f"{where}: more than one runtime line")
+            runtime = value
+    if runtime is None:
+        raise FixtureError(f"{where}: no 'runtime:' line in the header")
+    try:
+        outcome = parse_outcome(runtime)
+    except FixtureError as exc:
+        raise FixtureError(f"{where}: {exc}") from None
+    return Header(expect, outcome, runtime)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One bad script and its fixed partner inside ``<CODE>-<name>/``."""
+
+    code: str
+    folder: Path
+    bad: Path
+    fixed: Path | None
+    header: Header | None = None
+    error: str | None = None  # why this pair cannot be run (bad header, missing partner)
+
+    @property
+    def name(self) -> str:
+        return f"{self.folder.name}/{self.bad.name}"
+
+    @property
+    def fixed_name(self) -> str:
+        return f"{self.folder.name}/{self.fixed.name}" if self.fixed else f"{self.folder.name}/?"
+
+
+def _pairs_in(folder: Path, code: str) -> list[Pair]:
+    pairs = []
+    for bad in sorted(p for p in folder.iterdir() if _BAD_RE.match(p.name)):
+        fixed = bad.with_name("fixed" + bad.name[3:])
+        error = None if fixed.is_file() else f"{fixed.name} is missing"
+        header = None
+        try:
+            header = parse_header(bad.read_text(encoding="utf-8"), str(bad))
+        except (FixtureError, OSError, UnicodeDecodeError) as exc:
+            error = str(exc)
+        pairs.append(Pair(code, folder, bad, fixed if fixed.is_file() else None, header, error))
+    return pairs
+
+
+def discover_pairs(root: str | Path) -> list[Pair]:
+    """All pairs under ``root``: a folder of ``<CODE>-<name>/`` folders, or one such folder."""
+    root = Path(root)
+    m = _DIR_RE.match(root.name)
+    if m and root.is_dir():
+        return _pairs_in(root, m.group(1))
+    pairs: list[Pair] = []
+    if not root.is_dir():
+        return pairs
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        m = _DIR_RE.match(folder.name)
+        if m:
+            pairs.extend(_pairs_in(folder, m.group(1)))
+    return pairs

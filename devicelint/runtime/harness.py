@@ -1,0 +1,286 @@
+"""Runs ONE fixture script inside its own process and writes what happened as JSON.
+
+    python -m devicelint.runtime.harness [--simulate] SCRIPT --out RESULT.json
+
+The script runs with runpy as ``__main__`` in a fresh temp cwd. Around it:
+
+* real CUDA: a TorchDispatchMode counts ``aten._to_copy`` / ``aten.copy_`` calls that
+  cross devices; a TorchFunctionMode counts host syncs and graph carries (below);
+* ``--simulate``: the simulated device (sim.py) does both on logical devices;
+* always: warnings are recorded (and still shown), the exception with the script's
+  own traceback frames, memory sampled after every optimizer step and backward.
+
+Every count is keyed by the script's own line that caused it (the innermost frame of
+the script in the Python stack), which is what the runner cross-checks with the linter.
+
+"Graph carry" is how ``grows memory`` gets a line to blame: an op whose result
+has autograd history and that consumes a tensor whose history was recorded in an
+earlier step (``total += loss``) keeps every earlier step's graph alive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import runpy
+import sys
+import tempfile
+import traceback
+import warnings
+from collections import Counter
+
+RESULT_VERSION = 1
+
+
+class Recorder:
+    """Collects counts per script line; shared by the real probes and the simulator."""
+
+    def __init__(self, script: str):
+        self.script = os.path.abspath(script)
+        self.copies = {"h2d": Counter(), "d2h": Counter(), "d2d": Counter()}
+        self.syncs: Counter = Counter()
+        self.carry: Counter = Counter()
+        self.warnings: dict[tuple, dict] = {}
+        self.optimizer_steps = 0
+        self.backward_calls = 0
+        self.memory_steps: list[int] = []
+        self.memory_backward: list[int] = []
+        self.memory_fn = None
+        self._sync_funcs = None
+
+    @property
+    def step(self) -> int:
+        return max(self.optimizer_steps, self.backward_calls)
+
+    def line(self, frame=None) -> int:
+        frame = frame or sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename == self.script:
+                return frame.f_lineno
+            frame = frame.f_back
+        return 0
+
+    def copy(self, kind: str, n: int = 1) -> None:
+        self.copies[kind][self.line()] += n
+        if kind == "d2h":
+            self.syncs[self.line()] += n
+
+    # --- torch-function observations (called by the function modes) -------------
+    def before(self, func, args):
+        import torch
+
+        steps = [
+            a.grad_fn.metadata.get("devicelint_step")
+            for a in args
+            if isinstance(a, torch.Tensor) and a.grad_fn is not None
+        ]
+        steps = [s for s in steps if s is not None]
+        return min(steps) if steps else None
+
+    def after(self, func, args, out, pre, device_of) -> None:
+        import torch
+
+        T = torch.Tensor
+        if self._sync_funcs is None:
+            self._sync_funcs = {
+                T.item, T.tolist, T.__repr__, T.__format__, T.__bool__, T.__float__, T.__int__, T.__index__, T.cpu,
+            }
+        if func in self._sync_funcs or func is T.to:
+            first = args[0] if args else None
+            if isinstance(first, torch.Tensor) and device_of(first).type == "cuda":
+                # .cpu()/.to("cpu") syncs are counted as d2h copies already (copy())
+                if func in (T.cpu, T.to):
+                    pass
+                else:
+                    self.syncs[self.line()] += 1
+        if func is T.backward:
+            self.backward_calls += 1
+            self._sample(self.memory_backward)
+        if isinstance(out, torch.Tensor) and out.grad_fn is not None:
+            meta = out.grad_fn.metadata
+            meta.setdefault("devicelint_step", self.step)
+            if pre is not None and pre < self.step:
+                self.carry[self.line()] += 1
+
+    def on_optimizer_step(self, optimizer, args, kwargs) -> None:
+        self.optimizer_steps += 1
+        self._sample(self.memory_steps)
+
+    def _sample(self, samples: list[int]) -> None:
+        if self.memory_fn is not None and len(samples) < 10_000:
+            samples.append(int(self.memory_fn()))
+
+    def warning(self, message, category, filename, lineno) -> None:
+        where = lineno if os.path.abspath(filename) == self.script else self.line()
+        key = (category.__name__, str(message), filename, lineno)
+        entry = self.warnings.setdefault(
+            key,
+            {"category": category.__name__, "message": str(message), "filename": filename,
+             "lineno": lineno, "line": where, "count": 0},
+        )
+        entry["count"] += 1
+
+
+def _lines(counter: Counter) -> dict[str, int]:
+    return {str(k): v for k, v in sorted(counter.items())}
+
+
+def _real_modes(rec: Recorder):
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    aten = torch.ops.aten
+
+    class CopyCounter(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            packet = func.overloadpacket
+            src = dst = None
+            if packet is aten._to_copy and kwargs.get("device") is not None:
+                src, dst = args[0].device, torch.device(kwargs["device"])
+            elif packet is aten.copy_ and len(args) >= 2 and isinstance(args[1], torch.Tensor):
+                src, dst = args[1].device, args[0].device
+            if src is not None and src.type != dst.type:
+                rec.copy("h2d" if src.type == "cpu" else "d2h" if dst.type == "cpu" else "d2d")
+            return func(*args, **kwargs)
+
+    class Observer(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            pre = rec.before(func, args)
+            out = func(*args, **(kwargs or {}))
+            rec.after(func, args, out, pre, lambda t: t.device)
+            return out
+
+    return [CopyCounter(), Observer()]
+
+
+def device_info(simulate: bool) -> dict:
+    import torch
+
+    info = {
+        "simulated": simulate,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+        "device": None,
+        "driver": None,
+    }
+    if simulate:
+        from devicelint.runtime.sim import DEVICE_NAME
+
+        info["device"] = DEVICE_NAME
+    elif torch.cuda.is_available():
+        info["device"] = torch.cuda.get_device_name(0)
+        try:
+            import subprocess
+
+            out = subprocess.run(
+                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                capture_output=True, text=True, timeout=20,
+            )
+            info["driver"] = out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+        except (OSError, subprocess.SubprocessError, IndexError):
+            pass
+    return info
+
+
+def _exception_record(exc: BaseException, script: str) -> dict:
+    frames = traceback.extract_tb(exc.__traceback__)
+    mine = [{"line": f.lineno, "function": f.name} for f in frames if os.path.abspath(f.filename) == script]
+    return {
+        "type": type(exc).__name__,
+        "qualname": f"{type(exc).__module__}.{type(exc).__qualname__}",
+        "message": str(exc),
+        "script_frames": mine,  # outermost first; the last one is the innermost
+        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-8000:],
+    }
+
+
+def run_script(script: str, simulate: bool) -> dict:
+    """Run ``script`` in this process and return the result record (see module doc)."""
+    import contextlib
+
+    import torch
+
+    script = os.path.abspath(script)
+    rec = Recorder(script)
+    result: dict = {"version": RESULT_VERSION, "script": script, **device_info(simulate)}
+    stack = contextlib.ExitStack()
+    old_cwd, old_argv, old_path0 = os.getcwd(), sys.argv[:], sys.path[0]
+    old_show = warnings.showwarning
+    exit_code, exc_record = 0, None
+    with stack:
+        workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="devicelint-run-"))
+        stack.enter_context(warnings.catch_warnings())
+        warnings.simplefilter("always")  # count every occurrence, not only the first
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            rec.warning(message, category, filename, lineno)
+            old_show(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+
+        handle = register_optimizer_step_post_hook(rec.on_optimizer_step)
+        stack.callback(handle.remove)
+        if simulate:
+            from devicelint.runtime.sim import Simulator
+
+            sim = stack.enter_context(Simulator(rec))
+            rec.memory_fn = sim.live_bytes
+        else:
+            rec.memory_fn = torch.cuda.memory_allocated if torch.cuda.is_available() else None
+            for mode in _real_modes(rec):
+                stack.enter_context(mode)
+        os.chdir(workdir)
+        sys.argv = [script]
+        sys.path[0] = os.path.dirname(script)
+        try:
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code
+            exit_code = code if isinstance(code, int) else (0 if code is None else 1)
+        except BaseException as exc:  # noqa: BLE001 - the script's failure is the data
+            exit_code = 1
+            exc_record = _exception_record(exc, script)
+        finally:
+            os.chdir(old_cwd)
+            sys.argv, sys.path[0] = old_argv, old_path0
+            warnings.showwarning = old_show
+    result.update(
+        exit_code=exit_code,
+        exception=exc_record,
+        warnings=list(rec.warnings.values())[:500],
+        copies={kind: _lines(c) for kind, c in rec.copies.items()},
+        syncs=_lines(rec.syncs),
+        carry=_lines(rec.carry),
+        optimizer_steps=rec.optimizer_steps,
+        backward_calls=rec.backward_calls,
+        memory_steps=rec.memory_steps[:2000],
+        memory_backward=rec.memory_backward[:2000],
+    )
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m devicelint.runtime.harness")
+    parser.add_argument("--simulate", action="store_true")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("script")
+    ns = parser.parse_args(argv)
+    result = run_script(ns.script, ns.simulate)
+    tmp = ns.out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(result, fh, indent=1, default=str)
+    os.replace(tmp, ns.out)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # skip interpreter teardown: a script's stray non-daemon threads must not hang us
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

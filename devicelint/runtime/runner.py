@@ -1,0 +1,358 @@
+"""Launch the harness per script, read its JSON, and turn runs into verdicts.
+
+Verdicts (``Result.verdict``); only the first two count as a pass:
+
+* ``confirmed``         bad script showed its declared outcome and the blamed line is
+                        one the linter flags for the rule
+* ``clean``             fixed script exited 0 with none of the bad script's symptom
+* ``cross-check-failed`` outcome seen, but the runtime blames a line the linter does not flag
+* ``not-confirmed``     bad script ran without the declared outcome
+* ``failed-otherwise``  a script died of something other than the declared outcome
+* ``not-clean``         fixed script failed, or showed the bad script's symptom
+* ``timeout`` / ``error`` / ``fixture-error``  nothing trustworthy to judge
+
+New outcome kinds: add a parser in fixture.PARSERS and a judge in JUDGES below.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from devicelint.runtime.fixture import Outcome, Pair
+
+PASSING = ("confirmed", "clean")
+
+
+@dataclass
+class Run:
+    """One harness subprocess: ``record`` is its JSON, or None with ``problem`` saying why."""
+
+    script: str
+    record: dict | None
+    problem: str | None = None
+    returncode: int | None = None
+    stderr_tail: str = ""
+    seconds: float = 0.0
+
+    @property
+    def exception(self) -> dict | None:
+        return self.record.get("exception") if self.record else None
+
+    @property
+    def exited_clean(self) -> bool:
+        return bool(self.record) and self.record["exit_code"] == 0 and not self.exception
+
+    def describe_failure(self) -> str:
+        exc = self.exception
+        if exc:
+            first = exc["message"].strip().splitlines()[0] if exc["message"].strip() else ""
+            return f"raises {exc['type']}: {first[:300]}"
+        return f"exit code {self.record['exit_code']}"
+
+
+@dataclass
+class Result:
+    fixture: str  # "<CODE>-<name>/bad.py"
+    role: str  # "bad" | "fixed"
+    code: str
+    expected: str
+    observed: str
+    line: int | None  # the line the runtime blames (bad scripts)
+    verdict: str
+    detail: str = ""
+    simulated: bool = False
+    flagged: list[int] = field(default_factory=list)  # lines the linter flags for `code`
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict in PASSING
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def run_script(script: str | Path, simulate: bool, timeout: float = 120.0) -> Run:
+    """Run one script through the harness in a fresh ``sys.executable`` process."""
+    script = str(Path(script).resolve())
+    with tempfile.TemporaryDirectory(prefix="devicelint-") as tmp:
+        out = os.path.join(tmp, "result.json")
+        cmd = [sys.executable, "-X", "faulthandler", "-m", "devicelint.runtime.harness"]
+        cmd += (["--simulate"] if simulate else []) + [script, "--out", out]
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # make the harness importable even when devicelint is used from a checkout
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        start = time.monotonic()
+        # own session, so a timeout can kill the script's children (DataLoader workers) too
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp, env=env,
+                                start_new_session=True)
+        try:
+            output, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            output, _ = proc.communicate()
+            return Run(script, None, f"timed out after {timeout:g}s", None, _tail(output), time.monotonic() - start)
+        seconds = time.monotonic() - start
+        tail = _tail(output)
+        if not os.path.exists(out):
+            return Run(script, None, f"harness wrote no result (exit code {proc.returncode})",
+                       proc.returncode, tail, seconds)
+        with open(out, encoding="utf-8") as fh:
+            record = json.load(fh)
+        return Run(script, record, None, proc.returncode, tail, seconds)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+
+
+def _tail(output: bytes | None, limit: int = 4000) -> str:
+    text = (output or b"").decode("utf-8", "replace")
+    return text[-limit:]
+
+
+# ---- the cross-check with the linter ------------------------------------------------
+def flagged_ranges(path: Path, code: str) -> list[tuple[int, int]]:
+    from devicelint.engine import lint_source
+
+    findings = lint_source(path.read_bytes(), str(path))
+    return sorted({(f.line, max(f.end_line, f.line)) for f in findings if f.code == code})
+
+
+def _is_flagged(line: int | None, ranges) -> bool:
+    return line is not None and any(lo <= line <= hi for lo, hi in ranges)
+
+
+# ---- judges: did the bad script show the declared outcome? ----------------------------
+@dataclass
+class Observation:
+    matched: bool
+    observed: str
+    candidates: list[int] = field(default_factory=list)  # blamable lines, best first
+    extra_check: object = None  # callable(ranges) -> str|None (an extra cross-check failure)
+
+
+def _judge_raises(outcome: Outcome, bad: Run, fixed: Run | None, src: Path) -> Observation:
+    exc = bad.exception
+    if not exc:
+        return Observation(False, f"exit code {bad.record['exit_code']}, no exception")
+    type_ok = outcome.name in (exc["type"], exc["qualname"]) or exc["qualname"].endswith("." + outcome.name)
+    text_ok = not outcome.texts or any(t in exc["message"] for t in outcome.texts)
+    frames = [f["line"] for f in reversed(exc["script_frames"])]  # innermost first
+    return Observation(type_ok and text_ok, bad.describe_failure(), frames)
+
+
+def _matching_warnings(outcome: Outcome, run: Run) -> list[dict]:
+    text = outcome.texts[0] if outcome.texts else ""
+    return [w for w in run.record["warnings"] if w["category"] == outcome.name.rsplit(".", 1)[-1]
+            and text in w["message"]]
+
+
+def _judge_warns(outcome: Outcome, bad: Run, fixed: Run | None, src: Path) -> Observation:
+    if not bad.exited_clean:
+        return Observation(False, bad.describe_failure())
+    hits = _matching_warnings(outcome, bad)
+    if not hits:
+        seen = sorted({f"{w['category']}: {w['message'][:80]}" for w in bad.record["warnings"]})
+        return Observation(False, "exit 0, no matching warning" + (f" (saw {seen[:3]})" if seen else ""))
+    first = hits[0]
+    return Observation(True, f"warns {first['category']}: {first['message'][:200]}", [w["line"] for w in hits])
+
+
+def _per_line(run: Run, kind: str) -> Counter:
+    rec = run.record
+    data = rec["syncs"] if kind == "sync" else rec["copies"].get(kind, {})
+    return Counter({int(k): v for k, v in data.items()})
+
+
+def _line_texts(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _judge_wastes(outcome: Outcome, bad: Run, fixed: Run | None, src: Path) -> Observation:
+    if not bad.exited_clean:
+        return Observation(False, bad.describe_failure())
+    if fixed is None or not fixed.exited_clean:
+        why = fixed.problem or fixed.describe_failure() if fixed else "no fixed script"
+        return Observation(False, f"cannot compare: fixed script did not run clean ({why})")
+    kind = outcome.name
+    b, f = _per_line(bad, kind), _per_line(fixed, kind)
+    diff = sum(b.values()) - sum(f.values())
+    # Which bad lines hold the extra copies: match lines by their text against the fixed
+    # script, so that a copy both scripts make (moving the batch) is not blamed.
+    bad_text, fixed_text = _line_texts(src), _line_texts(Path(fixed.script))
+    fixed_by_text: Counter = Counter()
+    for line, n in f.items():
+        if 0 < line <= len(fixed_text):
+            fixed_by_text[fixed_text[line - 1].strip()] += n
+    excess = {}
+    for line, n in b.items():
+        text = bad_text[line - 1].strip() if 0 < line <= len(bad_text) else ""
+        excess[line] = n - fixed_by_text.get(text, 0)
+    candidates = [ln for ln, e in sorted(excess.items(), key=lambda kv: (-kv[1], kv[0])) if e > 0 and ln > 0]
+    steps = bad.record.get("optimizer_steps") or bad.record.get("backward_calls") or 0
+    observed = (f"{kind}: bad {sum(b.values())} vs fixed {sum(f.values())} ({diff:+d}"
+                + (f", {diff / steps:.1f}/step over {steps} steps" if steps and diff > 0 else "") + ")")
+    if candidates:
+        observed += f"; most on line {candidates[0]} ({excess[candidates[0]]} extra)"
+
+    def flagged_total(ranges):
+        on_flagged = sum(n for line, n in b.items() if _is_flagged(line, ranges))
+        if on_flagged < outcome.minimum:
+            return f"only {on_flagged} of the {kind} counts lie on flagged lines (need >= {outcome.minimum})"
+        return None
+
+    return Observation(diff >= outcome.minimum, observed, candidates, flagged_total)
+
+
+def grows(samples: list[int]) -> bool:
+    """True when memory climbs step after step (the first sample is warm-up)."""
+    s = samples[1:]
+    if len(s) < 3:
+        return False
+    deltas = [b - a for a, b in zip(s, s[1:])]
+    return s[-1] > s[0] and sum(d > 0 for d in deltas) >= 0.75 * len(deltas)
+
+
+def _memory_samples(run: Run) -> list[int]:
+    rec = run.record
+    return rec["memory_steps"] if len(rec["memory_steps"]) >= 4 else rec["memory_backward"]
+
+
+def _judge_grows(outcome: Outcome, bad: Run, fixed: Run | None, src: Path) -> Observation:
+    if not bad.exited_clean:
+        return Observation(False, bad.describe_failure())
+    samples = _memory_samples(bad)
+    carry = Counter({int(k): v for k, v in bad.record["carry"].items()})
+    candidates = [ln for ln, _ in carry.most_common() if ln > 0]
+    show = samples if len(samples) <= 6 else samples[:3] + ["..."] + samples[-2:]
+    observed = f"memory per step {show}" + (f"; graph kept across steps on line {candidates[0]}" if candidates else "")
+    return Observation(grows(samples), observed, candidates)
+
+
+JUDGES = {"raises": _judge_raises, "warns": _judge_warns, "wastes": _judge_wastes, "grows": _judge_grows}
+
+
+def _fixed_symptom(outcome: Outcome, fixed: Run) -> str | None:
+    """The bad script's symptom showing up in the fixed script, or None."""
+    if outcome.kind == "warns" and _matching_warnings(outcome, fixed):
+        return "emits the warning too"
+    if outcome.kind == "grows" and grows(_memory_samples(fixed)):
+        return f"memory grows too: {_memory_samples(fixed)[:8]}"
+    return None
+
+
+# ---- verdicts -------------------------------------------------------------------------
+def judge_pair(pair: Pair, bad: Run | None, fixed: Run | None, simulated: bool) -> tuple[Result, Result | None]:
+    """Verdicts for a pair's bad and fixed script from their runs."""
+    expected = pair.header.outcome.describe() if pair.header else "?"
+    base = dict(code=pair.code, simulated=simulated)
+    if pair.error or bad is None:
+        err = Result(pair.name, "bad", expected=expected, observed="", line=None, verdict="fixture-error",
+                     detail=pair.error or "not run", **base)
+        return err, None
+    return _judge_bad(pair, bad, fixed, expected, base), _judge_fixed(pair, fixed, expected, base)
+
+
+def _run_problem(run: Run) -> tuple[str, str]:
+    verdict = "timeout" if run.problem and run.problem.startswith("timed out") else "error"
+    return verdict, f"{run.problem}\n--- output tail ---\n{run.stderr_tail}"
+
+
+def _judge_bad(pair: Pair, bad: Run, fixed: Run | None, expected: str, base: dict) -> Result:
+    outcome = pair.header.outcome
+    if bad.record is None:
+        verdict, detail = _run_problem(bad)
+        return Result(pair.name, "bad", expected=expected, observed=bad.problem, line=None, verdict=verdict,
+                      detail=detail, **base)
+    obs = JUDGES[outcome.kind](outcome, bad, fixed, pair.bad)
+    if not obs.matched:
+        verdict = "failed-otherwise" if bad.exception else "not-confirmed"
+        line = obs.candidates[0] if obs.candidates else None
+        return Result(pair.name, "bad", expected=expected, observed=obs.observed, line=line, verdict=verdict,
+                      detail=(bad.exception or {}).get("traceback", "") or bad.stderr_tail[-1500:], **base)
+    try:
+        ranges = flagged_ranges(pair.bad, pair.code)
+    except Exception as exc:  # noqa: BLE001 - a linter crash must show up as a failed check
+        return Result(pair.name, "bad", expected=expected, observed=obs.observed, line=None,
+                      verdict="cross-check-failed", detail=f"cross-check: linter raised {exc!r}", **base)
+    flagged = sorted({ln for lo, hi in ranges for ln in range(lo, hi + 1)})
+    blamed = next((ln for ln in obs.candidates if _is_flagged(ln, ranges)), None)
+    header_lines = list(pair.header.expect.get(pair.code, ()))
+    problem = None
+    if blamed is None:
+        blamed = obs.candidates[0] if obs.candidates else None
+        what = f"blamed line {blamed}" if blamed is not None else "no script line to blame"
+        problem = (f"cross-check: {what} not flagged by {pair.code} (flagged: {flagged}; "
+                   f"header expects {header_lines})")
+    elif obs.extra_check is not None:
+        problem = obs.extra_check(ranges)
+        if problem:
+            problem = f"cross-check: {problem} (flagged: {flagged})"
+    return Result(pair.name, "bad", expected=expected, observed=obs.observed, line=blamed,
+                  verdict="cross-check-failed" if problem else "confirmed", detail=problem or "",
+                  flagged=flagged, **base)
+
+
+def _judge_fixed(pair: Pair, fixed: Run | None, expected: str, base: dict) -> Result | None:
+    if fixed is None:
+        return None
+    expect_fixed = "exit 0, clean"
+    if fixed.record is None:
+        verdict, detail = _run_problem(fixed)
+        return Result(pair.fixed_name, "fixed", expected=expect_fixed, observed=fixed.problem, line=None,
+                      verdict=verdict, detail=detail, **base)
+    if not fixed.exited_clean:
+        exc = fixed.exception
+        line = exc["script_frames"][-1]["line"] if exc and exc["script_frames"] else None
+        return Result(pair.fixed_name, "fixed", expected=expect_fixed, observed=fixed.describe_failure(),
+                      line=line, verdict="not-clean",
+                      detail=(exc or {}).get("traceback", "") or fixed.stderr_tail[-1500:], **base)
+    symptom = _fixed_symptom(pair.header.outcome, fixed)
+    counts = (f"h2d {sum(fixed.record['copies']['h2d'].values())}, syncs {sum(fixed.record['syncs'].values())}, "
+              f"warnings {len(fixed.record['warnings'])}")
+    return Result(pair.fixed_name, "fixed", expected=expect_fixed,
+                  observed=f"exit 0 ({counts})" + (f"; {symptom}" if symptom else ""), line=None,
+                  verdict="not-clean" if symptom else "clean", detail=symptom or "", **base)
+
+
+class PairRunner:
+    """Runs each pair once (bad + fixed) and caches the verdicts, so that the bad and
+    the fixed test of a pair, the report, and ``verify`` all share one pair of runs."""
+
+    def __init__(self, simulate: bool, timeout: float = 120.0):
+        self.simulate = simulate
+        self.timeout = timeout
+        self._cache: dict[Path, tuple[Result, Result | None]] = {}
+
+    def results(self, pair: Pair) -> tuple[Result, Result | None]:
+        if pair.bad not in self._cache:
+            bad = fixed = None
+            if not pair.error:
+                bad = run_script(pair.bad, self.simulate, self.timeout)
+                fixed = run_script(pair.fixed, self.simulate, self.timeout) if pair.fixed else None
+            self._cache[pair.bad] = judge_pair(pair, bad, fixed, self.simulate)
+        return self._cache[pair.bad]
+
+    def all_results(self) -> list[Result]:
+        out = []
+        for bad, fixed in self._cache.values():
+            out.append(bad)
+            if fixed is not None:
+                out.append(fixed)
+        return out

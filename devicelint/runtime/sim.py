@@ -1,0 +1,508 @@
+"""A simulated CUDA device on the CPU build of torch.
+
+Every tensor physically lives on the CPU; its *logical* device ("cpu" or "cuda:0") is
+kept per storage, because a device is a property of the storage: views, ``.data``,
+``param.data = moved`` (what ``Module.to`` does) all share one, so the tag follows
+them for free. Two modes cooperate:
+
+* ``_SimFunctionMode`` (torch-function level, sees what the user's code calls):
+  rewrites ``device=`` arguments to the CPU and tags the result with the requested
+  device, implements ``.to`` / ``.cuda`` / ``.cpu`` as a real copy when the logical
+  device changes (and counts it), answers ``.device`` / ``.is_cuda`` with the logical
+  device, and raises the ``.numpy()`` error.
+* ``_SimDispatchMode`` (aten level, also sees autograd's backward and optimizer
+  kernels): checks that the operands of every op share a device, as CUDA kernels do,
+  raising PyTorch's own texts, and tags each fresh output with the operands' device,
+  which is how gradients and optimizer state end up on "cuda".
+
+FakeTensorMode is not used: on CPU-only builds autograd aborts on fake CUDA tensors.
+
+Usage (also in-process, as the unit tests do)::
+
+    with Simulator(recorder) as sim:
+        runpy.run_path(script)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import types
+
+import torch
+from torch.multiprocessing.reductions import StorageWeakRef
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+CPU = "cpu"
+CUDA = "cuda:0"
+# Created inside a C++ composite with no tensor operand (e.g. at::empty(opts)): its
+# device is whatever the surrounding call decides, so it must not trip the check.
+FLOAT = "floating"
+DEVICE_NAME = "Simulated CUDA device (devicelint, CPU)"
+TOTAL_MEMORY = 16 * 2**30
+
+aten = torch.ops.aten
+T = torch.Tensor
+
+SAME_DEVICE = "Expected all tensors to be on the same device, but found at least two devices, {} and {}!"
+NUMPY_ERROR = (
+    "can't convert {} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+)
+# ops that legitimately move data between devices; the copy itself is counted
+_CROSS_OK = {aten.copy_, aten._to_copy, aten.copy, aten._copy_from, aten._copy_from_and_resize, aten.lift_fresh}
+_CONV = {aten.convolution, aten._convolution, aten.convolution_overrideable}
+# eager CUDA accepts CPU index tensors here (advanced indexing moves them)
+_INDEX_ARG = {aten.index: 1, aten.index_put_: 1, aten.index_put: 1, aten._index_put_impl_: 1}
+
+
+def _logical(spec) -> str | None:
+    """'cpu' / 'cuda:N' for a device spec; None for devices we do not simulate (meta)."""
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return f"cuda:{spec}"
+    dev = torch.device(spec)
+    if dev.type == "cpu":
+        return CPU
+    if dev.type == "cuda":
+        return f"cuda:{dev.index or 0}"
+    return None
+
+
+def _torch_device(logical: str) -> torch.device:
+    return torch.device(CPU if logical == FLOAT else logical)
+
+
+def _tensors(obj) -> list[torch.Tensor]:
+    return [t for t in tree_flatten(obj)[0] if isinstance(t, torch.Tensor)]
+
+
+class _StorageTags:
+    """storage -> logical device. Holding a weak ref pins the StorageImpl's address
+    (only its data is freed), so a key can never be reused by a different storage."""
+
+    def __init__(self):
+        self._tags: dict[int, tuple[StorageWeakRef, str, int]] = {}
+        self._purge_at = 4096
+        self.peak = 0
+
+    @staticmethod
+    def _storage(t):
+        try:
+            return t.untyped_storage()
+        except (RuntimeError, NotImplementedError):  # sparse / storage-less tensors
+            return None
+
+    def get(self, t) -> str | None:
+        s = self._storage(t)
+        entry = self._tags.get(s._cdata) if s is not None else None
+        return entry[1] if entry is not None else None
+
+    def set(self, t, device: str) -> None:
+        s = self._storage(t)
+        if s is None:
+            return
+        old = self._tags.get(s._cdata)
+        self._tags[s._cdata] = (old[0] if old else StorageWeakRef(s), device, s.nbytes())
+        if len(self._tags) > self._purge_at:
+            self._tags = {k: v for k, v in self._tags.items() if not v[0].expired()}
+            self._purge_at = max(4096, 2 * len(self._tags))
+
+    def key(self, t):
+        s = self._storage(t)
+        return None if s is None else s._cdata
+
+    def live_bytes(self) -> int:
+        total = sum(n for ref, dev, n in self._tags.values() if dev.startswith("cuda") and not ref.expired())
+        self.peak = max(self.peak, total)
+        return total
+
+
+def _type_string(t: torch.Tensor, device: str) -> str:
+    name = t.type()  # physical, e.g. torch.FloatTensor
+    return name.replace("torch.", "torch.cuda.", 1) if device.startswith("cuda") else name
+
+
+class Simulator:
+    """Context manager: patches torch.cuda to report one device and pushes both modes."""
+
+    def __init__(self, recorder=None):
+        self.recorder = recorder
+        self.tags = _StorageTags()
+        self._stack = None
+
+    # ---- logical devices -------------------------------------------------------
+    def raw_device(self, t) -> str:
+        return self.tags.get(t) or CPU
+
+    def device_str(self, t) -> str:
+        dev = self.raw_device(t)
+        return CPU if dev == FLOAT else dev
+
+    def device_of(self, t) -> torch.device:
+        with torch._C.DisableTorchFunction():
+            return _torch_device(self.device_str(t))
+
+    def live_bytes(self) -> int:
+        return self.tags.live_bytes()
+
+    def _line(self):
+        return self.recorder.line() if self.recorder is not None else 0
+
+    def _count_copy(self, src: str, dst: str) -> None:
+        if self.recorder is None or src == dst:
+            return
+        kind = "h2d" if dst.startswith("cuda") and src == CPU else "d2h" if src.startswith("cuda") and dst == CPU else "d2d"
+        self.recorder.copy(kind)
+
+    # ---- aten level ------------------------------------------------------------
+    def dispatch(self, func, args, kwargs):
+        with torch._C.DisableTorchFunction():
+            return self._dispatch(func, args, kwargs)
+
+    def _dispatch(self, func, args, kwargs):
+        packet = func.overloadpacket
+        tensors = _tensors((args, kwargs))
+        devs = [self.raw_device(t) for t in tensors]
+        if packet in _CROSS_OK:
+            if packet is aten.copy_ and len(tensors) >= 2:
+                self._count_copy(self.device_str(args[1]), self.device_str(args[0]))
+            out = func(*args, **kwargs)
+            self._tag_fresh(out, devs[0] if devs else FLOAT)
+            return out
+        if packet in _CONV:
+            self._check_conv(args)
+        exempt = set()
+        if packet in _INDEX_ARG and len(args) > _INDEX_ARG[packet]:
+            exempt = {id(t) for t in _tensors(args[_INDEX_ARG[packet]])}
+        seen: list[str] = []
+        for t, dev in zip(tensors, devs):
+            if dev == FLOAT or (dev == CPU and (t.dim() == 0 or id(t) in exempt)):
+                continue  # CUDA kernels accept CPU scalars (and CPU indices) as operands
+            if dev not in seen:
+                seen.append(dev)
+        if len(seen) > 1:
+            raise RuntimeError(SAME_DEVICE.format(seen[0], seen[1]))
+        real = [d for d in devs if d != FLOAT]
+        common = next((d for d in real if d.startswith("cuda")), real[0] if real else FLOAT)
+        out = func(*args, **kwargs)
+        self._tag_fresh(out, common)
+        return out
+
+    def _check_conv(self, args):
+        inp, weight = args[0], args[1]
+        bias = args[2] if len(args) > 2 else None
+        di, dw = self.device_str(inp), self.device_str(weight)
+        # CPU input reaches the MKLDNN check, which words it longer
+        tail = "" if di.startswith("cuda") else " or input should be a MKLDNN tensor and {} is a dense tensor"
+        if di != dw:
+            raise RuntimeError(
+                f"Input type ({_type_string(inp, di)}) and weight type ({_type_string(weight, dw)}) "
+                "should be the same" + tail.format("weight")
+            )
+        if isinstance(bias, torch.Tensor) and self.device_str(bias) != di:
+            raise RuntimeError(
+                f"Input type ({_type_string(inp, di)}) and bias type ({_type_string(bias, self.device_str(bias))}) "
+                "should be the same" + tail.format("bias")
+            )
+
+    def _tag_fresh(self, out, device: str) -> None:
+        for t in _tensors(out):
+            if self.tags.get(t) is None:
+                self.tags.set(t, device)
+
+    # ---- torch-function level --------------------------------------------------
+    def function(self, func, args, kwargs):
+        handler = _HANDLERS.get(func)
+        pre = self.recorder.before(func, args) if self.recorder is not None else None
+        out = handler(self, func, args, kwargs) if handler else self._generic(func, args, kwargs)
+        if self.recorder is not None:
+            self.recorder.after(func, args, out, pre, self.device_of)
+        return out
+
+    def _generic(self, func, args, kwargs):
+        target = None
+        if kwargs.get("device") is not None:
+            target = _logical(kwargs["device"])
+            if target is not None:
+                kwargs = {**kwargs, "device": CPU}
+        inputs = _tensors((args, kwargs))
+        out = func(*args, **kwargs)
+        input_keys = {self.tags.key(t) for t in inputs}
+        if target is not None and isinstance(out, torch.Tensor) and self.tags.key(out) in input_keys:
+            if self.raw_device(out) != target:  # e.g. as_tensor(cpu_t, device="cuda") returned its input
+                out = out.clone()
+        if target is None:
+            devs = [self.raw_device(t) for t in inputs]
+            target = next((d for d in devs if d.startswith("cuda")), CPU)
+            for t in _tensors(out):  # resolve only what nobody decided yet
+                if self.tags.get(t) in (None, FLOAT):
+                    self.tags.set(t, target)
+            return out
+        for t in _tensors(out):
+            if self.tags.key(t) not in input_keys:
+                self.tags.set(t, target)
+        return out
+
+    def _move(self, func, self_t, target, dtype=None, non_blocking=False, copy=False, memory_format=None):
+        src = self.device_str(self_t)
+        if target is None:
+            target = src
+        extra = {} if memory_format is None else {"memory_format": memory_format}
+        crossing = target != src
+        out = T.to(self_t, device=CPU, dtype=dtype, non_blocking=non_blocking, copy=copy or crossing, **extra)
+        if crossing:
+            self.tags.set(out, target)
+            self._count_copy(src, target)
+        return out
+
+    # ---- install ---------------------------------------------------------------
+    def __enter__(self):
+        self._stack = contextlib.ExitStack()
+        try:
+            _patch_torch(self, self._stack)
+            self._stack.enter_context(_SimDispatchMode(self))
+            self._stack.enter_context(_SimFunctionMode(self))
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self._stack.close()
+        return False
+
+
+class _SimFunctionMode(TorchFunctionMode):
+    def __init__(self, sim):
+        super().__init__()
+        self.sim = sim
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return self.sim.function(func, args, dict(kwargs or {}))
+
+
+class _SimDispatchMode(TorchDispatchMode):
+    def __init__(self, sim):
+        super().__init__()
+        self.sim = sim
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return self.sim.dispatch(func, args, dict(kwargs or {}))
+
+
+# ---- handlers for the calls whose answer depends on the logical device ----------
+def _h_to(sim, func, args, kwargs):
+    self_t, rest = args[0], args[1:]
+    device, dtype = kwargs.get("device"), kwargs.get("dtype")
+    flags = [a for a in rest if isinstance(a, bool)]  # positional non_blocking, copy
+    for a in rest:
+        if isinstance(a, torch.Tensor):
+            device, dtype = sim.device_str(a), a.dtype
+        elif isinstance(a, torch.dtype):
+            dtype = a
+        elif isinstance(a, (str, torch.device)) or (isinstance(a, int) and not isinstance(a, bool)):
+            device = a
+    target = _logical(device) if device is not None else None
+    if device is not None and target is None:
+        return func(*args, **kwargs)  # meta & co: not simulated
+    return sim._move(
+        func,
+        self_t,
+        target,
+        dtype=dtype,
+        non_blocking=kwargs.get("non_blocking", flags[0] if flags else False),
+        copy=kwargs.get("copy", flags[1] if len(flags) > 1 else False),
+        memory_format=kwargs.get("memory_format"),
+    )
+
+
+def _h_cuda(sim, func, args, kwargs):
+    device = args[1] if len(args) > 1 else kwargs.get("device")
+    target = CUDA if device is None else _logical(device)
+    return sim._move(func, args[0], target, non_blocking=kwargs.get("non_blocking", False),
+                     memory_format=kwargs.get("memory_format"))
+
+
+def _h_cpu(sim, func, args, kwargs):
+    return sim._move(func, args[0], CPU, memory_format=kwargs.get("memory_format"))
+
+
+def _h_numpy(sim, func, args, kwargs):
+    dev = sim.device_str(args[0])
+    if dev != CPU:
+        raise TypeError(NUMPY_ERROR.format(dev))
+    return func(*args, **kwargs)
+
+
+def _h_repr(sim, func, args, kwargs):
+    text = func(*args, **kwargs)
+    dev = sim.device_str(args[0])
+    if dev == CPU or not isinstance(text, str) or not text.endswith(")"):
+        return text
+    # real CUDA tensors print their device right after the data
+    cut = min((i for i in (text.find(k) for k in (", size=", ", dtype=", ", grad_fn=", ", requires_grad=", ", layout=")) if i > 0), default=len(text) - 1)
+    return f"{text[:cut]}, device='{dev}'{text[cut:]}"
+
+
+def _h_type(sim, func, args, kwargs):
+    if len(args) == 1 and not kwargs:
+        return _type_string(args[0], sim.device_str(args[0]))
+    return func(*args, **kwargs)
+
+
+_HANDLERS = {
+    T.to: _h_to,
+    T.cuda: _h_cuda,
+    T.cpu: _h_cpu,
+    T.numpy: _h_numpy,
+    T.__array__: _h_numpy,
+    T.__repr__: _h_repr,
+    T.type: _h_type,
+    T.device.__get__: lambda sim, f, a, k: _torch_device(sim.device_str(a[0])),
+    T.is_cuda.__get__: lambda sim, f, a, k: sim.device_str(a[0]).startswith("cuda"),
+    T.is_cpu.__get__: lambda sim, f, a, k: sim.device_str(a[0]) == CPU,
+    T.get_device: lambda sim, f, a, k: int(sim.device_str(a[0]).split(":")[1]) if sim.device_str(a[0]) != CPU else -1,
+    # pinning needs a real CUDA runtime; a no-op is what it means for correctness
+    T.pin_memory: lambda sim, f, a, k: a[0],
+    T.is_pinned: lambda sim, f, a, k: False,
+}
+
+
+# ---- torch.cuda stand-ins -------------------------------------------------------
+class _Event:
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self.t = None
+
+    def record(self, stream=None):
+        self.t = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+    def wait(self, stream=None):
+        pass
+
+    def query(self):
+        return True
+
+    def elapsed_time(self, end):
+        return (end.t - self.t) * 1000.0
+
+
+class _Stream:
+    def __init__(self, device=None, priority=0, **kw):
+        self.device = torch.device(CUDA)
+
+    def synchronize(self):
+        pass
+
+    def wait_stream(self, other):
+        pass
+
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        event = event or _Event()
+        event.record()
+        return event
+
+    def query(self):
+        return True
+
+    def is_capturing(self):
+        return False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _noop(*args, **kwargs):
+    return None
+
+
+def _fresh_noop():
+    # one function object per patched name: torch._dynamo's rule map rejects the same
+    # object registered under two torch names
+    def noop(*args, **kwargs):
+        return None
+
+    return noop
+
+
+def _patch_torch(sim, stack):
+    props = types.SimpleNamespace(
+        name=DEVICE_NAME, total_memory=TOTAL_MEMORY, major=8, minor=0, multi_processor_count=1,
+        is_integrated=False, is_multi_gpu_board=False,
+    )
+    cuda = {
+        "is_available": lambda: True,
+        "device_count": lambda: 1,
+        "current_device": lambda: 0,
+        "set_device": _fresh_noop(),
+        "get_device_name": lambda device=None: DEVICE_NAME,
+        "get_device_capability": lambda device=None: (8, 0),
+        "get_device_properties": lambda device=None: props,
+        "is_bf16_supported": lambda *a, **k: True,
+        "synchronize": _fresh_noop(),
+        "empty_cache": _fresh_noop(),
+        "ipc_collect": _fresh_noop(),
+        "init": _fresh_noop(),
+        "manual_seed": _fresh_noop(),
+        "manual_seed_all": _fresh_noop(),
+        "seed": _fresh_noop(),
+        "seed_all": _fresh_noop(),
+        "memory_allocated": lambda device=None: sim.live_bytes(),
+        "memory_reserved": lambda device=None: sim.live_bytes(),
+        "max_memory_allocated": lambda device=None: max(sim.tags.peak, sim.live_bytes()),
+        "max_memory_reserved": lambda device=None: max(sim.tags.peak, sim.live_bytes()),
+        "reset_peak_memory_stats": _fresh_noop(),
+        "reset_max_memory_allocated": _fresh_noop(),
+        "reset_accumulated_memory_stats": _fresh_noop(),
+        "mem_get_info": lambda device=None: (TOTAL_MEMORY - sim.live_bytes(), TOTAL_MEMORY),
+        "Event": _Event,
+        "Stream": _Stream,
+        "current_stream": lambda device=None: _Stream(),
+        "default_stream": lambda device=None: _Stream(),
+        "stream": lambda stream=None: contextlib.nullcontext(stream),
+        "set_stream": _fresh_noop(),
+        "is_current_stream_capturing": lambda: False,
+    }
+    accelerator = {
+        "is_available": lambda: True,
+        "current_accelerator": lambda check_available=False: torch.device("cuda"),
+        "device_count": lambda: 1,
+        "current_device_index": lambda: 0,
+        "set_device_index": _fresh_noop(),
+        "current_stream": lambda device=None: _Stream(),
+        "set_stream": _fresh_noop(),
+        "synchronize": _fresh_noop(),
+    }
+    targets = [(torch.cuda, cuda)]
+    if hasattr(torch, "accelerator"):
+        targets.append((torch.accelerator, accelerator))
+    import torch.utils.data._utils.pin_memory as pin
+
+    targets.append((pin, {"pin_memory": lambda data, device=None: data}))
+    for module, names in targets:
+        for name, value in names.items():
+            if hasattr(module, name) or module is torch.cuda:
+                stack.enter_context(_patched(module, name, value))
+
+
+@contextlib.contextmanager
+def _patched(module, name, value):
+    missing = object()
+    old = getattr(module, name, missing)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        if old is missing:
+            delattr(module, name)
+        else:
+            setattr(module, name, old)
