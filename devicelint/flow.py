@@ -21,7 +21,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.names import Imports, dotted
-from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join
 
 MAX_INLINE_DEPTH = 4
 STEP_BUDGET = 40_000  # statements executed per run: bounds the cost of inlining on huge files
@@ -763,7 +763,12 @@ class Interpreter:
             if call is not None:
                 return self.inline(node, call, self.module_frame, v)
         pos, kw = self.args(node)
-        self.escape(pos + list(kw.values()))
+        args = pos + list(kw.values())
+        self.escape(args)
+        if v.kind is Kind.UNKNOWN and any(contents_on_accel(a) for a in args):
+            # a callable we cannot see (a model passed in) that accepts device tensors
+            # returns device tensors, or it would have failed right here
+            return Val(Kind.TENSOR, Dev.ACCEL)
         return UNKNOWN
 
     def module_call(self, node: cst.Call, model: Val) -> Val:
@@ -880,8 +885,13 @@ class Interpreter:
         pos, kw = self.args(node)
         if name in ("train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "apply", "zero_grad", "share_memory"):
             return recv
-        if name in ("parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
-                    "load_state_dict", "modules", "named_modules", "children", "named_children",
+        if name in ("parameters", "buffers", "state_dict", "named_parameters", "named_buffers"):
+            # the model's own tensors: on the device only if this code path moved it there
+            t = Val(Kind.TENSOR, recv.dev if recv.moved_at is not None else Dev.UNKNOWN, key=recv.key)
+            if name == "state_dict":
+                return Val(Kind.MAPPING, elem=t)
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, t)) if name.startswith("named") else t)
+        if name in ("load_state_dict", "modules", "named_modules", "children", "named_children",
                     "register_buffer", "register_forward_hook", "register_forward_pre_hook", "add_module"):
             return OTHER
         # A method of the model we cannot see may well place it (model.setup(device)).

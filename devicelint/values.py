@@ -111,7 +111,7 @@ def join(a: Val | None, b: Val | None) -> Val:
 
 def contents_on_accel(v: Val) -> bool:
     """A tensor, or a container of tensors, that is on the accelerator."""
-    if v.kind is Kind.TENSOR:
+    if v.kind in (Kind.TENSOR, Kind.UNKNOWN):  # an unknown value moved with .to() counts
         return v.on_accel
     if v.kind in (Kind.SEQ, Kind.MAPPING):
         if v.parts:

@@ -71,12 +71,9 @@ class Recorder:
     def before(self, func, args):
         import torch
 
-        steps = [
-            a.grad_fn.metadata.get("devicelint_step")
-            for a in args
-            if isinstance(a, torch.Tensor) and a.grad_fn is not None
-        ]
-        steps = [s for s in steps if s is not None]
+        if not torch.is_grad_enabled():
+            return None  # nothing recorded now can extend a graph
+        steps = [s for s in (_grad_step(a) for a in args if isinstance(a, torch.Tensor)) if s is not None]
         return min(steps) if steps else None
 
     def after(self, func, args, out, pre, device_of) -> None:
@@ -98,11 +95,12 @@ class Recorder:
         if func is T.backward:
             self.backward_calls += 1
             self._sample(self.memory_backward)
-        if isinstance(out, torch.Tensor) and out.grad_fn is not None:
-            meta = out.grad_fn.metadata
-            meta.setdefault("devicelint_step", self.step)
-            if pre is not None and pre < self.step:
-                self.carry[self.line()] += 1
+        if isinstance(out, torch.Tensor) and torch.is_grad_enabled():
+            fn = _grad_fn(out)
+            if fn is not None:
+                fn.metadata.setdefault("devicelint_step", self.step)
+                if pre is not None and pre < self.step:
+                    self.carry[self.line()] += 1
 
     def on_optimizer_step(self, optimizer, args, kwargs) -> None:
         self.optimizer_steps += 1
@@ -121,6 +119,18 @@ class Recorder:
              "lineno": lineno, "line": where, "count": 0},
         )
         entry["count"] += 1
+
+
+def _grad_fn(t):
+    try:
+        return t.grad_fn
+    except RuntimeError:  # views made under no_grad and modified in place refuse to answer
+        return None
+
+
+def _grad_step(t):
+    fn = _grad_fn(t)
+    return None if fn is None else fn.metadata.get("devicelint_step")
 
 
 def _lines(counter: Counter) -> dict[str, int]:
