@@ -87,7 +87,7 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
             tasks.append((stdin_filename, data))
             sources[stdin_filename] = data.decode("utf-8", "replace").splitlines()
         else:
-            for path in discover([given], cfg.exclude, cfg.extend_exclude):
+            for path in discover([given], cfg.exclude, cfg.extend_exclude, cfg.root if cfg.path else None):
                 tasks.append((path, None))
     jobs_list = [(path, data, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root)) for path, data in tasks]
     findings, errors = lint_many(jobs_list, jobs)

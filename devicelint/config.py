@@ -42,10 +42,15 @@ def find_pyproject(start: str) -> str | None:
         if os.path.isfile(candidate):
             try:
                 with open(candidate, "rb") as f:
-                    if "devicelint" in tomllib.load(f).get("tool", {}):
-                        return candidate
-            except (OSError, tomllib.TOMLDecodeError):
+                    raw = f.read()
+                if "devicelint" in tomllib.loads(raw.decode("utf-8")).get("tool", {}):
+                    return candidate
+            except OSError:
                 pass
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+                # a broken file meant for us is reported by load(), not silently skipped
+                if b"tool.devicelint" in raw:
+                    return candidate
         parent = os.path.dirname(here)
         if parent == here:
             return None

@@ -16,23 +16,34 @@ def _excluded(rel: str, name: str, patterns) -> bool:
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*") for p in patterns)
 
 
-def discover(paths, exclude=None, extend_exclude=()) -> list:
+def discover(paths, exclude=None, extend_exclude=(), root=None) -> list:
     """Files to lint, in a stable order. Explicitly named files are always linted; a named
-    path that does not exist is returned as is, so the engine reports it."""
+    path that does not exist is returned as is, so the engine reports it. `exclude` (which
+    replaces the default folder names) and `extend-exclude` are names or glob patterns,
+    matched against the name, the path below the given folder, and the path below `root`
+    (the folder of the config file)."""
     names = DEFAULT_EXCLUDE if exclude is None else set(exclude)
-    patterns = list(extend_exclude)
+    patterns = list(extend_exclude) + ([] if exclude is None else list(exclude))
+
+    def excluded(rel: str, name: str, full: str) -> bool:
+        if _excluded(rel, name, patterns):
+            return True
+        if root is not None and patterns:
+            rel_root = os.path.relpath(os.path.abspath(full), root).replace(os.sep, "/")
+            return not rel_root.startswith("../") and _excluded(rel_root, name, patterns)
+        return False
     out = []
     seen = set()
     for given in paths:
         if not os.path.isdir(given):
             out.append(given)
             continue
-        for root, dirs, files in os.walk(given):  # followlinks=False: symlink loops cannot trap us
-            rel_root = os.path.relpath(root, given)
+        for root_dir, dirs, files in os.walk(given):  # followlinks=False: symlink loops cannot trap us
+            rel_root = os.path.relpath(root_dir, given)
             keep = []
             for d in sorted(dirs):
                 rel = os.path.normpath(os.path.join(rel_root, d)).replace(os.sep, "/")
-                if d in names or d.endswith(".egg-info") or _excluded(rel, d, patterns):
+                if d in names or d.endswith(".egg-info") or excluded(rel, d, os.path.join(root_dir, d)):
                     continue
                 keep.append(d)
             dirs[:] = keep
@@ -40,9 +51,9 @@ def discover(paths, exclude=None, extend_exclude=()) -> list:
                 if not f.endswith((".py", ".pyi")):
                     continue
                 rel = os.path.normpath(os.path.join(rel_root, f)).replace(os.sep, "/")
-                if _excluded(rel, f, patterns):
+                path = os.path.join(root_dir, f)
+                if excluded(rel, f, path):
                     continue
-                path = os.path.join(root, f)
                 real = os.path.realpath(path)
                 if real in seen:
                     continue

@@ -112,6 +112,7 @@ class Frame:
         self.self_val = self_val
         self.generator = False
         self.default_device_unknown = 0
+        self.placed: set = set()  # moves and device= factories that ran in this frame
 
     def lookup(self, name: str):
         f = self
@@ -420,7 +421,7 @@ class Interpreter:
             base = self.eval(target.value)
             if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
                 info = self.class_of(base.ref.cls)
-                if info["module"] and value.kind is Kind.MODULE:
+                if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
                     # a submodule follows its parent: its own placement means nothing
                     value = Val(Kind.MODULE, param_free=value.param_free, name=value.name)
                 old = base.ref.attrs.get(target.attr.value)
@@ -430,9 +431,13 @@ class Interpreter:
             if base_text:
                 self.forget_moves(base_text)
             base = self.eval(target.value)
-            if base.kind is Kind.MAPPING and isinstance(target.value, cst.Name):
-                # batch["x"] = batch["x"].to(device): the dict now holds mixed values
-                st.vars[target.value.value] = base.with_(elem=join(base.elem, value) if base.elem else value)
+            if isinstance(target.value, cst.Name):
+                if base.kind is Kind.MAPPING:
+                    # batch["x"] = batch["x"].to(device): the dict now holds mixed values
+                    st.vars[target.value.value] = base.with_(elem=join(base.elem, value) if base.elem else value)
+                elif base.loader is not None and not value.host_batch:
+                    # batch[k] = batch[k].to(device): which items moved, we cannot tell
+                    st.vars[target.value.value] = Val(Kind.TENSOR)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
 
@@ -974,7 +979,15 @@ class Interpreter:
     def record_move(self, node, recv: Val, recv_text, target, shown: str, bare: bool) -> None:
         reason, prior = None, None
         key = target.key if target is not None else None
-        if key is not None and recv.moved_at is not None and recv.key == key and recv.dev is target.dev:
+        if (
+            key is not None
+            and recv.moved_at is not None
+            and recv.moved_at is not node
+            and id(recv.moved_at) in self.frame.placed
+            and recv.key == key
+            and recv.dev is target.dev
+            and (recv.kind is not Kind.MODULE or self._model_is_private(recv, recv_text))
+        ):
             reason, prior = "already", recv.moved_at
         elif (
             target is not None
@@ -995,9 +1008,16 @@ class Interpreter:
                 reason = "repeated"
             else:
                 prior = None
+        self.frame.placed.add(id(node))
         if key is not None and recv_text is not None:
             self.frame.state.moves.setdefault((recv_text, key), node)
         self.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare))
+
+    def _model_is_private(self, recv: Val, recv_text) -> bool:
+        """A module's placement is state: code we cannot see (offload hooks, a helper given
+        the model) may have moved it back. Only a local model nobody else touched is certain."""
+        escaped = self.known.escaped if self.known is not None else self.facts.escaped
+        return recv.mid is not None and recv.mid not in escaped and recv_text is not None and "." not in recv_text
 
     def loop_info(self, loop):
         info = self.loop_cache.get(id(loop))
@@ -1107,9 +1127,11 @@ class Interpreter:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
             return Val(Kind.TENSOR, dev, fresh=True)
         if d.kind is Kind.DEVICE:
+            self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None)
         text = dotted(self.kwarg_node(node, "device"))
         if text and api.looks_like_device_name(text):
+            self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, Dev.ACCEL, key=("txt", id(self.frame.func), text), moved_at=node)
         return Val(Kind.TENSOR, Dev.UNKNOWN)
 
@@ -1184,11 +1206,14 @@ class Interpreter:
     def class_of(self, cls: cst.ClassDef) -> dict:
         info = self.class_info.get(id(cls))
         if info is None:
+            # a placeholder first: a class may build instances of itself (trees of blocks)
+            self.class_info[id(cls)] = {"methods": {}, "module": True, "dataset": False, "framework": False,
+                                        "self_moves": False, "parts": set(), "has_params": True, "opaque": True}
             methods = {}
             for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
                 if isinstance(stmt, cst.FunctionDef):
                     methods[stmt.name.value] = stmt
-            module, dataset, framework, inherits_params = False, False, False, False
+            module, dataset, framework, inherits_params, opaque = False, False, False, False, False
             for base in cls.bases:
                 q = self.imports.qualname(base.value) or ""
                 text = dotted(base.value) or ""
@@ -1211,6 +1236,9 @@ class Interpreter:
                     module = framework = inherits_params = True
                 elif last.endswith("PreTrainedModel") or last == "ModelMixin":
                     module = inherits_params = True
+                elif last not in ("object", "ABC", "Generic", "Protocol", "NamedTuple", "Enum") and not q.startswith(("abc.", "typing.", "enum.", "dataclasses.")):
+                    # defined elsewhere: it may be an nn.Module, or move what it holds
+                    opaque = True
             self_moves = any(
                 isinstance(n, cst.Call)
                 and isinstance(n.func, cst.Attribute)
@@ -1229,7 +1257,7 @@ class Interpreter:
                         if isinstance(n.target.value, cst.Name) and n.target.value.value == "self":
                             parts.add(n.target.attr.value)
             info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
-                    "self_moves": self_moves, "parts": parts, "has_params": has_params}
+                    "self_moves": self_moves, "parts": parts, "has_params": has_params, "opaque": opaque}
             self.class_info[id(cls)] = info
         return info
 

@@ -9,13 +9,15 @@ _IGNORE = re.compile(r"#\s*devicelint:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_, ]*)\]
 _IGNORE_FILE = re.compile(r"#\s*devicelint:\s*ignore-file\b")
 
 ALL = frozenset({"*"})
+_CODE = re.compile(r"\b[A-Z]+[0-9]+\b")
 
 
 def _codes(match) -> frozenset:
     raw = match.group("codes")
-    if not raw or not raw.strip():
-        return ALL
-    return frozenset(c.strip().upper() for c in raw.split(",") if c.strip())
+    # codes separated by commas and/or spaces, as flake8 and ruff accept; words after them
+    # (`# noqa: DL001 moved by accelerate`) are an explanation, not codes
+    codes = _CODE.findall(raw.upper()) if raw else []
+    return frozenset(codes) if codes else ALL
 
 
 class Suppressions:

@@ -85,6 +85,8 @@ def join(a: Val | None, b: Val | None) -> Val:
         return a
     if a.kind is not b.kind:
         return UNKNOWN
+    if a.kind in (Kind.FUNC, Kind.CLASS, Kind.OBJECT) and a.ref is not b.ref:
+        return UNKNOWN  # two different callables: we cannot say which runs
     if a.dev == b.dev:
         dev = a.dev
     elif a.kind is Kind.DEVICE and Dev.ACCEL in (a.dev, b.dev):

@@ -13,9 +13,11 @@ The script runs with runpy as ``__main__`` in a fresh temp cwd. Around it:
 Every count is keyed by the script's own line that caused it (the innermost frame of
 the script in the Python stack), which is what the runner cross-checks with the linter.
 
-"Graph carry" is how ``grows memory`` gets a line to blame: an op whose result
-has autograd history and that consumes a tensor whose history was recorded in an
-earlier step (``total += loss``) keeps every earlier step's graph alive.
+"Steps" are the boundaries a loop leaves behind: outermost ``nn.Module`` calls, optimizer
+steps and ``backward()`` calls. Memory is sampled at each outermost call of a module
+(per module) and after each optimizer step. "Graph carry" is how ``grows memory``
+gets a line to blame: a line whose op extends autograd history that *the same line*
+recorded in an earlier step (``total += loss``) chains every step's graph together.
 """
 
 from __future__ import annotations
@@ -45,14 +47,14 @@ class Recorder:
         self.warnings: dict[tuple, dict] = {}
         self.optimizer_steps = 0
         self.backward_calls = 0
+        self.boundaries = 0
         self.memory_steps: list[int] = []
-        self.memory_backward: list[int] = []
+        self.memory_modules: dict[int, list[int]] = {}
+        self._depth = 0
+        self.muted = 0  # >0 while a counted sync (print, .item()) does its own internal copies
         self.memory_fn = None
         self._sync_funcs = None
 
-    @property
-    def step(self) -> int:
-        return max(self.optimizer_steps, self.backward_calls)
 
     def line(self, frame=None) -> int:
         frame = frame or sys._getframe(1)
@@ -63,6 +65,8 @@ class Recorder:
         return 0
 
     def copy(self, kind: str, n: int = 1) -> None:
+        if self.muted:
+            return
         self.copies[kind][self.line()] += n
         if kind == "d2h":
             self.syncs[self.line()] += n
@@ -73,8 +77,8 @@ class Recorder:
 
         if not torch.is_grad_enabled():
             return None  # nothing recorded now can extend a graph
-        steps = [s for s in (_grad_step(a) for a in args if isinstance(a, torch.Tensor)) if s is not None]
-        return min(steps) if steps else None
+        tags = [tag for tag in (_grad_tag(a) for a in args if isinstance(a, torch.Tensor)) if tag is not None]
+        return tags or None
 
     def after(self, func, args, out, pre, device_of) -> None:
         import torch
@@ -94,17 +98,35 @@ class Recorder:
                     self.syncs[self.line()] += 1
         if func is T.backward:
             self.backward_calls += 1
-            self._sample(self.memory_backward)
+            self.boundaries += 1
         if isinstance(out, torch.Tensor) and torch.is_grad_enabled():
             fn = _grad_fn(out)
             if fn is not None:
-                fn.metadata.setdefault("devicelint_step", self.step)
-                if pre is not None and pre < self.step:
-                    self.carry[self.line()] += 1
+                line = self.line()
+                fn.metadata.setdefault("devicelint", (line, self.boundaries))
+                if pre and any(tag_line == line and tag_step < self.boundaries for tag_line, tag_step in pre):
+                    self.carry[line] += 1
 
     def on_optimizer_step(self, optimizer, args, kwargs) -> None:
         self.optimizer_steps += 1
+        self.boundaries += 1
         self._sample(self.memory_steps)
+
+    def on_forward_pre(self, module, args) -> None:
+        if self._depth == 0:  # an outermost call: the script's loop, not a submodule
+            self.boundaries += 1
+            self._sample(self.memory_modules.setdefault(id(module), []))
+        self._depth += 1
+
+    def on_forward(self, module, args, output) -> None:
+        self._depth = max(0, self._depth - 1)
+
+    def memory_series(self) -> list[list[int]]:
+        """After-optimizer-step samples and the most-sampled module's, each if long enough."""
+        series = [self.memory_steps]
+        if self.memory_modules:
+            series.append(max(self.memory_modules.values(), key=len))
+        return [s for s in series if len(s) >= 4]
 
     def _sample(self, samples: list[int]) -> None:
         if self.memory_fn is not None and len(samples) < 10_000:
@@ -128,9 +150,9 @@ def _grad_fn(t):
         return None
 
 
-def _grad_step(t):
+def _grad_tag(t):
     fn = _grad_fn(t)
-    return None if fn is None else fn.metadata.get("devicelint_step")
+    return None if fn is None else fn.metadata.get("devicelint")
 
 
 def _lines(counter: Counter) -> dict[str, int]:
@@ -157,10 +179,19 @@ def _real_modes(rec: Recorder):
                 rec.copy("h2d" if src.type == "cpu" else "d2h" if dst.type == "cpu" else "d2d")
             return func(*args, **kwargs)
 
+    T = torch.Tensor
+    # printing / .item() / .tolist() copy to the host internally: count them once, as a sync
+    muting = {T.item, T.tolist, T.__repr__, T.__format__, T.__bool__, T.__float__, T.__int__, T.__index__}
+
     class Observer(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             pre = rec.before(func, args)
-            out = func(*args, **(kwargs or {}))
+            mute = func in muting
+            rec.muted += mute
+            try:
+                out = func(*args, **(kwargs or {}))
+            finally:
+                rec.muted -= mute
             rec.after(func, args, out, pre, lambda t: t.device)
             return out
 
@@ -209,6 +240,13 @@ def _exception_record(exc: BaseException, script: str) -> dict:
     }
 
 
+def _forward_hook(nn_module, hook):
+    try:  # always_call keeps the depth right when a forward raises (torch >= 2.1)
+        return nn_module.register_module_forward_hook(hook, always_call=True)
+    except TypeError:
+        return nn_module.register_module_forward_hook(hook)
+
+
 def run_script(script: str, simulate: bool) -> dict:
     """Run ``script`` in this process and return the result record (see module doc)."""
     import contextlib
@@ -234,8 +272,14 @@ def run_script(script: str, simulate: bool) -> dict:
         warnings.showwarning = show
         from torch.optim.optimizer import register_optimizer_step_post_hook
 
-        handle = register_optimizer_step_post_hook(rec.on_optimizer_step)
-        stack.callback(handle.remove)
+        from torch.nn.modules import module as nn_module
+
+        for handle in (
+            register_optimizer_step_post_hook(rec.on_optimizer_step),
+            nn_module.register_module_forward_pre_hook(rec.on_forward_pre),
+            _forward_hook(nn_module, rec.on_forward),
+        ):
+            stack.callback(handle.remove)
         if simulate:
             from devicelint.runtime.sim import Simulator
 
@@ -269,8 +313,7 @@ def run_script(script: str, simulate: bool) -> dict:
         carry=_lines(rec.carry),
         optimizer_steps=rec.optimizer_steps,
         backward_calls=rec.backward_calls,
-        memory_steps=rec.memory_steps[:2000],
-        memory_backward=rec.memory_backward[:2000],
+        memory_series=[series[:2000] for series in rec.memory_series()],
     )
     return result
 

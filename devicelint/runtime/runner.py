@@ -22,8 +22,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -209,7 +211,7 @@ def _judge_wastes(outcome: Outcome, bad: Run, fixed: Run | None, src: Path) -> O
     observed = (f"{kind}: bad {sum(b.values())} vs fixed {sum(f.values())} ({diff:+d}"
                 + (f", {diff / steps:.1f}/step over {steps} steps" if steps and diff > 0 else "") + ")")
     if candidates:
-        observed += f"; most on line {candidates[0]} ({excess[candidates[0]]} extra)"
+        observed += "; extra on line " + ", ".join(f"{ln} (+{excess[ln]})" for ln in candidates[:3])
 
     def flagged_total(ranges):
         on_flagged = sum(n for line, n in b.items() if _is_flagged(line, ranges))
@@ -229,20 +231,21 @@ def grows(samples: list[int]) -> bool:
     return s[-1] > s[0] and sum(d > 0 for d in deltas) >= 0.75 * len(deltas)
 
 
-def _memory_samples(run: Run) -> list[int]:
-    rec = run.record
-    return rec["memory_steps"] if len(rec["memory_steps"]) >= 4 else rec["memory_backward"]
+def _growing_series(run: Run) -> list[int] | None:
+    series = run.record["memory_series"]
+    return next((s for s in series if grows(s)), None)
 
 
 def _judge_grows(outcome: Outcome, bad: Run, fixed: Run | None, src: Path) -> Observation:
     if not bad.exited_clean:
         return Observation(False, bad.describe_failure())
-    samples = _memory_samples(bad)
+    growing = _growing_series(bad)
+    samples = growing or next(iter(bad.record["memory_series"]), [])
     carry = Counter({int(k): v for k, v in bad.record["carry"].items()})
     candidates = [ln for ln, _ in carry.most_common() if ln > 0]
     show = samples if len(samples) <= 6 else samples[:3] + ["..."] + samples[-2:]
     observed = f"memory per step {show}" + (f"; graph kept across steps on line {candidates[0]}" if candidates else "")
-    return Observation(grows(samples), observed, candidates)
+    return Observation(growing is not None, observed, candidates)
 
 
 JUDGES = {"raises": _judge_raises, "warns": _judge_warns, "wastes": _judge_wastes, "grows": _judge_grows}
@@ -252,8 +255,8 @@ def _fixed_symptom(outcome: Outcome, fixed: Run) -> str | None:
     """The bad script's symptom showing up in the fixed script, or None."""
     if outcome.kind == "warns" and _matching_warnings(outcome, fixed):
         return "emits the warning too"
-    if outcome.kind == "grows" and grows(_memory_samples(fixed)):
-        return f"memory grows too: {_memory_samples(fixed)[:8]}"
+    if outcome.kind == "grows" and _growing_series(fixed):
+        return f"memory grows too: {_growing_series(fixed)[:8]}"
     return None
 
 
@@ -333,26 +336,55 @@ def _judge_fixed(pair: Pair, fixed: Run | None, expected: str, base: dict) -> Re
 
 class PairRunner:
     """Runs each pair once (bad + fixed) and caches the verdicts, so that the bad and
-    the fixed test of a pair, the report, and ``verify`` all share one pair of runs."""
+    the fixed test of a pair, the report, and ``verify`` all share one pair of runs.
+    ``prefetch`` runs pairs in background threads (each run is its own process)."""
 
-    def __init__(self, simulate: bool, timeout: float = 120.0):
+    def __init__(self, simulate: bool, timeout: float = 120.0, jobs: int | None = None):
         self.simulate = simulate
         self.timeout = timeout
-        self._cache: dict[Path, tuple[Result, Result | None]] = {}
+        self.jobs = jobs or (min(4, os.cpu_count() or 1) if simulate else 1)
+        self.env: dict | None = None  # device/versions as seen inside the first run
+        self._futures: dict[Path, Future] = {}
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+
+    def _compute(self, pair: Pair) -> tuple[Result, Result | None]:
+        bad = fixed = None
+        if not pair.error:
+            bad = run_script(pair.bad, self.simulate, self.timeout)
+            fixed = run_script(pair.fixed, self.simulate, self.timeout) if pair.fixed else None
+            for run in (bad, fixed):
+                if run is not None and run.record and self.env is None:
+                    keys = ("device", "driver", "cuda", "torch", "python", "simulated")
+                    self.env = {k: run.record.get(k) for k in keys}
+        return judge_pair(pair, bad, fixed, self.simulate)
+
+    def _submit(self, pair: Pair) -> Future:
+        with self._lock:
+            if pair.bad not in self._futures:
+                if self._executor is None:
+                    self._executor = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="devicelint")
+                self._futures[pair.bad] = self._executor.submit(self._compute, pair)
+            return self._futures[pair.bad]
+
+    def prefetch(self, pairs) -> None:
+        for pair in pairs:
+            self._submit(pair)
 
     def results(self, pair: Pair) -> tuple[Result, Result | None]:
-        if pair.bad not in self._cache:
-            bad = fixed = None
-            if not pair.error:
-                bad = run_script(pair.bad, self.simulate, self.timeout)
-                fixed = run_script(pair.fixed, self.simulate, self.timeout) if pair.fixed else None
-            self._cache[pair.bad] = judge_pair(pair, bad, fixed, self.simulate)
-        return self._cache[pair.bad]
+        return self._submit(pair).result()
 
     def all_results(self) -> list[Result]:
+        """Results of every pair whose runs have finished, in submission order."""
         out = []
-        for bad, fixed in self._cache.values():
-            out.append(bad)
-            if fixed is not None:
-                out.append(fixed)
+        for future in list(self._futures.values()):
+            if future.done() and not future.cancelled() and future.exception() is None:
+                bad, fixed = future.result()
+                out.append(bad)
+                if fixed is not None:
+                    out.append(fixed)
         return out
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)

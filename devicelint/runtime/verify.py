@@ -1,0 +1,154 @@
+"""``devicelint verify [--simulate] [DIR]``: run the runtime checks on a folder of pairs.
+
+Public API (torch is only needed by the scripts' subprocesses; this module imports it
+lazily, and only to check for a GPU):
+
+``verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None) -> list[Result]``
+    Find every ``<CODE>-<name>/bad*.py`` + ``fixed*.py`` pair under ``path`` (or treat
+    ``path`` as one such folder), run each script in its own subprocess — on the real
+    GPU, or on the simulated device when ``simulate`` — and return one ``Result`` per
+    script (``runner.Result``: fixture, role, code, expected, observed, line, verdict,
+    detail, simulated, flagged; ``.ok`` is True for "confirmed"/"clean"). Raises
+    ``VerifyError`` (message meant for the user; exit 2) when torch is missing, when
+    ``simulate`` is False and torch sees no CUDA device, or when no pairs are found.
+
+``format_table(results) -> str``
+    A plain-text verdict table, one row per script, titled "SIMULATED" when the runs
+    were simulated, with the reason under every failing row and a pass count.
+
+``results_to_report(results, simulated, env=None) -> dict``
+    The JSON report (``--cuda-report``, ``fixtures/cuda-report.json``): ``device``,
+    ``driver``, ``cuda``, ``torch``, ``python``, ``date``, ``simulated``, ``summary``
+    and ``results`` (per script: expected, observed, blamed line, verdict, ...).
+    ``env`` is the device/version dict seen inside the runs (``PairRunner.env``); when
+    absent it is looked up here.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.util
+import platform
+from pathlib import Path
+
+from devicelint.runtime.fixture import discover_pairs
+from devicelint.runtime.runner import PairRunner, Result
+
+__all__ = ["VerifyError", "verify_folder", "format_table", "results_to_report", "check_runtime"]
+
+
+class VerifyError(Exception):
+    """A reason the runtime checks cannot run at all (message is for the user)."""
+
+
+def check_runtime(simulate: bool) -> None:
+    """Raise VerifyError unless torch (and, for real runs, a CUDA device) is usable."""
+    if importlib.util.find_spec("torch") is None:
+        raise VerifyError(
+            "the runtime checker needs PyTorch, which is not installed in this environment "
+            "(pip install 'devicelint[runtime]'); linting itself does not need it"
+        )
+    if simulate:
+        return
+    import torch  # lazily: only the real-GPU path needs it in this process
+
+    if not torch.cuda.is_available():
+        raise VerifyError(
+            f"no CUDA device: torch.cuda.is_available() is False (torch {torch.__version__}, "
+            f"built with CUDA {torch.version.cuda}). Run with the simulated device instead "
+            "(`devicelint verify --simulate`, `pytest --simulate-cuda`)"
+        )
+
+
+def verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None) -> list[Result]:
+    check_runtime(simulate)
+    pairs = discover_pairs(path)
+    if not pairs:
+        raise VerifyError(f"no fixture pairs (<CODE>-<name>/bad.py + fixed.py) found under {path}")
+    runner = PairRunner(simulate, timeout, jobs)
+    try:
+        runner.prefetch(pairs)
+        results: list[Result] = []
+        for pair in pairs:
+            bad, fixed = runner.results(pair)
+            results.append(bad)
+            if fixed is not None:
+                results.append(fixed)
+    finally:
+        runner.close()
+    verify_folder.last_env = runner.env  # type: ignore[attr-defined]  # for results_to_report
+    return results
+
+
+def format_table(results: list[Result]) -> str:
+    simulated = any(r.simulated for r in results)
+    title = (
+        "devicelint runtime verdicts - SIMULATED device on CPU (not real CUDA)"
+        if simulated
+        else "devicelint runtime verdicts - real CUDA"
+    )
+    rows = [("fixture", "expected", "observed", "line", "verdict")]
+    for r in results:
+        rows.append((r.fixture, _cut(r.expected, 40), _cut(r.observed, 60), "" if r.line is None else str(r.line),
+                     r.verdict))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = [title, ""]
+    for n, row in enumerate(rows):
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+        elif not results[n - 1].ok and results[n - 1].detail:
+            for detail_line in results[n - 1].detail.strip().splitlines()[:4]:
+                lines.append("    " + _cut(detail_line, 160))
+    passed = sum(r.ok for r in results)
+    lines += ["", f"{passed}/{len(results)} scripts passed" + (" (simulated)" if simulated else "")]
+    return "\n".join(lines)
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _env(simulated: bool) -> dict:
+    from importlib import metadata
+
+    env = {"device": None, "driver": None, "cuda": None, "torch": None, "python": platform.python_version()}
+    try:
+        env["torch"] = metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        pass
+    if simulated:
+        env["device"] = "Simulated CUDA device (devicelint, CPU)"
+        return env
+    try:
+        import torch
+
+        env["cuda"] = torch.version.cuda
+        if torch.cuda.is_available():
+            env["device"] = torch.cuda.get_device_name(0)
+    except ImportError:
+        pass
+    return env
+
+
+def results_to_report(results: list[Result], simulated: bool, env: dict | None = None) -> dict:
+    env = dict(env or getattr(verify_folder, "last_env", None) or _env(simulated))
+    report = {
+        "tool": "devicelint",
+        "device": env.get("device"),
+        "driver": env.get("driver"),
+        "cuda": env.get("cuda"),
+        "torch": env.get("torch"),
+        "python": env.get("python"),
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "simulated": bool(simulated),
+        "summary": {"scripts": len(results), "passed": sum(r.ok for r in results),
+                    "failed": sum(not r.ok for r in results)},
+        "results": [r.to_json() for r in results],
+    }
+    return report
+
+
+def default_fixtures_dir() -> Path:
+    return Path.cwd() / "fixtures"
