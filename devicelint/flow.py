@@ -14,6 +14,7 @@ knowledge. Whenever it cannot tell, a value becomes UNKNOWN, and no rule fires o
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -154,12 +155,36 @@ def text_root(text: str) -> str:
     return re.split(r"[.\[]", text, maxsplit=1)[0]
 
 
+# LibCST's `.children` runs a visitor per call; reading the dataclass fields directly is
+# several times faster. Whitespace and punctuation fields never hold code.
+_SKIP_FIELD = ("whitespace", "lpar", "rpar", "comma", "semicolon", "colon", "equal", "dot",
+               "leading_lines", "lines_after", "header", "footer", "newline", "operator", "lbracket",
+               "rbracket", "lbrace", "rbrace", "asynchronous")
+_FIELDS: dict = {}
+
+
+def child_nodes(node):
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(node) if not f.name.startswith(_SKIP_FIELD)
+        )
+    for name in names:
+        v = getattr(node, name)
+        if isinstance(v, cst.CSTNode):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                if isinstance(x, cst.CSTNode):
+                    yield x
+
+
 def _walk(node):
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(n.children)
+        stack.extend(child_nodes(n))
 
 
 # ----------------------------------------------------------------------------- interpreter
@@ -480,7 +505,7 @@ class Interpreter:
         try:
             method = _EVAL[type(node)]
         except KeyError:
-            for child in node.children:
+            for child in child_nodes(node):
                 if isinstance(child, cst.BaseExpression):
                     self.eval(child)
                 elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement, cst.Index)):
@@ -489,7 +514,7 @@ class Interpreter:
         return method(self, node)
 
     def eval_children(self, node) -> None:
-        for child in node.children:
+        for child in child_nodes(node):
             if isinstance(child, cst.BaseExpression):
                 self.eval(child)
 
@@ -1483,9 +1508,18 @@ def infer(module: cst.Module, imports: Imports, default_device_set: bool = False
     interp = Interpreter(module, imports, None, first)
     interp.default_device_set = default_device_set
     interp.run()
+    if not _mentions_built_model(first):
+        return first  # the second run only refines models built in this file: none took part
     final = Facts(model_moves=first.model_moves, escaped=first.escaped)
     interp = Interpreter(module, imports, first, final)
     interp.default_device_set = default_device_set
     interp.run()
     # Moves and escapes seen only in the second run (new contexts) still count.
     return final
+
+
+def _mentions_built_model(facts: Facts) -> bool:
+    if facts.model_moves or any(c.model.mid is not None for c in facts.module_calls):
+        return True
+    vals = [v for m in facts.mixes for v in m.operands] + [m.recv for m in facts.moves] + [n.val for n in facts.numpy]
+    return any(v.mid is not None for v in vals)

@@ -1,0 +1,4 @@
+import torch
+
+scaler = torch.cuda.amp.GradScaler()
+print("made", type(scaler).__name__)

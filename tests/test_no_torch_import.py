@@ -1,0 +1,68 @@
+"""The static linter never imports torch or numpy: it must run where neither is installed,
+and importing torch would cost seconds per run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SCRIPT = r"""
+import io, json, sys
+from pathlib import Path
+
+root = Path(sys.argv[1])
+import devicelint.cli
+from devicelint.engine import lint_source
+from devicelint.lint import lint_many
+
+files = sorted(root.glob("fixtures/DL*/*.py")) + sorted(root.glob("tests/corpus/*.py")) + sorted(root.glob("tests/clean/*.py"))
+assert len(files) > 50, len(files)
+found, errors = lint_many([(str(p), None, ["ALL"], []) for p in files], jobs=1)  # lint_file on each
+assert not errors, errors
+api = len(found)
+for p in files[:10]:
+    lint_source(p.read_bytes(), str(p), select=["ALL"])
+
+# the command-line entry, in this process
+from click.testing import CliRunner
+r = CliRunner().invoke(devicelint.cli.cli, [str(root / "fixtures"), str(root / "tests" / "corpus"), "--jobs", "1", "--select", "ALL", "--output-format", "json"])
+assert r.exit_code == 1, r.output
+cli_count = len(json.loads(r.stdout))
+for fmt in ("full", "concise", "github", "sarif"):
+    CliRunner().invoke(devicelint.cli.cli, [str(root / "fixtures" / "DL003-numpy-on-cuda"), "--jobs", "1", "--output-format", fmt])
+CliRunner().invoke(devicelint.cli.cli, ["rules"])
+CliRunner().invoke(devicelint.cli.cli, ["explain", "DL003"])
+
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "numpy", "torchvision", "transformers", "jax"))
+print(json.dumps({"api": api, "cli": cli_count, "heavy": heavy}))
+"""
+
+
+def test_linting_imports_neither_torch_nor_numpy():
+    p = subprocess.run([sys.executable, "-c", SCRIPT, str(ROOT)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert p.returncode == 0, p.stderr[-3000:]
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out["api"] > 20 and out["cli"] > 20  # it really linted buggy files
+    assert out["heavy"] == [], f"imported: {out['heavy'][:10]}"
+
+
+def test_cli_entry_point_imports_no_torch():
+    code = (
+        "import sys, runpy\n"
+        "sys.argv = ['devicelint', sys.argv[1], '--jobs', '1', '--output-format', 'concise']\n"
+        "try:\n"
+        "    runpy.run_module('devicelint', run_name='__main__')\n"
+        "except SystemExit as e:\n"
+        "    code = e.code\n"
+        "print('EXIT', code, 'torch' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "fixtures")], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    last = p.stderr.strip().splitlines()[-1]
+    assert last == "EXIT 1 False False", p.stderr[-3000:]
+    assert "DL001" in p.stdout

@@ -1,0 +1,150 @@
+"""The simulated CUDA device, in-process (fast): placement, errors, counting."""
+
+import sys
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+np = pytest.importorskip("numpy")
+
+from devicelint.runtime.harness import Recorder  # noqa: E402
+from devicelint.runtime.sim import Simulator  # noqa: E402
+
+SAME = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+
+
+def test_mixing_devices_raises_pytorch_text():
+    with Simulator():
+        with pytest.raises(RuntimeError) as info:
+            torch.ones(2).to("cuda") + torch.ones(2)
+    assert str(info.value) == SAME
+
+
+def test_in_place_mixing_raises():
+    with Simulator():
+        x = torch.zeros(3, device="cuda")
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            x.add_(torch.ones(3))
+
+
+def test_device_reports_logical_device_and_moves_back():
+    with Simulator():
+        x = torch.ones(2).to(torch.device("cuda"))
+        assert str(x.device) == "cuda:0" and x.is_cuda and x.get_device() == 0
+        assert "device='cuda:0'" in repr(x)
+        y = x.cpu()
+        assert y.device == torch.device("cpu") and not y.is_cuda
+        assert x.to(y).device.type == "cpu"  # .to(other) follows the other tensor
+        assert torch.zeros(3, device=x.device).device.type == "cuda"
+    assert x.device.type == "cpu"  # outside the simulation it is a plain CPU tensor
+
+
+def test_module_parameters_and_buffers_follow_model_to():
+    with Simulator():
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4))
+        model.to("cuda")
+        assert {p.device.type for p in model.parameters()} == {"cuda"}
+        assert {b.device.type for b in model.buffers()} == {"cuda"}
+        with pytest.raises(RuntimeError, match="same device"):
+            model(torch.randn(2, 3))
+        assert model(torch.randn(2, 3).cuda()).device.type == "cuda"
+
+
+def test_unmoved_conv_raises_type_mismatch_text():
+    with Simulator():
+        conv = torch.nn.Conv2d(1, 2, 3)
+        with pytest.raises(RuntimeError) as info:
+            conv(torch.randn(1, 1, 5, 5).cuda())
+    assert "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same" in str(
+        info.value
+    )
+
+
+def test_cpu_scalars_and_cpu_indices_mix_with_cuda():
+    with Simulator():
+        x = torch.arange(6.0, device="cuda")
+        assert (x * torch.tensor(2.0)).device.type == "cuda"
+        assert x[torch.tensor([0, 2])].device.type == "cuda"
+        x[torch.tensor([1])] = 5.0
+        with pytest.raises(RuntimeError, match="same device"):
+            torch.tensor([0, 2], device="cuda") + torch.ones(2)
+
+
+def test_numpy_on_cuda_raises_type_error():
+    message = "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+    with Simulator():
+        x = torch.ones(2, device="cuda")
+        with pytest.raises(TypeError) as info:
+            x.numpy()
+        assert str(info.value) == message
+        with pytest.raises(TypeError, match="can't convert cuda:0"):
+            np.asarray(x)
+        assert x.cpu().numpy().tolist() == [1.0, 1.0]
+
+
+def test_cuda_queries_are_patched_only_inside():
+    real = torch.cuda.is_available()
+    with Simulator():
+        assert torch.cuda.is_available() and torch.cuda.device_count() == 1
+        assert "Simulated" in torch.cuda.get_device_name(0)
+        torch.cuda.synchronize()
+        torch.cuda.manual_seed_all(0)
+    assert torch.cuda.is_available() == real
+
+
+def test_as_tensor_to_cuda_does_not_retag_the_source():
+    with Simulator():
+        src = torch.ones(3)
+        moved = torch.as_tensor(src, device="cuda")
+        assert moved.device.type == "cuda" and src.device.type == "cpu"
+
+
+def test_backward_and_optimizer_step_stay_on_cuda():
+    with Simulator():
+        model = torch.nn.Linear(4, 2).cuda()
+        opt = torch.optim.Adam(model.parameters())
+        for _ in range(2):
+            loss = model(torch.randn(3, 4, device="cuda")).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        assert model.weight.grad.device.type == "cuda"
+        assert opt.state[model.weight]["exp_avg"].device.type == "cuda"
+        assert loss.item() >= 0
+
+
+def test_amp_runs_and_deprecated_amp_still_warns():
+    with Simulator():
+        model = torch.nn.Linear(4, 1).to("cuda")
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cuda")
+        with torch.amp.autocast("cuda"):
+            loss = model(torch.randn(2, 4).cuda()).sum()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with torch.cuda.amp.autocast():
+                pass
+    assert any(
+        w.category is FutureWarning and "`torch.cuda.amp.autocast(args...)` is deprecated" in str(w.message)
+        for w in caught
+    )
+
+
+def test_copies_and_syncs_are_counted_per_line():
+    rec = Recorder(__file__)
+    with Simulator(rec):
+        w = torch.ones(3)
+        here = sys._getframe().f_lineno
+        x = w.to("cuda")  # here + 1: one h2d
+        y = x.to("cuda")  # here + 2: already there, no copy
+        x.sum().item()  # here + 3: one sync
+        z = (x + y).cpu()  # here + 4: one d2h (a sync)
+        buf = torch.empty(3, device="cuda")
+        buf.copy_(z)  # here + 6: copy_ across devices is an h2d
+    assert dict(rec.copies["h2d"]) == {here + 1: 1, here + 6: 1}
+    assert dict(rec.copies["d2h"]) == {here + 4: 1}
+    assert dict(rec.syncs) == {here + 3: 1, here + 4: 1}
