@@ -16,12 +16,13 @@ def _excluded(rel: str, name: str, patterns) -> bool:
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*") for p in patterns)
 
 
-def discover(paths, exclude=None, extend_exclude=(), root=None) -> list:
+def discover(paths, exclude=None, extend_exclude=(), root=None, force_exclude=False) -> list:
     """Files to lint, in a stable order. Explicitly named files are always linted; a named
     path that does not exist is returned as is, so the engine reports it. `exclude` (which
     replaces the default folder names) and `extend-exclude` are names or glob patterns,
     matched against the name, the path below the given folder, and the path below `root`
-    (the folder of the config file)."""
+    (the folder of the config file). With `force_exclude`, named files are filtered too
+    (pre-commit names every staged file)."""
     names = DEFAULT_EXCLUDE if exclude is None else set(exclude)
     patterns = list(extend_exclude) + ([] if exclude is None else list(exclude))
 
@@ -36,6 +37,12 @@ def discover(paths, exclude=None, extend_exclude=(), root=None) -> list:
     seen = set()
     for given in paths:
         if not os.path.isdir(given):
+            name = os.path.basename(given)
+            parts = os.path.normpath(given).replace(os.sep, "/").split("/")
+            if force_exclude and (
+                any(p in names or p.endswith(".egg-info") for p in parts[:-1]) or excluded(given.replace(os.sep, "/"), name, given)
+            ):
+                continue
             out.append(given)
             continue
         for root_dir, dirs, files in os.walk(given):  # followlinks=False: symlink loops cannot trap us
@@ -51,7 +58,7 @@ def discover(paths, exclude=None, extend_exclude=(), root=None) -> list:
                 if not f.endswith((".py", ".pyi")):
                     continue
                 rel = os.path.normpath(os.path.join(rel_root, f)).replace(os.sep, "/")
-                path = os.path.join(root_dir, f)
+                path = os.path.join(root_dir, f) if given != "." else rel  # `a.py`, not `./a.py`
                 if excluded(rel, f, path):
                     continue
                 real = os.path.realpath(path)

@@ -27,8 +27,14 @@ def lint_many(tasks, jobs=None):
     if jobs > 1 and len(tasks) >= POOL_THRESHOLD:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(_one, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                results = list(pool.map(_one, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
+        except BrokenProcessPool:
+            # a worker died in native code (a parser crash): name the way to find the file
+            return [], [("<worker>", "a worker process crashed; run with --jobs 1 to find the file")]
     else:
         results = [_one(t) for t in tasks]
     findings, errors = [], []
