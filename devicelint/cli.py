@@ -170,7 +170,11 @@ def verify_cmd(folder, simulate, timeout, report_path):
         if not torch.cuda.is_available():
             click.echo("devicelint verify: no CUDA device here; use --simulate to run on the CPU", err=True)
             sys.exit(EXIT_ERROR)
-    results = verify.verify_folder(folder, simulate=simulate, timeout=timeout)
+    try:
+        results = verify.verify_folder(folder, simulate=simulate, timeout=timeout)
+    except verify.VerifyError as e:
+        click.echo(f"devicelint verify: {e}", err=True)
+        sys.exit(EXIT_ERROR)
     click.echo(verify.format_table(results))
     if report_path:
         with open(report_path, "w") as f:
