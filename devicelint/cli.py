@@ -50,9 +50,11 @@ def cli():
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="A pyproject.toml or TOML file to read settings from.")
 @click.option("--stdin-filename", default="<stdin>", help="The name to report for `-` (stdin).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to lint with (default: all cores).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Where to keep the cache (default: .devicelint_cache).")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (for pre-commit).")
 @click.option("--explain", "explain_code", metavar="CODE", help="Explain one rule and exit.")
-def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, force_exclude, explain_code):
+def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, force_exclude, explain_code):
     """Lint PATHS (files or folders, default `.`; `-` reads stdin).
 
     Also: `devicelint rules`, `devicelint explain CODE`, `devicelint verify [--simulate] DIR`.
@@ -90,7 +92,16 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
         else:
             for path in discover([given], cfg.exclude, cfg.extend_exclude, cfg.root if cfg.path else None, force_exclude):
                 tasks.append((path, None))
-    jobs_list = [(path, data, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root)) for path, data in tasks]
+    if no_cache:
+        cache_dir = None
+    elif cache_dir is None:
+        from devicelint.cache import DEFAULT_DIR
+
+        cache_dir = os.path.join(cfg.root if cfg.path else ".", DEFAULT_DIR)
+    jobs_list = [
+        (path, data, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), cache_dir)
+        for path, data in tasks
+    ]
     findings, errors = lint_many(jobs_list, jobs)
     for path, message in errors:
         click.echo(f"devicelint: internal error while linting {path}: {message}", err=True)

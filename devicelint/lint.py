@@ -12,14 +12,34 @@ POOL_THRESHOLD = 24
 
 
 def _one(task):
-    path, data, select, ignore = task
+    path, data, select, ignore, cache_dir = task
     try:
+        if data is None and cache_dir is not None:
+            return path, _cached(path, select, ignore, cache_dir), None
         if data is not None:
             return path, lint_source(data, path, select, ignore), None
         return path, lint_file(path, select, ignore), None
     except Exception as e:  # an internal error on one file must not stop the others
         where = traceback.extract_tb(e.__traceback__)[-1]
         return path, [], f"{type(e).__name__}: {e} ({os.path.basename(where.filename)}:{where.lineno})"
+
+
+def _cached(path, select, ignore, cache_dir):
+    from devicelint import cache
+    from devicelint.rules import resolve
+
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError:
+        return lint_file(path, select, ignore)  # lint_file names the problem as DL000
+    rules = resolve(select, ignore)
+    k = cache.key(source, [r.code for r in rules])
+    found = cache.load(cache_dir, k, path)
+    if found is None:
+        found = lint_source(source, path, rule_classes=rules)
+        cache.store(cache_dir, k, found)
+    return found
 
 
 def lint_many(tasks, jobs=None):

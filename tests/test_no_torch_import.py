@@ -21,7 +21,7 @@ from devicelint.lint import lint_many
 
 files = sorted(root.glob("fixtures/DL*/*.py")) + sorted(root.glob("tests/corpus/*.py")) + sorted(root.glob("tests/clean/*.py"))
 assert len(files) > 50, len(files)
-found, errors = lint_many([(str(p), None, ["ALL"], []) for p in files], jobs=1)  # lint_file on each
+found, errors = lint_many([(str(p), None, ["ALL"], [], None) for p in files], jobs=1)  # lint_file on each
 assert not errors, errors
 api = len(found)
 for p in files[:10]:
