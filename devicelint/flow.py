@@ -43,6 +43,7 @@ class ModuleCall:
 class Mix:
     node: cst.CSTNode
     operands: list  # Val of every tensor / module taking part
+    cls: cst.ClassDef | None = None  # the nn.Module class whose method does this, if any
 
 
 @dataclass
@@ -63,11 +64,42 @@ class NumpyConv:
 
 
 @dataclass
+class Accum:
+    node: cst.CSTNode  # `total += loss` / `total = total + loss` inside a loop over a loader
+    value: Val  # what is added
+    no_grad: bool  # gradients were off here (torch.no_grad / inference_mode / set_grad_enabled)
+
+
+@dataclass
+class Sync:
+    node: cst.Call  # `.item()`, `.tolist()`, `.cpu()`, `print(t)` on a device tensor
+    what: str
+    val: Val
+
+
+@dataclass
+class LoaderMove:
+    node: cst.Call  # `x.to(device)` of a batch that came straight from `loader`
+    loader: cst.Call  # the DataLoader(...) call
+    non_blocking: bool
+
+
+@dataclass
 class Facts:
     module_calls: list = field(default_factory=list)
     mixes: list = field(default_factory=list)
     moves: list = field(default_factory=list)
     numpy: list = field(default_factory=list)
+    accums: list = field(default_factory=list)
+    # host syncs every step of a training loop over a loader (no `if` between the loop and them)
+    syncs: list = field(default_factory=list)
+    loader_moves: list = field(default_factory=list)
+    # DataLoader(...) call -> "missing" | "false" | "set" (its pin_memory= argument)
+    loaders: dict = field(default_factory=dict)
+    # nn.Module classes of this file whose instances run on the accelerator (moved there, or
+    # called with device data), and the classes they are built from
+    accel_classes: set = field(default_factory=set)
+    mid_class: dict = field(default_factory=dict)  # model identity -> its file-local ClassDef
     # model identity -> set of (Dev, key) it is moved to anywhere; models handed to unknown code
     model_moves: dict = field(default_factory=dict)
     escaped: set = field(default_factory=set)
@@ -114,6 +146,9 @@ class Frame:
         self.generator = False
         self.default_device_unknown = 0
         self.placed: set = set()  # moves and device= factories that ran in this frame
+        self.versions: dict = {}  # name -> how often it was rebound (for textual device keys)
+        self.conds = 0  # how many `if` branches enclose the statement being run
+        self.loop_conds: list = []  # `conds` at the entry of each enclosing loop
 
     def lookup(self, name: str):
         f = self
@@ -202,6 +237,10 @@ class Interpreter:
         self.class_info: dict = {}
         self.loop_cache: dict = {}
         self.default_device_set = False
+        self.no_grad = 0  # >0 while gradients are off (dynamic scope, as in torch)
+        self.last_binop = None  # (node, left, right) of the latest binary operation
+        self.loader_loops: set = set()  # id() of loops over a data loader
+        self.body_cache: dict = {}
 
     # ------------------------------------------------------------------ entry points
 
@@ -230,16 +269,26 @@ class Interpreter:
         saved = self.frame
         frame = Frame(fn, None, None, closure, self_val)
         self.frame = frame
+        no_grad = _no_grad_decorated(fn)
+        self.no_grad += no_grad
         try:
             params = _param_names(fn)
             if self_val is not None and params:
                 frame.state.vars[params[0].name.value] = self_val
                 params = params[1:]
+            module_method = self._mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
             for p in (*params, *fn.params.kwonly_params):
-                frame.state.vars[p.name.value] = self.param_guess(p)
+                v = self.param_guess(p)
+                if module_method and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and p.star not in ("*", "**") and (
+                    p.default is None or (isinstance(p.default, cst.Name) and p.default.value == "None")
+                ):
+                    # an input of a module's forward: it lives wherever the module lives
+                    v = Val(Kind.TENSOR, on_module=True)
+                frame.state.vars[p.name.value] = v
             self.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
         finally:
             self.frame = saved
+            self.no_grad -= no_grad
 
     def param_guess(self, p: cst.Param) -> Val:
         name = p.name.value
@@ -249,14 +298,20 @@ class Interpreter:
                 return default
         return self.guess_by_name(name, scope=self.frame.func)
 
+    def txt_key(self, scope, text: str) -> tuple:
+        """A device known only by its spelling (`inputs_embeds.device`): equal keys mean the
+        same device only while nothing it is spelled with has been rebound."""
+        versions = self.frame.versions if self.frame is not None else {}
+        return ("txt", id(scope), text, versions.get(text_root(text), 0), versions.get(text, 0))
+
     def guess_by_name(self, text: str, scope) -> Val:
         """Names are the last resort: `device`, `args.device` -> a device; `train_loader` -> a loader."""
         if "." in text and text.split(".")[0] not in api.CONFIG_OBJECTS:
             if api.looks_like_device_name(text):
-                return Val(Kind.DEVICE, Dev.UNKNOWN, key=("txt", id(scope), text), name=text)
+                return Val(Kind.DEVICE, Dev.UNKNOWN, key=self.txt_key(scope, text), name=text)
             return UNKNOWN
         if api.looks_like_device_name(text):
-            return Val(Kind.DEVICE, Dev.ACCEL, key=("txt", id(scope), text), name=text)
+            return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(scope, text), name=text)
         if api.looks_like_loader_name(text):
             return Val(Kind.LOADER, Dev.CPU, name=text)
         return UNKNOWN
@@ -312,6 +367,17 @@ class Interpreter:
         st = self.frame.state
         if isinstance(small, cst.Assign):
             value = self.eval(small.value)
+            if (
+                len(small.targets) == 1
+                and isinstance(small.value, cst.BinaryOperation)
+                and isinstance(small.value.operator, cst.Add)
+                and self.frame.loops
+            ):
+                target = expr_text(small.targets[0].target)
+                if target is not None and expr_text(small.value.left) == target:
+                    binop = self.last_binop
+                    if binop is not None and binop[0] is small.value:
+                        self.note_accum(small, target, binop[2])
             for t in small.targets:
                 self.bind(t.target, value)
         elif isinstance(small, cst.AnnAssign):
@@ -320,6 +386,10 @@ class Interpreter:
         elif isinstance(small, cst.AugAssign):
             left = self.eval(small.target)
             right = self.eval(small.value)
+            if isinstance(small.operator, cst.AddAssign) and self.frame.loops:
+                target = expr_text(small.target)
+                if target is not None:
+                    self.note_accum(small, target, right)
             self.bind(small.target, self.combine(small, [left, right]))
         elif isinstance(small, cst.Expr):
             v = small.value
@@ -354,22 +424,31 @@ class Interpreter:
         self.eval(stmt.test)
         before = self.frame.state
         self.frame.state = before.copy()
-        self.exec_suite(stmt.body)
-        after_body = self.frame.state
-        self.frame.state = before.copy()
-        if isinstance(stmt.orelse, cst.If):
-            self.exec_if(stmt.orelse)
-        elif isinstance(stmt.orelse, cst.Else):
-            self.exec_suite(stmt.orelse.body)
+        frame = self.frame
+        frame.conds += 1
+        try:
+            self.exec_suite(stmt.body)
+            after_body = self.frame.state
+            self.frame.state = before.copy()
+            if isinstance(stmt.orelse, cst.If):
+                self.exec_if(stmt.orelse)
+            elif isinstance(stmt.orelse, cst.Else):
+                self.exec_suite(stmt.orelse.body)
+        finally:
+            frame.conds -= 1
         self.frame.state = State.merge(after_body, self.frame.state)
 
     def exec_loop(self, stmt) -> None:
         is_for = isinstance(stmt, cst.For)
-        elem = self.iter_elem(self.eval(stmt.iter)) if is_for else None
+        it = self.eval(stmt.iter) if is_for else None
+        elem = self.iter_elem(it) if is_for else None
         if not is_for:
             self.eval(stmt.test)
+        elif it.kind in (Kind.LOADER, Kind.DATASET) or host_batch_in(elem) is not None:
+            self.loader_loops.add(id(stmt))
         before = self.frame.state
         self.frame.loops.append(stmt)
+        self.frame.loop_conds.append(self.frame.conds)
         state = before.copy()
         # Two rounds: the second sees values carried around the back edge.
         for _ in range(2):
@@ -381,12 +460,14 @@ class Interpreter:
             body_out.dead = False
             state = State.merge(before, body_out)
         self.frame.loops.pop()
+        self.frame.loop_conds.pop()
         self.frame.state = state
         if stmt.orelse is not None:
             self.exec_suite(stmt.orelse.body)
 
     def exec_with(self, stmt: cst.With) -> None:
         sets_default = False
+        no_grad = any(_mentions_no_grad(item.item) for item in stmt.items)
         for item in stmt.items:
             v = self.eval(item.item)
             if isinstance(item.item, cst.Call) and self.qual(item.item.func) in ("torch.device", "torch.cuda.device"):
@@ -395,9 +476,11 @@ class Interpreter:
                 self.bind(item.asname.name, v if v.kind is not Kind.UNKNOWN else UNKNOWN)
         if sets_default:
             self.frame.default_device_unknown += 1
+        self.no_grad += no_grad
         try:
             self.exec_suite(stmt.body)
         finally:
+            self.no_grad -= no_grad
             if sets_default:
                 self.frame.default_device_unknown -= 1
 
@@ -449,6 +532,9 @@ class Interpreter:
                 if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
                     # a submodule follows its parent: its own placement means nothing
                     value = Val(Kind.MODULE, param_free=value.param_free, name=value.name)
+                elif info["module"] and value.kind is Kind.TENSOR and value.fresh:
+                    # `self.mask = torch.ones(...)`: a plain attribute, which `.to()` does not move
+                    value = value.with_(attr=target.attr.value)
                 old = base.ref.attrs.get(target.attr.value)
                 base.ref.attrs[target.attr.value] = value if old is None else join(old, value)
         elif isinstance(target, cst.Subscript):
@@ -484,10 +570,82 @@ class Interpreter:
         return UNKNOWN
 
     def forget_moves(self, text: str) -> None:
+        versions = self.frame.versions
+        versions[text] = versions.get(text, 0) + 1
         moves = self.frame.state.moves
         if moves:
             for k in [k for k in moves if k[0] == text or k[0].startswith((text + ".", text + "["))]:
                 del moves[k]
+
+    # ------------------------------------------------------------------ loop facts
+
+    def _mod_cls(self):
+        """The nn.Module class whose method runs in this frame, or None."""
+        sv = self.frame.self_val if self.frame is not None else None
+        if sv is not None and sv.kind is Kind.OBJECT and isinstance(sv.ref, Instance):
+            cls = sv.ref.cls
+            if self.class_of(cls)["module"]:
+                return cls
+        return None
+
+    def _loader_loop(self):
+        """The innermost enclosing loop of this frame that iterates a data loader, and the
+        number of `if` branches between it and here; (None, 0) when there is none."""
+        f = self.frame
+        for i in range(len(f.loops) - 1, -1, -1):
+            if id(f.loops[i]) in self.loader_loops:
+                return f.loops[i], f.conds - f.loop_conds[i]
+        return None, 0
+
+    def _body_info(self, node) -> dict:
+        """Cached facts about a loop or function body: the names it assigns with `=`,
+        whether it steps an optimizer / calls backward, and its backward call nodes."""
+        info = self.body_cache.get(id(node))
+        if info is None:
+            assigned, backwards, steps = set(), set(), False
+            body = node.body if node is not None else self.module
+            for n in _walk(body):
+                if isinstance(n, cst.Assign):
+                    for t in n.targets:
+                        text = expr_text(t.target)
+                        if text and not (isinstance(n.value, cst.BinaryOperation) and expr_text(n.value.left) == text):
+                            assigned.add(text)
+                elif isinstance(n, cst.AnnAssign):
+                    text = expr_text(n.target)
+                    if text:
+                        assigned.add(text)
+                elif isinstance(n, cst.Call):
+                    name = n.func.attr.value if isinstance(n.func, cst.Attribute) else dotted(n.func) or ""
+                    if name.endswith("backward"):
+                        backwards.add(id(n))
+                        steps = True
+                    elif name == "step" and isinstance(n.func, cst.Attribute):
+                        steps = True
+            info = self.body_cache[id(node)] = {"assigned": assigned, "backwards": backwards, "steps": steps}
+        return info
+
+    def note_accum(self, node, target: str, value: Val) -> None:
+        """`total += loss` inside a loop over a loader, unless the sum is meant to be
+        differentiated (a backward outside the loop) or starts afresh every iteration."""
+        if not (value.grad or self.no_grad) or value.kind is not Kind.TENSOR:
+            return
+        loop = self.frame.loops[-1]
+        if id(loop) not in self.loader_loops:
+            return
+        if target in self._body_info(loop)["assigned"]:
+            return
+        outside = self._body_info(self.frame.func)["backwards"] - self._body_info(loop)["backwards"]
+        if outside:
+            return
+        self.facts.accums.append(Accum(node, value, self.no_grad > 0))
+
+    def note_sync(self, node, what: str, val: Val) -> None:
+        if not contents_on_accel(val):
+            return
+        loop, conds = self._loader_loop()
+        if loop is None or conds or not self._body_info(loop)["steps"]:
+            return
+        self.facts.syncs.append(Sync(node, what, val))
 
     # ------------------------------------------------------------------ expressions
 
@@ -554,6 +712,10 @@ class Interpreter:
                 return Val(Kind.DEVICE, base.dev, key=base.key)
             if attr in api.NON_TENSOR_ATTRS:
                 return OTHER
+            if attr == "data":
+                return base.with_(grad=False)
+            if attr in ("T", "mT", "H", "real", "imag"):
+                return base
             return base.with_(fresh=False)
         if base.kind is Kind.MODULE:
             if attr == "device":
@@ -580,15 +742,17 @@ class Interpreter:
     def eval_subscript(self, node: cst.Subscript) -> Val:
         base = self.eval(node.value)
         index = None
+        sliced = False
         for el in node.slice:
             if isinstance(el.slice, cst.Index):
                 self.eval(el.slice.value)
                 if isinstance(el.slice.value, cst.Integer):
                     index = int(el.slice.value.value)
             else:
+                sliced = True
                 self.eval_children(el.slice)
         if base.kind is Kind.TENSOR:
-            return base.with_(fresh=False)
+            return base if sliced and base.fresh else base.with_(fresh=False)
         if base.kind in (Kind.SEQ, Kind.MAPPING):
             if base.parts is not None and index is not None and -len(base.parts) <= index < len(base.parts):
                 return base.parts[index]
@@ -602,6 +766,7 @@ class Interpreter:
     def eval_binop(self, node) -> Val:
         left = self.eval(node.left)
         right = self.eval(node.right)
+        self.last_binop = (node, left, right)
         return self.combine(node, [left, right])
 
     def eval_unary(self, node: cst.UnaryOperation) -> Val:
@@ -612,7 +777,8 @@ class Interpreter:
         vals = [self.eval(node.left)] + [self.eval(c.comparator) for c in node.comparisons]
         if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
             return OTHER
-        return self.combine(node, vals)
+        out = self.combine(node, vals)
+        return out.with_(grad=False) if out.grad else out  # a bool tensor has no history
 
     def eval_boolop(self, node: cst.BooleanOperation) -> Val:
         return join(self.eval(node.left), self.eval(node.right))
@@ -693,13 +859,13 @@ class Interpreter:
         """An operation on several values (binary op, torch function): record device mixes."""
         tensors = [v for v in vals if v.kind is Kind.TENSOR or (v.kind in (Kind.SEQ, Kind.MAPPING) and host_batch_in(v))]
         if len(tensors) >= 2:
-            self.facts.mixes.append(Mix(node, tensors))
+            self.facts.mixes.append(Mix(node, tensors, self._mod_cls()))
         return _result_of(vals)
 
     def iter_elem(self, v: Val) -> Val:
         if v.kind is Kind.LOADER:
             if v.dev is Dev.CPU:
-                return Val(Kind.TENSOR, Dev.CPU, loader=v.name or "the data loader")
+                return Val(Kind.TENSOR, Dev.CPU, loader=v.name or "the data loader", src=v.src)
             return Val(Kind.TENSOR, v.dev) if v.dev is Dev.ACCEL else UNKNOWN
         if v.kind is Kind.DATASET:
             return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None)
@@ -775,6 +941,10 @@ class Interpreter:
             return Val(Kind.SEQ, elem=self.iter_elem(pos[0]))
         if name in ("range", "len", "int", "float", "str", "bool", "isinstance", "round", "abs", "min", "max", "sum"):
             return OTHER
+        if name == "print":
+            for v in pos:
+                if v.kind is Kind.TENSOR:
+                    self.note_sync(node, "print", v)
         if name in api.NON_ESCAPING_BUILTINS or name in ("dict", "getattr", "setattr"):
             return OTHER if name != "getattr" else UNKNOWN
         self.escape(pos + list(kw.values()))
@@ -801,7 +971,7 @@ class Interpreter:
             return Val(Kind.TENSOR, Dev.ACCEL)
         return UNKNOWN
 
-    def module_call(self, node: cst.Call, model: Val) -> Val:
+    def module_call(self, node: cst.Call, model: Val, forward: bool = True) -> Val:
         args, exempt = [], []
         for a in node.args:
             v = self.eval(a.value)
@@ -821,12 +991,13 @@ class Interpreter:
         self.facts.module_calls.append(ModuleCall(node, model, args, blame))
         operands = [model] if not model.param_free else []
         operands += [a for a in args if (a.kind is Kind.TENSOR or host_batch_in(a)) and not any(a is e for e in exempt)]
+        cls = self._mod_cls()
         if len(operands) >= 2:
-            self.facts.mixes.append(Mix(node, operands))
+            self.facts.mixes.append(Mix(node, operands, cls))
         if model.param_free:
             out = _result_of(args)
-            return out.with_(key=None) if out.kind is Kind.TENSOR else UNKNOWN
-        return Val(Kind.TENSOR, model.dev, key=model.key)
+            return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN
+        return Val(Kind.TENSOR, model.dev, key=model.key, grad=forward and not self.no_grad, on_module=cls is not None)
 
     # ---- methods
 
@@ -887,6 +1058,8 @@ class Interpreter:
             if not any(a.keyword is not None and a.keyword.value == "force" for a in node.args):
                 self.facts.numpy.append(NumpyConv(node, recv))
             return OTHER
+        if name in ("item", "tolist"):
+            self.note_sync(node, name, recv)
         if name in api.NON_TENSOR_METHODS:
             return OTHER
         if name in ("items", "values") and recv.loader:  # a dict batch straight from the loader
@@ -895,23 +1068,30 @@ class Interpreter:
         if name in api.MIXING_METHODS:
             tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
             if len(tensors) >= 2:
-                self.facts.mixes.append(Mix(node, tensors))
+                self.facts.mixes.append(Mix(node, tensors, self._mod_cls()))
         if name.startswith("new_") or name in ("type_as",):
-            return Val(Kind.TENSOR, recv.dev, key=recv.key) if name != "type_as" or not pos else Val(Kind.TENSOR, pos[0].dev, key=pos[0].key)
+            if name == "type_as" and pos:
+                return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key, grad=recv.grad, on_module=pos[0].on_module)
+            return Val(Kind.TENSOR, recv.dev, key=recv.key, on_module=recv.on_module)
         if name in ("chunk", "split", "unbind", "tensor_split"):
             return Val(Kind.SEQ, elem=recv.with_(fresh=False))
         if name in api.REDUCTIONS and not pos and not kw and recv.loader:
             return Val(Kind.TENSOR, recv.dev)  # 0-dim: mixes with device tensors without error
         if name in ("pin_memory", "share_memory_"):
             return recv
-        return recv.with_(fresh=False, moved_at=recv.moved_at if name in ("detach", "float", "half", "long", "int", "contiguous") else None)
+        # 0-dim results (a full reduction) mix with device tensors without error: no longer "fresh"
+        tuple_result = name in _TUPLE_RESULTS or (name in ("max", "min", "median") and bool(pos or kw))
+        fresh = recv.fresh and not (name in api.REDUCTIONS and not pos and not kw) and not tuple_result
+        grad = recv.grad and name not in _NO_HISTORY_METHODS and not tuple_result
+        return recv.with_(fresh=fresh, grad=grad, attr=recv.attr if fresh else None,
+                          moved_at=recv.moved_at if name in ("detach", "float", "half", "long", "int", "contiguous") else None)
 
     def module_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str) -> Val:
         if name in ("forward", "generate", "predict_step", "__call__"):
-            return self.module_call(node, recv)
+            return self.module_call(node, recv, forward=name in ("forward", "__call__"))
         if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
             # model.encoder(x) / model.encode(x): the model's own weights do the work
-            return self.module_call(node, recv.with_(param_free=False))
+            return self.module_call(node, recv.with_(param_free=False), forward=False)
         pos, kw = self.args(node)
         if name in ("train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "apply", "zero_grad", "share_memory"):
             return recv
@@ -940,7 +1120,7 @@ class Interpreter:
             if arg is None:
                 return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda")), "cuda"
             self.eval(arg)
-            return Val(Kind.DEVICE, Dev.ACCEL, key=("txt", id(self.frame.func), dotted(arg) or "?")), "cuda"
+            return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, dotted(arg) or "?")), "cuda"
         arg = self.kwarg_node(node, "device")
         others = [a for a in node.args if a is not None]
         if arg is None and others and others[0].keyword is None and not others[0].star:
@@ -955,7 +1135,7 @@ class Interpreter:
         if text is not None and self.qual(arg) and api.looks_like_dtype(text):
             return "dtype", ""
         if v.kind is Kind.DEVICE:
-            key = v.key if v.key is not None else (("txt", id(self.frame.func), text) if text else None)
+            key = v.key if v.key is not None else (self.txt_key(self.frame.func, text) if text else None)
             return v.with_(key=key), text or (v.name or "the device")
         if v.kind is Kind.TENSOR:
             return Val(Kind.DEVICE, v.dev, key=None), text or "another tensor's device"
@@ -964,7 +1144,7 @@ class Interpreter:
         if text is not None and api.looks_like_dtype(text):
             return "dtype", ""
         if text is not None and api.looks_like_device_name(text):
-            return Val(Kind.DEVICE, Dev.ACCEL, key=("txt", id(self.frame.func), text)), text
+            return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, text)), text
         return None, text or "?"
 
     def move(self, node: cst.Call, func: cst.Attribute, recv: Val, method: str, bare: bool) -> Val:
@@ -990,6 +1170,13 @@ class Interpreter:
             # Module moves happen in place: the name now holds the moved module.
             if isinstance(func.value, (cst.Name, cst.Attribute)):
                 self.rebind_text(func.value, result)
+        if target is not None and target.dev is Dev.CPU and recv.kind is Kind.TENSOR:
+            self.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
+        if target is not None and target.dev is Dev.ACCEL and recv.src is not None and recv.host_batch:
+            nb = self.kwarg_node(node, "non_blocking")
+            self.facts.loader_moves.append(
+                LoaderMove(node, recv.src, isinstance(nb, cst.Name) and nb.value == "True")
+            )
         self.record_move(node, recv, recv_text, target, shown, bare)
         return result
 
@@ -1012,6 +1199,7 @@ class Interpreter:
             and recv.key == key
             and recv.dev is target.dev
             and (recv.kind is not Kind.MODULE or self._model_is_private(recv, recv_text))
+            and _dtype_text(node) == _dtype_text(recv.moved_at)
         ):
             reason, prior = "already", recv.moved_at
         elif (
@@ -1029,7 +1217,7 @@ class Interpreter:
             reason = "invariant"
         elif key is not None and recv_text is not None and recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL:
             prior = self.frame.state.moves.get((recv_text, key))
-            if prior is not None and prior is not node:
+            if prior is not None and prior is not node and _dtype_text(node) == _dtype_text(prior):
                 reason = "repeated"
             else:
                 prior = None
@@ -1135,14 +1323,17 @@ class Interpreter:
         tensors = [v for v in flat if v.kind is Kind.TENSOR]
         functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
         if len(tensors) >= 2 and (functional or last in api.MIXING_FUNCTIONS):
-            self.facts.mixes.append(Mix(node, tensors))
+            self.facts.mixes.append(Mix(node, tensors, self._mod_cls()))
         if not tensors:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
             return OTHER
         out = _result_of(flat)
         if last in api.REDUCTIONS and len(pos) == 1 and not kw:
-            return Val(Kind.TENSOR, out.dev)
+            return Val(Kind.TENSOR, out.dev, grad=out.grad)
+        tuple_result = last in _TUPLE_RESULTS or (last in ("max", "min", "median") and len(pos) + len(kw) > 1)
+        if out.kind is Kind.TENSOR and (last in _NO_HISTORY_METHODS or tuple_result or self.no_grad):
+            out = out.with_(grad=False, fresh=out.fresh and not tuple_result)
         return out
 
     def factory(self, node: cst.Call) -> Val:
@@ -1150,14 +1341,14 @@ class Interpreter:
         d = kw.get("device")
         if d is None:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
-            return Val(Kind.TENSOR, dev, fresh=True)
+            return Val(Kind.TENSOR, dev, fresh=dev is Dev.CPU and _surely_not_0dim(node))
         if d.kind is Kind.DEVICE:
             self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None)
         text = dotted(self.kwarg_node(node, "device"))
         if text and api.looks_like_device_name(text):
             self.frame.placed.add(id(node))
-            return Val(Kind.TENSOR, Dev.ACCEL, key=("txt", id(self.frame.func), text), moved_at=node)
+            return Val(Kind.TENSOR, Dev.ACCEL, key=self.txt_key(self.frame.func, text), moved_at=node)
         return Val(Kind.TENSOR, Dev.UNKNOWN)
 
     def dataloader(self, node: cst.Call) -> Val:
@@ -1166,11 +1357,21 @@ class Interpreter:
         collate = kw.get("collate_fn")
         if collate is not None and not (collate.kind is Kind.FUNC and not _moves_anything(collate.ref[0])):
             return Val(Kind.LOADER, Dev.UNKNOWN)
+        pin = self.kwarg_node(node, "pin_memory")
+        if any(a.star for a in node.args) or len([a for a in node.args if a.keyword is None]) > 7:
+            pin_state = "set"  # **kwargs, or pin_memory given by position: we cannot tell
+        elif pin is None:
+            pin_state = "missing"
+        elif isinstance(pin, cst.Name) and pin.value == "False":
+            pin_state = "false"
+        else:
+            pin_state = "set"
+        self.facts.loaders[node] = pin_state
         if dataset.kind in (Kind.DATASET, Kind.TENSOR):
-            return Val(Kind.LOADER, dataset.dev)
+            return Val(Kind.LOADER, dataset.dev, src=node)
         # Datasets we cannot see (torchvision, HF datasets, another module) yield host tensors:
         # the default collate never moves anything.
-        return Val(Kind.LOADER, Dev.CPU)
+        return Val(Kind.LOADER, Dev.CPU, src=node)
 
     def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
         pos, kw = self.args(node)
@@ -1205,6 +1406,8 @@ class Interpreter:
             if d is not None and d.kind is Kind.DEVICE:
                 return Val(Kind.MODULE, d.dev, key=d.key, moved_at=node, name=name)
             return Val(Kind.MODULE, name=name)
+        if cls is not None:
+            self.facts.mid_class[node] = cls
         return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name, ref=cls)
 
     def model_dev(self, mid) -> Dev:
@@ -1366,6 +1569,8 @@ class Interpreter:
             params = params[1:]
         saved = self.frame
         self.frame = frame
+        no_grad = _no_grad_decorated(fn)
+        self.no_grad += no_grad
         try:
             for i, p in enumerate(params):
                 if i < len(pos):
@@ -1389,6 +1594,7 @@ class Interpreter:
             self.exec_suite(fn.body)
         finally:
             self.frame = saved
+            self.no_grad -= no_grad
         if frame.generator:
             return UNKNOWN
         out = None
@@ -1403,6 +1609,52 @@ class Interpreter:
 
 _LENGTHS = re.compile(r"len|length|lens\b|\bsizes?\b", re.IGNORECASE)
 
+# Methods / torch functions whose result carries no autograd history (integer or bool results,
+# detached copies), and those that return a (values, indices) tuple.
+_NO_HISTORY_METHODS = {
+    "detach", "detach_", "argmax", "argmin", "argsort", "eq", "ne", "lt", "le", "gt", "ge", "isnan",
+    "isinf", "isfinite", "long", "int", "bool", "byte", "short", "nonzero", "bincount", "isclose",
+    "count_nonzero", "unique", "sign", "floor_divide", "logical_and", "logical_or", "logical_not",
+    "numel", "multinomial", "bernoulli", "searchsorted", "bucketize",
+}
+_TUPLE_RESULTS = {"sort", "topk", "kthvalue", "mode", "unique", "aminmax", "cummax", "cummin", "unique_consecutive"}
+_NO_GRAD_NAMES = {"no_grad", "inference_mode", "set_grad_enabled"}
+_LIST_FACTORIES = {"tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "LongTensor", "IntTensor",
+                   "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor"}
+
+
+def _mentions_no_grad(expr) -> bool:
+    """`torch.no_grad()`, `inference_mode()`, `set_grad_enabled(...)` (any argument: we cannot
+    tell it is True), also inside `a if b else c`."""
+    for n in _walk(expr):
+        if isinstance(n, cst.Name) and n.value in _NO_GRAD_NAMES:
+            return True
+        if isinstance(n, cst.Attribute) and n.attr.value in _NO_GRAD_NAMES:
+            return True
+    return False
+
+
+def _no_grad_decorated(fn: cst.FunctionDef) -> int:
+    return int(any(_mentions_no_grad(d.decorator) for d in fn.decorators))
+
+
+def _surely_not_0dim(node: cst.Call) -> bool:
+    """A factory call that certainly builds a tensor with at least one dimension (eager CUDA
+    lets 0-dim host tensors such as `torch.tensor(2.0)` mix with device tensors)."""
+    name = node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
+    positional = [a for a in node.args if a.keyword is None]
+    first = positional[0] if positional else None
+    if name in _LIST_FACTORIES:
+        data = first.value if first is not None and not first.star else None
+        if isinstance(data, (cst.List, cst.Tuple)):
+            return bool(data.elements)
+        return isinstance(data, cst.ListComp)
+    if first is None:
+        return False
+    if not first.star and isinstance(first.value, (cst.List, cst.Tuple)) and not first.value.elements:
+        return False
+    return name not in ("complex", "polar", "normal", "full") or (name == "full" and isinstance(first.value, (cst.List, cst.Tuple)))
+
 
 def _result_of(vals) -> Val:
     """The tensor an operation on `vals` yields. An operand we know nothing about could be a
@@ -1412,12 +1664,27 @@ def _result_of(vals) -> Val:
     tensors = [v for v in vals if v.kind is Kind.TENSOR]
     if not tensors:
         return OTHER if all(v.kind is Kind.OTHER for v in vals) else UNKNOWN
+    grad = any(v.grad for v in tensors)
+    on_module = any(v.on_module for v in tensors)
     if any(v.kind is Kind.UNKNOWN for v in vals):
-        return Val(Kind.TENSOR)
+        return Val(Kind.TENSOR, grad=grad, on_module=on_module)
     out = tensors[0]
     for v in tensors[1:]:
         out = join(out, v)
-    return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader)
+    return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader, fresh=out.fresh, grad=grad, on_module=on_module)
+
+
+def _dtype_text(call) -> str | None:
+    """How a move or factory call spells its dtype (`dtype=` or `.to(device, dtype)`)."""
+    if not isinstance(call, cst.Call):
+        return None
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "dtype":
+            return dotted(a.value) or "?"
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to" and len(positional) >= 2:
+        return dotted(positional[1].value) or "?"
+    return None
 
 
 def _moves_anything(fn) -> bool:
@@ -1511,11 +1778,40 @@ def infer(module: cst.Module, imports: Imports, default_device_set: bool = False
     if not _mentions_built_model(first):
         return first  # the second run only refines models built in this file: none took part
     final = Facts(model_moves=first.model_moves, escaped=first.escaped)
+    final.accel_classes = _accel_classes(first, interp)
     interp = Interpreter(module, imports, first, final)
     interp.default_device_set = default_device_set
     interp.run()
     # Moves and escapes seen only in the second run (new contexts) still count.
     return final
+
+
+def _accel_classes(facts: Facts, interp: Interpreter) -> set:
+    """File-local nn.Module classes that run on the accelerator: an instance is moved there
+    (only there), or called with device data; and the file-local classes they are built from."""
+    out = set()
+    for mid, moves in facts.model_moves.items():
+        cls = facts.mid_class.get(mid)
+        if cls is not None and moves and all(d is Dev.ACCEL for d, _ in moves):
+            out.add(cls)
+    for call in facts.module_calls:
+        if isinstance(call.model.ref, cst.ClassDef) and any(contents_on_accel(a) for a in call.args):
+            out.add(call.model.ref)
+    todo = list(out)
+    local = {name: v.ref for name, v in (interp.module_frame.state.vars.items() if interp.module_frame else ())
+             if v.kind is Kind.CLASS}
+    while todo:
+        cls = todo.pop()
+        init = interp.class_info.get(id(cls), {}).get("methods", {}).get("__init__")
+        if init is None:
+            continue
+        for n in _walk(init):
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+                part = local.get(n.func.value)
+                if part is not None and part not in out and interp.class_of(part)["module"]:
+                    out.add(part)
+                    todo.append(part)
+    return out
 
 
 def _mentions_built_model(facts: Facts) -> bool:

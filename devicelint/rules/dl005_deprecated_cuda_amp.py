@@ -18,6 +18,9 @@ _REPLACEMENTS = {
     "torch.cpu.amp.GradScaler": 'torch.amp.GradScaler("cpu", ...)',
     "torch.cpu.amp.grad_scaler.GradScaler": 'torch.amp.GradScaler("cpu", ...)',
 }
+# A branch chosen by the torch version is a compatibility shim: the old API runs only where
+# it is not deprecated.
+_VERSION_TEST = re.compile(r"version|TORCH_(GREATER|LESS|VERSION)|torch_(greater|less|version)|hasattr\(\s*torch", re.IGNORECASE)
 # Cheap text test before walking the tree: every import style of these APIs spells one of these.
 _MENTION = re.compile(rb"(cuda|cpu)\s*\.\s*amp\b|from\s+torch\.(cuda|cpu)\s+import\b|from\s+torch\s+import\b[^\n]*\b(cuda|cpu)\b")
 
@@ -65,6 +68,16 @@ from torch.amp import autocast
 with autocast("cuda"):
     pass
 """,
+        """
+import torch
+from packaging import version
+TORCH_GREATER_EQUAL_2_4 = version.parse(torch.__version__) >= version.parse("2.4")
+scaler = torch.amp.GradScaler("cuda") if TORCH_GREATER_EQUAL_2_4 else torch.cuda.amp.GradScaler()  # old torch only
+if hasattr(torch, "amp"):
+    ctx = torch.amp.autocast("cuda")
+else:
+    ctx = torch.cuda.amp.autocast()
+""",
     )
     INVALID = (
         """
@@ -92,7 +105,7 @@ with amp.autocast(enabled=True):  # <--
     def check(self, ctx):
         if not _MENTION.search(ctx.source):
             return
-        finder = _Finder(ctx.imports)
+        finder = _Finder(ctx.imports, ctx.module)
         ctx.module.visit(finder)
         for node, q in finder.found:
             replacement = _REPLACEMENTS[q]
@@ -100,9 +113,32 @@ with amp.autocast(enabled=True):  # <--
 
 
 class _Finder(cst.CSTVisitor):
-    def __init__(self, imports):
+    def __init__(self, imports, module):
         self.imports = imports
+        self.module = module
         self.found = []
+        self.shim_depth = 0
+
+    def _version_guard(self, test) -> bool:
+        return bool(_VERSION_TEST.search(self.module.code_for_node(test)))
+
+    def visit_If(self, node) -> bool:
+        if self._version_guard(node.test):
+            self.shim_depth += 1
+        return True
+
+    def leave_If(self, node) -> None:
+        if self._version_guard(node.test):
+            self.shim_depth -= 1
+
+    def visit_IfExp(self, node) -> bool:
+        if self._version_guard(node.test):
+            self.shim_depth += 1
+        return True
+
+    def leave_IfExp(self, node) -> None:
+        if self._version_guard(node.test):
+            self.shim_depth -= 1
 
     def visit_Import(self, node) -> bool:
         return False
@@ -113,13 +149,14 @@ class _Finder(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         q = self.imports.qualname(node)
         if q in _REPLACEMENTS:
-            self.found.append((node, q))
+            if not self.shim_depth:
+                self.found.append((node, q))
             return False
         node.value.visit(self)  # never the `.attr` name itself
         return False
 
     def visit_Name(self, node: cst.Name) -> bool:
         q = self.imports.qualname(node)
-        if q in _REPLACEMENTS:
+        if q in _REPLACEMENTS and not self.shim_depth:
             self.found.append((node, q))
         return False
