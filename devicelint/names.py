@@ -77,9 +77,6 @@ class Imports:
     def binds(self, local: str) -> bool:
         return local in self._bindings
 
-    def mentions(self, prefix: str) -> bool:
-        return any(isinstance(t, str) and (t == prefix or t.startswith(prefix + ".")) for t in self._bindings.values())
-
 
 def _child_bodies(stmt):
     """Statement bodies nested in a compound statement (if/for/with/try/def/class/match)."""
