@@ -52,9 +52,11 @@ def cli():
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to lint with (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Where to keep the cache (default: .devicelint_cache).")
+@click.option("--fix", is_flag=True, help="Apply the safe automatic fixes, then report what is left.")
+@click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; change nothing.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (for pre-commit).")
 @click.option("--explain", "explain_code", metavar="CODE", help="Explain one rule and exit.")
-def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, force_exclude, explain_code):
+def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, fix, diff, force_exclude, explain_code):
     """Lint PATHS (files or folders, default `.`; `-` reads stdin).
 
     Also: `devicelint rules`, `devicelint explain CODE`, `devicelint verify [--simulate] DIR`.
@@ -92,6 +94,10 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
         else:
             for path in discover([given], cfg.exclude, cfg.extend_exclude, cfg.root if cfg.path else None, force_exclude):
                 tasks.append((path, None))
+    if fix or diff:
+        changed = _apply_fixes(tasks, chosen, ignored, cfg, write=fix and not diff)
+        if diff:
+            sys.exit(EXIT_FINDINGS if changed else EXIT_CLEAN)
     if no_cache:
         cache_dir = None
     elif cache_dir is None:
@@ -119,6 +125,33 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     if errors:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+
+
+def _apply_fixes(tasks, chosen, ignored, cfg, write: bool) -> int:
+    """Fix (or, without `write`, print the diff for) every file; returns how many changed."""
+    import difflib
+
+    from devicelint.engine import read_source
+    from devicelint.files import ignored_codes
+    from devicelint.fix import fix_source, write_atomically
+
+    changed = 0
+    for path, data in tasks:
+        source = data if data is not None else read_source(path)[0]
+        if source is None:
+            continue
+        new, count = fix_source(source, path, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root))
+        if not count:
+            continue
+        changed += 1
+        if write and data is None:
+            write_atomically(path, new)
+            click.echo(f"Fixed {count} finding{'s' if count > 1 else ''} in {path}", err=True)
+        else:
+            old_lines = source.decode("utf-8", "replace").splitlines(keepends=True)
+            new_lines = new.decode("utf-8", "replace").splitlines(keepends=True)
+            click.echo("".join(difflib.unified_diff(old_lines, new_lines, f"a/{path}", f"b/{path}")), nl=False)
+    return changed
 
 
 def _read_lines(path: str) -> list:

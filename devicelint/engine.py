@@ -89,26 +89,35 @@ def _too_deep(source: bytes, path: str) -> Finding | None:
 
 
 def lint_source(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None) -> list[Finding]:
+    return [f for f, _ in analyse(source, path, select, ignore, rule_classes)[0]]
+
+
+def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None):
+    """([(Finding, Report | None)], module or None): the findings with the reports behind them."""
+    findings, module = _analyse(source, path, select, ignore, rule_classes)
+    return findings, module
+
+
+def _analyse(source, path, select, ignore, rule_classes):
     if isinstance(source, str):
         source = source.encode("utf-8")
-    bad = _bad_bytes(source, path)
+    bad = _bad_bytes(source, path) or (None if not any(tok in source for tok in PREFILTER) else _too_deep(source, path))
     if bad is not None:
-        return [bad]
+        return [(bad, None)], None
     if not any(tok in source for tok in PREFILTER):
-        return []
-    deep = _too_deep(source, path)
-    if deep is not None:
-        return [deep]
+        return [], None
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
-        return [_meta(path, "syntax-error", f"cannot parse: {e.message}", e.raw_line, e.raw_column + 1)]
+        bad = _meta(path, "syntax-error", f"cannot parse: {e.message}", e.raw_line, e.raw_column + 1)
     except UnicodeDecodeError as e:
-        return [_meta(path, "unreadable-file", f"not valid {e.encoding}: {e.reason}", _line_of_offset(source, e.start))]
+        bad = _meta(path, "unreadable-file", f"not valid {e.encoding}: {e.reason}", _line_of_offset(source, e.start))
     except (LookupError, SyntaxError) as e:
-        return [_meta(path, "unreadable-file", f"cannot decode: {e}")]
+        bad = _meta(path, "unreadable-file", f"cannot decode: {e}")
     except RecursionError:
-        return [_meta(path, "syntax-error", "too deeply nested to parse")]
+        bad = _meta(path, "syntax-error", "too deeply nested to parse")
+    if bad is not None:
+        return [(bad, None)], None
 
     classes = rule_classes if rule_classes is not None else registry.resolve(select, ignore)
     ctx = Context(module, source, path)
@@ -120,9 +129,9 @@ def lint_source(source: bytes | str, path: str = "<stdin>", select=None, ignore=
                 reports.append((rule_cls, report))
     except RecursionError:
         # The file parsed; only our analysis gave up. Saying nothing beats a false alarm.
-        return []
+        return [], module
     if not reports:
-        return []
+        return [], module
 
     text = source.decode(module.encoding, errors="replace")
     suppressions = Suppressions(text)
@@ -138,37 +147,43 @@ def lint_source(source: bytes | str, path: str = "<stdin>", select=None, ignore=
             continue
         if suppressions.suppressed(rule_cls.code, pos.start.line, pos.end.line):
             continue
-        findings.append(
-            Finding(
-                path,
-                pos.start.line,
-                pos.start.column + 1,
-                pos.end.line,
-                pos.end.column + 1,
-                rule_cls.code,
-                rule_cls.name,
-                report.message,
-                report.fix,
-            )
+        finding = Finding(
+            path,
+            pos.start.line,
+            pos.start.column + 1,
+            pos.end.line,
+            pos.end.column + 1,
+            rule_cls.code,
+            rule_cls.name,
+            report.message,
+            report.fix,
         )
-    findings.sort()
-    return findings
+        findings.append((finding, report))
+    findings.sort(key=lambda fr: fr[0])
+    return findings, module
+
+
+def read_source(path: str):
+    """(bytes, None), or (None, a DL000 finding saying why the file cannot be read)."""
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            return None, _meta(path, "unreadable-file", "is a directory")
+        if not stat.S_ISREG(mode):  # a FIFO or a device would block or never end
+            return None, _meta(path, "unreadable-file", "not a regular file")
+        with open(path, "rb") as f:
+            return f.read(), None
+    except FileNotFoundError:
+        return None, _meta(path, "unreadable-file", "no such file or directory")
+    except PermissionError:
+        return None, _meta(path, "unreadable-file", "permission denied")
+    except OSError as e:
+        return None, _meta(path, "unreadable-file", e.strerror or str(e))
 
 
 def lint_file(path: str, select=None, ignore=None, rule_classes=None) -> list[Finding]:
     """Lint one file on disk; anything that stops us reading it is a DL000 finding."""
-    try:
-        mode = os.stat(path).st_mode
-        if stat.S_ISDIR(mode):
-            return [_meta(path, "unreadable-file", "is a directory")]
-        if not stat.S_ISREG(mode):  # a FIFO or a device would block or never end
-            return [_meta(path, "unreadable-file", "not a regular file")]
-        with open(path, "rb") as f:
-            source = f.read()
-    except FileNotFoundError:
-        return [_meta(path, "unreadable-file", "no such file or directory")]
-    except PermissionError:
-        return [_meta(path, "unreadable-file", "permission denied")]
-    except OSError as e:
-        return [_meta(path, "unreadable-file", e.strerror or str(e))]
+    source, problem = read_source(path)
+    if problem is not None:
+        return [problem]
     return lint_source(source, path, select, ignore, rule_classes)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import traceback
 
-from devicelint.engine import lint_file, lint_source
+from devicelint.engine import lint_file, lint_source, read_source
 
 # Below this many files a pool costs more to start than it saves.
 POOL_THRESHOLD = 24
@@ -28,11 +28,9 @@ def _cached(path, select, ignore, cache_dir):
     from devicelint import cache
     from devicelint.rules import resolve
 
-    try:
-        with open(path, "rb") as f:
-            source = f.read()
-    except OSError:
-        return lint_file(path, select, ignore)  # lint_file names the problem as DL000
+    source, problem = read_source(path)
+    if problem is not None:
+        return [problem]
     rules = resolve(select, ignore)
     k = cache.key(source, [r.code for r in rules])
     found = cache.load(cache_dir, k, path)

@@ -12,7 +12,11 @@ import libcst as cst
 class Report:
     node: cst.CSTNode
     message: str
-    fix: str | None = None
+    fix: str | None = None  # what the fix does, in words (shown to users, in JSON)
+    # An automatic fix: replace `edit_node` (default: `node`) by `edit(updated_node)`.
+    # Only for edits that keep the program's meaning wherever the inference is right.
+    edit: object = None
+    edit_node: cst.CSTNode | None = None
 
 
 class Rule:

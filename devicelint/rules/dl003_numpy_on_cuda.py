@@ -1,5 +1,7 @@
+import libcst as cst
+
 from devicelint.rules.base import Report, Rule
-from devicelint.values import contents_on_accel
+from devicelint.values import Kind, contents_on_accel
 
 
 class NumpyOnCuda(Rule):
@@ -67,4 +69,20 @@ probs = np.array(logits.softmax(-1))  # <--
                     conv.node,
                     "converting a tensor on the device to NumPy fails; call `.cpu()` first",
                     fix="insert `.cpu()` before the conversion",
+                    edit=_insert_cpu(conv.node, conv.val),
                 )
+
+
+def _cpu(value: cst.BaseExpression) -> cst.Call:
+    if not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not value.lpar:
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(func=cst.Attribute(value=value, attr=cst.Name("cpu")))
+
+
+def _insert_cpu(node: cst.Call, val):
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy":
+        return lambda call: call.with_changes(func=call.func.with_changes(value=_cpu(call.func.value)))
+    if val.kind is Kind.TENSOR and node.args and node.args[0].keyword is None and not node.args[0].star:
+        # np.array(t) -> np.array(t.cpu()); a list of tensors has no .cpu(): no fix then
+        return lambda call: call.with_changes(args=[call.args[0].with_changes(value=_cpu(call.args[0].value)), *call.args[1:]])
+    return None

@@ -2,6 +2,7 @@ import re
 
 import libcst as cst
 
+from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
 
 _REPLACEMENTS = {
@@ -109,7 +110,35 @@ with amp.autocast(enabled=True):  # <--
         ctx.module.visit(finder)
         for node, q in finder.found:
             replacement = _REPLACEMENTS[q]
-            yield Report(node, f"`{q}` is deprecated; use `{replacement}`", fix=f"use `{replacement}`")
+            call = finder.calls.get(id(node))
+            edit = _edit(ctx, node, q, call)
+            yield Report(
+                node,
+                f"`{q}` is deprecated; use `{replacement}`",
+                fix=f"use `{replacement}`",
+                edit=edit,
+                edit_node=call if call is not None and edit is not None else node,
+            )
+
+
+def _edit(ctx, node, q: str, call):
+    """Rewrite `torch.cuda.amp.X(...)` spelled through the torch module itself; a name
+    imported from torch.cuda.amp would need its import rewritten too: no fix then."""
+    text = dotted(node)
+    if text is None or "." not in text or ctx.imports.qualname(cst.Name(text.split(".")[0])) != "torch":
+        return None
+    head, device, leaf = text.split(".")[0], q.split(".")[1], q.rsplit(".", 1)[-1]
+    func = cst.parse_expression(f"{head}.amp.{leaf}")
+    device_arg = cst.Arg(value=cst.SimpleString(f'"{device}"'))
+    device_kw = cst.Arg(keyword=cst.Name("device_type"), value=cst.SimpleString(f'"{device}"'), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    if leaf in ("custom_fwd", "custom_bwd"):
+        if call is None:  # a bare decorator
+            return lambda _old: cst.Call(func=func, args=[device_kw])
+        return lambda c: c.with_changes(func=func, args=[*c.args, device_kw])
+    if call is None or any(a.keyword is None for a in call.args):
+        return None  # positional arguments shift meaning between the old and new signatures
+    return lambda c: c.with_changes(func=func, args=[device_arg, *c.args])
 
 
 class _Finder(cst.CSTVisitor):
@@ -117,6 +146,7 @@ class _Finder(cst.CSTVisitor):
         self.imports = imports
         self.module = module
         self.found = []
+        self.calls = {}  # id(func node) -> the call it is the callee of
         self.shim_depth = 0
 
     def _version_guard(self, test) -> bool:
@@ -139,6 +169,10 @@ class _Finder(cst.CSTVisitor):
     def leave_IfExp(self, node) -> None:
         if self._version_guard(node.test):
             self.shim_depth -= 1
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.calls[id(node.func)] = node
+        return True
 
     def visit_Import(self, node) -> bool:
         return False
