@@ -602,14 +602,19 @@ class Interpreter:
         whether it steps an optimizer / calls backward, and its backward call nodes."""
         info = self.body_cache.get(id(node))
         if info is None:
-            assigned, backwards, steps = set(), set(), False
+            assigned, subjects, deps, steps = set(), set(), {}, False
             body = node.body if node is not None else self.module
             for n in _walk(body):
                 if isinstance(n, cst.Assign):
+                    used = None
                     for t in n.targets:
                         text = expr_text(t.target)
                         if text and not (isinstance(n.value, cst.BinaryOperation) and expr_text(n.value.left) == text):
                             assigned.add(text)
+                        if isinstance(t.target, cst.Name):
+                            if used is None:
+                                used = {x.value for x in _walk(n.value) if isinstance(x, cst.Name)}
+                            deps.setdefault(t.target.value, set()).update(used)
                 elif isinstance(n, cst.AnnAssign):
                     text = expr_text(n.target)
                     if text:
@@ -617,11 +622,18 @@ class Interpreter:
                 elif isinstance(n, cst.Call):
                     name = n.func.attr.value if isinstance(n.func, cst.Attribute) else dotted(n.func) or ""
                     if name.endswith("backward"):
-                        backwards.add(id(n))
                         steps = True
+                        # what is differentiated: `X.backward()`, `scaler.scale(X).backward()`, `backward(X)`
+                        parts = [n.func.value] if isinstance(n.func, cst.Attribute) else []
+                        parts += [a.value for a in n.args]
+                        if parts and isinstance(parts[0], cst.Call):
+                            parts += [a.value for a in parts[0].args]
+                        for part in parts:
+                            subjects.update(x.value for x in _walk(part) if isinstance(x, cst.Name))
                     elif name == "step" and isinstance(n.func, cst.Attribute):
                         steps = True
-            info = self.body_cache[id(node)] = {"assigned": assigned, "backwards": backwards, "steps": steps}
+            info = self.body_cache[id(node)] = {"assigned": assigned, "subjects": subjects, "deps": deps,
+                                                "steps": steps}
         return info
 
     def note_accum(self, node, target: str, value: Val) -> None:
@@ -634,9 +646,10 @@ class Interpreter:
             return
         if target in self._body_info(loop)["assigned"]:
             return
-        outside = self._body_info(self.frame.func)["backwards"] - self._body_info(loop)["backwards"]
-        if outside:
-            return
+        fn = self._body_info(self.frame.func)
+        root = text_root(target)
+        if root in fn["subjects"] or any(root in fn["deps"].get(x, ()) for x in fn["subjects"]):
+            return  # the sum is differentiated: summing the graphs is the point
         self.facts.accums.append(Accum(node, value, self.no_grad > 0))
 
     def note_sync(self, node, what: str, val: Val) -> None:
@@ -991,6 +1004,8 @@ class Interpreter:
         self.facts.module_calls.append(ModuleCall(node, model, args, blame))
         operands = [model] if not model.param_free else []
         operands += [a for a in args if (a.kind is Kind.TENSOR or host_batch_in(a)) and not any(a is e for e in exempt)]
+        # an LSTM's `(h0, c0)`: fresh host tensors inside a tuple argument take part too
+        operands += [p for a in args if a.kind is Kind.SEQ and a.parts for p in a.parts if p.kind is Kind.TENSOR and p.fresh]
         cls = self._mod_cls()
         if len(operands) >= 2:
             self.facts.mixes.append(Mix(node, operands, cls))
@@ -1170,6 +1185,9 @@ class Interpreter:
             # Module moves happen in place: the name now holds the moved module.
             if isinstance(func.value, (cst.Name, cst.Attribute)):
                 self.rebind_text(func.value, result)
+        if bare and recv.fresh and isinstance(func.value, cst.Name):
+            # `t.to(device)` thrown away: DL006's finding; the author meant `t` to be on the device
+            self.frame.state.vars[func.value.value] = recv.with_(fresh=False)
         if target is not None and target.dev is Dev.CPU and recv.kind is Kind.TENSOR:
             self.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
         if target is not None and target.dev is Dev.ACCEL and recv.src is not None and recv.host_batch:
@@ -1203,6 +1221,15 @@ class Interpreter:
         ):
             reason, prior = "already", recv.moved_at
         elif (
+            key is not None
+            and recv.kind is Kind.MODULE
+            and recv.moved_at is not None
+            and recv.moved_at is not node
+            and recv.key == key
+            and self._moved_in_visible_init(recv.moved_at, recv_text, shown)
+        ):
+            reason, prior = "already", recv.moved_at
+        elif (
             target is not None
             and target.dev is Dev.ACCEL
             and recv_text is not None
@@ -1225,6 +1252,27 @@ class Interpreter:
         if key is not None and recv_text is not None:
             self.frame.state.moves.setdefault((recv_text, key), node)
         self.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare))
+
+    def _moved_in_visible_init(self, prior, recv_text, shown: str) -> bool:
+        """`self.model` moved in `__init__` and again in a method of a class whose code we see
+        whole: if every move of that attribute in the class spells the same device, nothing
+        in between can have moved it elsewhere."""
+        inst = self.frame.self_val.ref if self.frame.self_val is not None else None
+        if not isinstance(inst, Instance) or recv_text is None or not recv_text.startswith("self.") or recv_text.count(".") != 1:
+            return False
+        info = self.class_of(inst.cls)
+        init = info["methods"].get("__init__")
+        if info["module"] or info["opaque"] or init is None or self.frame.func is init:
+            return False
+        if not any(n is prior for n in _walk(init)):
+            return False
+        targets = set()
+        for fn in info["methods"].values():
+            for n in _walk(fn):
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda", "cpu"):
+                    if expr_text(n.func.value) == recv_text:
+                        targets.add((n.func.attr.value, tuple(dotted(a.value) or "?" for a in n.args)))
+        return len(targets) == 1
 
     def _model_is_private(self, recv: Val, recv_text) -> bool:
         """A module's placement is state: code we cannot see (offload hooks, a helper given
@@ -1671,7 +1719,8 @@ def _result_of(vals) -> Val:
     out = tensors[0]
     for v in tensors[1:]:
         out = join(out, v)
-    return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader, fresh=out.fresh, grad=grad, on_module=on_module)
+    return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader, fresh=out.fresh, grad=grad, on_module=on_module,
+               attr=out.attr if out.fresh else None)
 
 
 def _dtype_text(call) -> str | None:

@@ -49,7 +49,11 @@ class Val:
     # Identity of a model built in this file (its construction node).
     mid: cst.CSTNode | None = None
     param_free: bool = False  # a module with no parameters (a loss, an activation)
-    fresh: bool = False  # a tensor created by a factory with no device=
+    fresh: bool = False  # a host tensor created here by a factory with no device= (or ops on one), not 0-dim
+    grad: bool = False  # carries autograd history: a model output, or computed from one, with grad enabled
+    on_module: bool = False  # inside a module method: an input or a submodule output (lives where the module lives)
+    attr: str | None = None  # a fresh tensor kept as a plain attribute `self.<attr>` of an nn.Module
+    src: object = None  # LOADER and its batches: the DataLoader(...) call that built it
     elem: "Val | None" = None
     parts: tuple | None = None
     ref: object = None  # FunctionDef / ClassDef / Instance for FUNC, CLASS, OBJECT
@@ -104,6 +108,10 @@ def join(a: Val | None, b: Val | None) -> Val:
         mid=same("mid"),
         param_free=a.param_free and b.param_free,
         fresh=a.fresh and b.fresh,
+        grad=a.grad and b.grad,
+        on_module=a.on_module and b.on_module,
+        attr=same("attr"),
+        src=same("src"),
         elem=elem,
         parts=same("parts"),
         ref=same("ref"),

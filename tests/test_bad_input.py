@@ -24,7 +24,7 @@ GOOD = b'''\
 import torch
 import torch.nn as nn
 
-device = torch.device("cuda")
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = nn.Linear(4, 2)
 x = torch.randn(8, 4)
 x = x.to(device)

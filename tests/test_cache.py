@@ -12,7 +12,7 @@ from devicelint.cli import cli
 BUGGY = '''import torch
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = torch.nn.Linear(4, 2)
-x = torch.randn(8, 4).to(device)
+x = torch.randn(8, 4, device=device)
 out = model(x)
 '''
 

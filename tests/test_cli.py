@@ -16,11 +16,14 @@ from click.testing import CliRunner
 
 from devicelint import __version__
 from devicelint.cli import cli
+from devicelint.rules import ALL_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT / "tests" / "corpus"
-CODES = ["DL001", "DL002", "DL003", "DL004", "DL005"]
+# every registered rule, in code order (the mission five first, then DL006+)
+CODES = [r.code for r in ALL_RULES]
+assert CODES[:5] == ["DL001", "DL002", "DL003", "DL004", "DL005"]
 
 # A small training script: the model is never moved, the batch is. DL001 on line 19
 # (`model(x)`, columns 7..15 1-based, end exclusive).
@@ -28,7 +31,7 @@ TRAIN = '''\
 import torch
 import torch.nn as nn
 
-device = torch.device("cuda")
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 class Net(nn.Module):
@@ -53,7 +56,7 @@ MIXED = '''\
 import torch
 import torch.nn as nn
 
-device = torch.device("cuda")
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = nn.Linear(4, 2)
 scaler = torch.cuda.amp.GradScaler()
 x = torch.randn(8, 4)
@@ -67,7 +70,7 @@ import torch.nn as nn
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = nn.Linear(4, 2).to(device)
-x = torch.randn(8, 4).to(device)
+x = torch.randn(8, 4, device=device)
 out = model(x)
 print(out.detach().cpu().numpy())
 '''
@@ -625,9 +628,9 @@ HEAD = '''\
 import torch
 import torch.nn as nn
 
-device = torch.device("cuda")
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = nn.Linear(4, 2)
-x = torch.randn(8, 4).to(device)
+x = torch.randn(8, 4, device=device)
 '''
 
 

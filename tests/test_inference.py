@@ -390,6 +390,29 @@ for x, y in make_loader():
     x, y = x.to(device), y.to(device)
     loss = F.cross_entropy(model(x), y, weight=class_weights.to(device))  # <- DL004
 """,
+    "model_moved_again_after_init": """
+class Predictor:
+    def __init__(self):
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.model = Net().to(self.device)
+
+    def predict(self, x):
+        self.model.to(self.device)  # <- DL004
+        return self.model(x.to(self.device))
+""",
+    "model_offloaded_between_calls_is_not_redundant": """
+class Predictor:
+    def __init__(self):
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.model = Net().to(self.device)
+
+    def release(self):
+        self.model.cpu()
+
+    def predict(self, x):
+        self.model.to(self.device)
+        return self.model(x.to(self.device))
+""",
     "model_moved_every_step": """
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = Net()

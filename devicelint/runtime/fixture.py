@@ -31,8 +31,10 @@ class Outcome:
     """What running the bad script must show. ``kind`` picks the judge in runner.py.
 
     kinds: ``raises`` (name=exception type, texts=alternatives), ``warns``
-    (name=category, texts=(text,)), ``wastes`` (name='h2d' or 'sync', minimum=N),
-    ``grows`` (name='memory').
+    (name=category, texts=(text,)), ``wastes`` (name='h2d', 'pageable' or 'sync', minimum=N),
+    ``grows`` (name='memory'), ``raises-without-cuda`` (name=exception type or a
+    comma-separated list of types, texts=alternatives; both scripts run for real with CUDA
+    hidden), ``none`` (texts=(reason,): no runtime proof, both scripts must run clean).
     """
 
     kind: str
@@ -49,7 +51,16 @@ class Outcome:
             return f"wastes {self.name} >= {self.minimum}"
         if self.kind == "grows":
             return f"grows {self.name}"
+        if self.kind == "raises-without-cuda":
+            return f"raises-without-cuda {self.name}: " + " | ".join(self.texts) if self.texts else f"raises-without-cuda {self.name}"
+        if self.kind == "none":
+            return f"none ({self.texts[0]})" if self.texts else "none"
         return self.kind
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The accepted exception types (``raises-without-cuda`` may list several)."""
+        return tuple(t.strip() for t in self.name.split(",") if t.strip())
 
 
 def _parse_raises_or_warns(kind: str, rest: str) -> Outcome:
@@ -65,9 +76,9 @@ def _parse_raises_or_warns(kind: str, rest: str) -> Outcome:
 
 
 def _parse_wastes(rest: str) -> Outcome:
-    m = re.fullmatch(r"(h2d|sync)\s*>=\s*(\d+)", rest.strip())
+    m = re.fullmatch(r"(h2d|pageable|sync)\s*>=\s*(\d+)", rest.strip())
     if not m:
-        raise FixtureError(f"runtime: wastes wants 'h2d >= N' or 'sync >= N', got {rest!r}")
+        raise FixtureError(f"runtime: wastes wants 'h2d >= N', 'pageable >= N' or 'sync >= N', got {rest!r}")
     return Outcome("wastes", m.group(1), (), int(m.group(2)))
 
 
@@ -77,13 +88,36 @@ def _parse_grows(rest: str) -> Outcome:
     return Outcome("grows", "memory")
 
 
-# New outcome kinds (e.g. DL007's "fails on a CPU-only machine") register a parser here
-# and a judge in runner.JUDGES.
+def _parse_raises_without_cuda(rest: str) -> Outcome:
+    """``raises-without-cuda AssertionError, RuntimeError: text | text``: the script dies on a
+    machine without CUDA. PyTorch raises AssertionError ("Torch not compiled with CUDA
+    enabled") on CPU builds and RuntimeError ("No CUDA GPUs are available") on CUDA builds
+    with no usable GPU, so several types may be listed."""
+    name, sep, text = rest.partition(":")
+    types = [t.strip() for t in name.split(",")]
+    if not types or not all(re.fullmatch(r"[A-Za-z_][\w.]*", t) for t in types):
+        raise FixtureError(f"runtime: raises-without-cuda needs exception type(s), got {rest!r}")
+    texts = tuple(t.strip() for t in text.split("|") if t.strip()) if sep else ()
+    return Outcome("raises-without-cuda", ", ".join(types), texts)
+
+
+def _parse_none(rest: str) -> Outcome:
+    """``none (reason)``: the pitfall has no runtime symptom to prove (DL012); both scripts
+    must simply run clean, and the verdict says "no-runtime-proof", never "confirmed"."""
+    m = re.fullmatch(r"\((.+)\)", rest.strip())
+    if not m or not m.group(1).strip():
+        raise FixtureError(f"runtime: none wants a reason in parentheses, got {rest!r}")
+    return Outcome("none", "", (m.group(1).strip(),))
+
+
+# New outcome kinds register a parser here and a judge in runner.JUDGES.
 PARSERS = {
     "raises": lambda rest: _parse_raises_or_warns("raises", rest),
     "warns": lambda rest: _parse_raises_or_warns("warns", rest),
     "wastes": _parse_wastes,
     "grows": _parse_grows,
+    "raises-without-cuda": _parse_raises_without_cuda,
+    "none": _parse_none,
 }
 
 

@@ -41,7 +41,8 @@ class Recorder:
 
     def __init__(self, script: str):
         self.script = os.path.abspath(script)
-        self.copies = {"h2d": Counter(), "d2h": Counter(), "d2d": Counter()}
+        # "pageable": host-to-device copies whose source is not pinned (also counted in h2d)
+        self.copies = {"h2d": Counter(), "d2h": Counter(), "d2d": Counter(), "pageable": Counter()}
         self.syncs: Counter = Counter()
         self.carry: Counter = Counter()
         self.warnings: dict[tuple, dict] = {}
@@ -177,6 +178,9 @@ def _real_modes(rec: Recorder):
                 src, dst = args[1].device, args[0].device
             if src is not None and src.type != dst.type:
                 rec.copy("h2d" if src.type == "cpu" else "d2h" if dst.type == "cpu" else "d2d")
+                source = args[0] if packet is aten._to_copy else args[1]
+                if src.type == "cpu" and not source.is_pinned():
+                    rec.copy("pageable")
             return func(*args, **kwargs)
 
     T = torch.Tensor

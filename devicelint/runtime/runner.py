@@ -5,6 +5,9 @@ Verdicts (``Result.verdict``); only the first two count as a pass:
 * ``confirmed``         bad script showed its declared outcome and the blamed line is
                         one the linter flags for the rule
 * ``clean``             fixed script exited 0 with none of the bad script's symptom
+* ``no-runtime-proof``  bad script of a ``runtime: none (reason)`` fixture exited 0: the
+                        pitfall has no runtime symptom, so nothing is confirmed; it passes
+                        only in the sense that the script runs
 * ``cross-check-failed`` outcome seen, but the runtime blames a line the linter does not flag
 * ``not-confirmed``     bad script ran without the declared outcome
 * ``failed-otherwise``  a script died of something other than the declared outcome
@@ -12,12 +15,18 @@ Verdicts (``Result.verdict``); only the first two count as a pass:
 * ``timeout`` / ``error`` / ``fixture-error``  nothing trustworthy to judge
 
 New outcome kinds: add a parser in fixture.PARSERS and a judge in JUDGES below.
+
+Outcome kinds in ``REAL_RUNS`` never use the simulator: ``raises-without-cuda`` runs both
+scripts for real with CUDA hidden (``CUDA_VISIBLE_DEVICES=""``), which on a CPU-only box is
+simply the truth; ``none`` runs them for real as they are (the simulator cannot model
+``nn.DataParallel``). Their results say ``simulated: false``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -31,7 +40,13 @@ from pathlib import Path
 
 from devicelint.runtime.fixture import Outcome, Pair
 
-PASSING = ("confirmed", "clean")
+PASSING = ("confirmed", "clean", "no-runtime-proof")
+
+# outcome kind -> environment for a real (never simulated) run of both scripts
+REAL_RUNS = {
+    "raises-without-cuda": {"CUDA_VISIBLE_DEVICES": ""},
+    "none": {},
+}
 
 
 @dataclass
@@ -82,14 +97,15 @@ class Result:
         return asdict(self)
 
 
-def run_script(script: str | Path, simulate: bool, timeout: float = 120.0) -> Run:
-    """Run one script through the harness in a fresh ``sys.executable`` process."""
+def run_script(script: str | Path, simulate: bool, timeout: float = 120.0, env_extra: dict | None = None) -> Run:
+    """Run one script through the harness in a fresh ``sys.executable`` process
+    (``env_extra`` is added to its environment, e.g. ``CUDA_VISIBLE_DEVICES=""``)."""
     script = str(Path(script).resolve())
     with tempfile.TemporaryDirectory(prefix="devicelint-") as tmp:
         out = os.path.join(tmp, "result.json")
         cmd = [sys.executable, "-X", "faulthandler", "-m", "devicelint.runtime.harness"]
         cmd += (["--simulate"] if simulate else []) + [script, "--out", out]
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {}))
         # make the harness importable even when devicelint is used from a checkout
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
@@ -129,7 +145,7 @@ def _tail(output: bytes | None, limit: int = 4000) -> str:
 def flagged_ranges(path: Path, code: str) -> list[tuple[int, int]]:
     from devicelint.engine import lint_source
 
-    findings = lint_source(path.read_bytes(), str(path))
+    findings = lint_source(path.read_bytes(), str(path), select=[code])  # off-by-default rules too
     return sorted({(f.line, max(f.end_line, f.line)) for f in findings if f.code == code})
 
 
@@ -248,7 +264,66 @@ def _judge_grows(outcome: Outcome, bad: Run, fixed: Run | None, src: Path) -> Ob
     return Observation(growing is not None, observed, candidates)
 
 
-JUDGES = {"raises": _judge_raises, "warns": _judge_warns, "wastes": _judge_wastes, "grows": _judge_grows}
+def _judge_raises_without_cuda(outcome: Outcome, bad: Run, fixed: Run | None, src: Path) -> Observation:
+    exc = bad.exception
+    real = "real run, CUDA hidden (CUDA_VISIBLE_DEVICES=''), not simulated"
+    if not exc:
+        return Observation(False, f"exit code {bad.record['exit_code']}, no exception ({real})")
+    type_ok = any(t in (exc["type"], exc["qualname"]) or exc["qualname"].endswith("." + t) for t in outcome.types)
+    text_ok = not outcome.texts or any(t in exc["message"] for t in outcome.texts)
+    frames = [f["line"] for f in reversed(exc["script_frames"])]  # innermost first
+    return Observation(type_ok and text_ok, f"{bad.describe_failure()} ({real})", frames)
+
+
+def _judge_none(outcome: Outcome, bad: Run, fixed: Run | None, src: Path) -> Observation:
+    if not bad.exited_clean:
+        return Observation(False, bad.describe_failure())
+    return Observation(True, f"exit 0; no runtime proof: {outcome.texts[0] if outcome.texts else 'none declared'}")
+
+
+JUDGES = {
+    "raises": _judge_raises,
+    "warns": _judge_warns,
+    "wastes": _judge_wastes,
+    "grows": _judge_grows,
+    "raises-without-cuda": _judge_raises_without_cuda,
+    "none": _judge_none,
+}
+
+
+# ---- blame through a name ---------------------------------------------------------------
+# Some pitfalls crash on a later line than the one at fault: a discarded `x.to(device)`
+# (DL006) fails where `x` is next used beside device tensors; a hard-coded `device = "cuda"`
+# (DL007) fails where `device` is first used. For these rules a blamed line is accepted when
+# it uses the name that a flagged line is about: the receiver of the discarded move, or the
+# variable the hard-coded device is assigned to. The name is read from the flagged line's
+# own text, so the check stays tied to what the linter reported.
+_NAME = r"[A-Za-z_][\w.]*"
+BLAME_VIA_NAME = {
+    "DL006": re.compile(rf"^\s*({_NAME})\s*\.\s*(?:to|cuda|cpu)\s*\("),
+    "DL007": re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)"),
+}
+
+
+def blame_via_name(code: str, candidates: list[int], ranges, src: Path) -> tuple[int, int, str] | None:
+    """(blamed line, flagged line, name) for the first candidate line that uses a name a
+    flagged line of ``code`` is about, or None (also for rules without such a policy)."""
+    pattern = BLAME_VIA_NAME.get(code)
+    if pattern is None:
+        return None
+    lines = _line_texts(src)
+    names = []
+    for lo, hi in ranges:
+        m = pattern.match(lines[lo - 1]) if 0 < lo <= len(lines) else None
+        if m:
+            names.append((lo, m.group(1)))
+    for cand in candidates:
+        text = lines[cand - 1] if 0 < cand <= len(lines) else ""
+        text = text.split("#", 1)[0]
+        for flagged_line, name in names:
+            if cand != flagged_line and re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", text):
+                return cand, flagged_line, name
+    return None
 
 
 def _fixed_symptom(outcome: Outcome, fixed: Run) -> str | None:
@@ -284,6 +359,9 @@ def _judge_bad(pair: Pair, bad: Run, fixed: Run | None, expected: str, base: dic
         return Result(pair.name, "bad", expected=expected, observed=bad.problem, line=None, verdict=verdict,
                       detail=detail, **base)
     obs = JUDGES[outcome.kind](outcome, bad, fixed, pair.bad)
+    if outcome.kind == "none" and obs.matched:
+        return Result(pair.name, "bad", expected=expected, observed=obs.observed, line=None,
+                      verdict="no-runtime-proof", detail="", **base)
     if not obs.matched:
         verdict = "failed-otherwise" if bad.exception else "not-confirmed"
         line = obs.candidates[0] if obs.candidates else None
@@ -298,6 +376,10 @@ def _judge_bad(pair: Pair, bad: Run, fixed: Run | None, expected: str, base: dic
     blamed = next((ln for ln in obs.candidates if _is_flagged(ln, ranges)), None)
     header_lines = list(pair.header.expect.get(pair.code, ()))
     problem = None
+    via = blame_via_name(pair.code, obs.candidates, ranges, pair.bad) if blamed is None else None
+    if via is not None:
+        blamed = via[0]
+        obs.observed += f"; line {via[0]} uses `{via[2]}`, made wrong on flagged line {via[1]}"
     if blamed is None:
         blamed = obs.candidates[0] if obs.candidates else None
         what = f"blamed line {blamed}" if blamed is not None else "no script line to blame"
@@ -350,14 +432,18 @@ class PairRunner:
 
     def _compute(self, pair: Pair) -> tuple[Result, Result | None]:
         bad = fixed = None
+        simulate, env_extra = self.simulate, None
+        if pair.header is not None and pair.header.outcome.kind in REAL_RUNS:
+            simulate, env_extra = False, REAL_RUNS[pair.header.outcome.kind]
         if not pair.error:
-            bad = run_script(pair.bad, self.simulate, self.timeout)
-            fixed = run_script(pair.fixed, self.simulate, self.timeout) if pair.fixed else None
+            bad = run_script(pair.bad, simulate, self.timeout, env_extra)
+            fixed = run_script(pair.fixed, simulate, self.timeout, env_extra) if pair.fixed else None
             for run in (bad, fixed):
-                if run is not None and run.record and self.env is None:
+                # the session's device/versions come from runs made in the session's own mode
+                if run is not None and run.record and self.env is None and simulate == self.simulate:
                     keys = ("device", "driver", "cuda", "torch", "python", "simulated")
                     self.env = {k: run.record.get(k) for k in keys}
-        return judge_pair(pair, bad, fixed, self.simulate)
+        return judge_pair(pair, bad, fixed, simulate)
 
     def _submit(self, pair: Pair) -> Future:
         with self._lock:

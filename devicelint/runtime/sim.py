@@ -130,6 +130,21 @@ class Simulator:
         self.recorder = recorder
         self.tags = _StorageTags()
         self._stack = None
+        self._pinned: dict = {}  # storage key -> weak ref: host tensors pinned by pin_memory()
+
+    # ---- pinned host memory (counted, never real: pinning needs a CUDA runtime) --------
+    def mark_pinned(self, obj):
+        for t in _tensors(obj):
+            s = self.tags._storage(t)
+            if s is not None:
+                self._pinned[s._cdata] = StorageWeakRef(s)
+        if len(self._pinned) > 4096:
+            self._pinned = {k: r for k, r in self._pinned.items() if not r.expired()}
+        return obj
+
+    def is_pinned(self, t) -> bool:
+        ref = self._pinned.get(self.tags.key(t))
+        return ref is not None and not ref.expired()
 
     # ---- logical devices -------------------------------------------------------
     def raw_device(self, t) -> str:
@@ -149,11 +164,13 @@ class Simulator:
     def _line(self):
         return self.recorder.line() if self.recorder is not None else 0
 
-    def _count_copy(self, src: str, dst: str) -> None:
+    def _count_copy(self, src: str, dst: str, source=None) -> None:
         if self.recorder is None or src == dst:
             return
         kind = "h2d" if dst.startswith("cuda") and src == CPU else "d2h" if src.startswith("cuda") and dst == CPU else "d2d"
         self.recorder.copy(kind)
+        if kind == "h2d" and source is not None and not self.is_pinned(source):
+            self.recorder.copy("pageable")
 
     # ---- aten level ------------------------------------------------------------
     def dispatch(self, func, args, kwargs):
@@ -166,7 +183,7 @@ class Simulator:
         devs = [self.raw_device(t) for t in tensors]
         if packet in _CROSS_OK:
             if packet is aten.copy_ and len(tensors) >= 2:
-                self._count_copy(self.device_str(args[1]), self.device_str(args[0]))
+                self._count_copy(self.device_str(args[1]), self.device_str(args[0]), args[1])
             out = func(*args, **kwargs)
             self._tag_fresh(out, devs[0] if devs else FLOAT)
             return out
@@ -253,7 +270,7 @@ class Simulator:
         out = T.to(self_t, device=CPU, dtype=dtype, non_blocking=non_blocking, copy=copy or crossing, **extra)
         if crossing:
             self.tags.set(out, target)
-            self._count_copy(src, target)
+            self._count_copy(src, target, self_t)
         return out
 
     # ---- install ---------------------------------------------------------------
@@ -363,9 +380,10 @@ _HANDLERS = {
     T.is_cuda.__get__: lambda sim, f, a, k: sim.device_str(a[0]).startswith("cuda"),
     T.is_cpu.__get__: lambda sim, f, a, k: sim.device_str(a[0]) == CPU,
     T.get_device: lambda sim, f, a, k: int(sim.device_str(a[0]).split(":")[1]) if sim.device_str(a[0]) != CPU else -1,
-    # pinning needs a real CUDA runtime; a no-op is what it means for correctness
-    T.pin_memory: lambda sim, f, a, k: a[0],
-    T.is_pinned: lambda sim, f, a, k: False,
+    # pinning needs a real CUDA runtime: the tensor stays as it is, but is remembered as
+    # pinned, so that copies from pageable memory can be counted
+    T.pin_memory: lambda sim, f, a, k: sim.mark_pinned(a[0]),
+    T.is_pinned: lambda sim, f, a, k: sim.is_pinned(a[0]),
 }
 
 
@@ -487,7 +505,7 @@ def _patch_torch(sim, stack):
         targets.append((torch.accelerator, accelerator))
     import torch.utils.data._utils.pin_memory as pin
 
-    targets.append((pin, {"pin_memory": lambda data, device=None: data}))
+    targets.append((pin, {"pin_memory": lambda data, device=None: sim.mark_pinned(data)}))
     for module, names in targets:
         for name, value in names.items():
             if hasattr(module, name) or module is torch.cuda:

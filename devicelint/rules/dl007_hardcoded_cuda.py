@@ -1,0 +1,253 @@
+import re
+
+import libcst as cst
+
+from devicelint import torchapi as api
+from devicelint.names import dotted
+from devicelint.rules.base import Report, Rule
+
+# Any of these anywhere in the file means the code thought about machines without CUDA.
+_FALLBACK_ATTRS = {"is_available", "device_count", "is_cuda", "is_built", "current_accelerator"}
+_GUARD_WORDS = re.compile(r"cuda|gpu|accelerat|is_available|device_count", re.IGNORECASE)
+_ARG_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat", re.IGNORECASE)
+_OPTION_CALLS = ("add_argument", "option", "getenv", "environ.get")
+_MENTION = re.compile(rb"\.cuda\s*\(|[\"']cuda")
+
+
+def _string(node) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = node.evaluated_value
+        except Exception:  # noqa: BLE001 - odd literals are simply not device strings
+            return None
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _is_cuda_string(node) -> bool:
+    s = _string(node)
+    return s is not None and re.fullmatch(r"\s*cuda(\s*:\s*\d+)?\s*", s) is not None
+
+
+def _tensor_cuda_signature(call: cst.Call) -> bool:
+    """Arguments that `Tensor.cuda` / `Module.cuda` accept: at most one positional (the
+    device) and only `device`, `non_blocking`, `memory_format` keywords. Anything else
+    (`quantizer.cuda(qtensor, meta=...)`) is some other API's `cuda` method."""
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args) or len(positional) > 1:
+        return False
+    return all(a.keyword is None or a.keyword.value in ("device", "non_blocking", "memory_format") for a in call.args)
+
+
+def _code(node) -> str:
+    return cst.Module(body=()).code_for_node(node)
+
+
+class HardcodedCuda(Rule):
+    """Code that can only run with CUDA: `.cuda()`, `"cuda"` devices, no fallback anywhere.
+
+    ## What it does
+    In a file that never checks for CUDA (no `torch.cuda.is_available()`, no
+    `device_count()`, no `"cpu"` alternative, no `--device` style option, no
+    `accelerate`/`torch.accelerator`), flags each place that puts something on CUDA
+    unconditionally: `.cuda()`, `.to("cuda")`, `device="cuda"`, `torch.device("cuda")`, and
+    `device = "cuda:0"`. Sites inside a branch that tests for CUDA/GPU, inside a function
+    whose name or decorator says it is GPU-only, and files that set up NCCL (multi-GPU by
+    design) are left alone.
+
+    ## Why is this bad?
+    The script dies on any machine without a usable GPU (a laptop, a CI runner, a CPU
+    inference box) with `AssertionError: Torch not compiled with CUDA enabled` or
+    `RuntimeError: No CUDA GPUs are available` / `Found no NVIDIA driver on your system`,
+    at the first line that touches the device.
+
+    ## Example
+    ```python
+    device = torch.device("cuda")
+    model = Net().to(device)
+    x = x.cuda()
+    ```
+
+    ## Use instead
+    ```python
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Net().to(device)
+    x = x.to(device)
+    ```
+    """
+
+    code = "DL007"
+    name = "hardcoded-cuda"
+    VALID = (
+        """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+x = torch.randn(8, 4).cuda() if device.type == "cuda" else torch.randn(8, 4)
+""",
+        """
+import argparse
+import torch
+parser = argparse.ArgumentParser()
+parser.add_argument("--device", default="cuda")
+args = parser.parse_args()
+x = torch.zeros(3, device="cuda")  # the option says the script knows about devices
+""",
+        """
+import torch
+
+def test_kernel_gpu():
+    x = torch.ones(3).cuda()  # a GPU-only function says so in its name
+""",
+    )
+    INVALID = (
+        """
+import torch
+device = torch.device("cuda")  # <--
+model = torch.nn.Linear(4, 2).to(device)
+x = torch.randn(8, 4).cuda()  # <--
+y = torch.zeros(8, 2, device="cuda:0")  # <--
+z = x.to("cuda")  # <--
+""",
+        """
+import torch
+DEVICE = "cuda"  # <--
+t = torch.ones(2).to(DEVICE)
+""",
+    )
+
+    def check(self, ctx):
+        if not _MENTION.search(ctx.source):
+            return
+        if b"nccl" in ctx.source or b"NCCL" in ctx.source:
+            return  # NCCL process groups are multi-GPU by design
+        finder = _Finder(ctx.imports)
+        ctx.module.visit(finder)
+        if finder.fallback:
+            return
+        for node, message in finder.found:
+            yield Report(node, message, fix="choose the device at run time: "
+                         "`torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")`")
+
+
+class _Finder(cst.CSTVisitor):
+    def __init__(self, imports):
+        self.imports = imports
+        self.found: list = []
+        self.fallback = False
+        self.guarded = 0  # inside a CUDA test / GPU-only function
+        self.placing = 0  # inside the device argument of a move (a "cpu" there is no fallback)
+        self.defs: list = []
+
+    # ---- guards and fallbacks
+    def visit_Name(self, node) -> None:
+        if node.value in _FALLBACK_ATTRS or "accelerator" in node.value.lower():
+            self.fallback = True
+
+    def visit_Attribute(self, node) -> None:
+        if node.attr.value in _FALLBACK_ATTRS or "accelerator" in node.attr.value.lower():
+            self.fallback = True
+
+    def visit_SimpleString(self, node) -> None:
+        s = _string(node)
+        if s is None:
+            return
+        kind = s.split(":")[0].strip().lower()
+        if kind in ("mps", "xla", "xpu", "npu", "hpu") or (kind == "cpu" and not self.placing):
+            self.fallback = True
+
+    def _guard_test(self, test) -> bool:
+        return bool(_GUARD_WORDS.search(_code(test)))
+
+    def visit_If(self, node) -> bool:
+        if self._guard_test(node.test):
+            self.fallback = True  # a branch for "no CUDA" exists
+        return True
+
+    def visit_IfExp(self, node) -> bool:
+        if self._guard_test(node.test):
+            self.fallback = True
+        return True
+
+    def _enter_def(self, node) -> None:
+        gpu_only = bool(_GUARD_WORDS.search(node.name.value)) or any(
+            _GUARD_WORDS.search(_code(d.decorator)) or "skip" in _code(d.decorator).lower() for d in node.decorators
+        )
+        self.defs.append(gpu_only)
+        self.guarded += gpu_only
+
+    def _leave_def(self, node) -> None:
+        self.guarded -= self.defs.pop()
+
+    visit_FunctionDef = visit_ClassDef = _enter_def
+    leave_FunctionDef = leave_ClassDef = _leave_def
+
+    # ---- CUDA-only sites
+    def _flag(self, node, message) -> None:
+        if not self.guarded:
+            self.found.append((node, message))
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        q = self.imports.qualname(func)
+        text = dotted(func) or ""
+        if text.endswith(_OPTION_CALLS) or text.rsplit(".", 1)[-1].startswith("DEFINE_"):
+            # a command-line option or an environment variable chooses the device
+            if any(_ARG_WORDS.search(s) for a in node.args if (s := _string(a.value)) is not None):
+                self.fallback = True
+        if q == "torch.device":
+            first = node.args[0] if node.args else None
+            kw = next((a for a in node.args if a.keyword is not None and a.keyword.value == "type"), None)
+            arg = kw or first
+            if arg is not None and _is_cuda_string(arg.value):
+                self._flag(node, "`torch.device(\"cuda\")` with no fallback: this only runs on a machine with CUDA")
+            self.placing += 1
+            for a in node.args:
+                a.visit(self)
+            self.placing -= 1
+            return False
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if (
+                method == "cuda"
+                and not (isinstance(func.value, cst.Call) and dotted(func.value.func) == "super")
+                and _tensor_cuda_signature(node)
+            ):
+                if self.imports.qualname(func.value) is None:  # `x.cuda()`, never `torch.cuda`
+                    self._flag(node, "`.cuda()` with no availability check: this fails on a machine without CUDA")
+            elif method in ("to", "cpu"):
+                target = next((a for a in node.args if a.keyword is not None and a.keyword.value == "device"), None)
+                if target is None and node.args and node.args[0].keyword is None and not node.args[0].star:
+                    target = node.args[0]
+                if target is not None and _is_cuda_string(target.value):
+                    self._flag(node, "`.to(\"cuda\")` with no fallback: this fails on a machine without CUDA")
+                func.value.visit(self)
+                self.placing += 1
+                for a in node.args:
+                    a.visit(self)
+                self.placing -= 1
+                return False
+        for a in node.args:
+            if a.keyword is not None and a.keyword.value == "device" and _is_cuda_string(a.value):
+                self._flag(a, "`device=\"cuda\"` with no fallback: this fails on a machine without CUDA")
+            if a.keyword is not None and a.keyword.value in ("device", "map_location", "device_type"):
+                self.placing += 1
+                a.value.visit(self)
+                self.placing -= 1
+            else:
+                a.value.visit(self)
+        func.visit(self)
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if _is_cuda_string(node.value) and all(self._device_target(t.target) for t in node.targets):
+            self._flag(node.value, "a hard-coded `\"cuda\"` device with no fallback: this only runs on a machine with CUDA")
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and _is_cuda_string(node.value) and self._device_target(node.target):
+            self._flag(node.value, "a hard-coded `\"cuda\"` device with no fallback: this only runs on a machine with CUDA")
+
+    @staticmethod
+    def _device_target(target) -> bool:
+        text = dotted(target)
+        return text is not None and api.looks_like_device_name(text)

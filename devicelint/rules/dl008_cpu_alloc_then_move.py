@@ -1,0 +1,153 @@
+import libcst as cst
+
+from devicelint import torchapi as api
+from devicelint.names import dotted
+from devicelint.rules.base import Report, Rule
+
+# Factories that make their values from nothing: they can make them on the device directly.
+# (`torch.tensor(data)` / `torch.from_numpy(a)` are not here: their data is on the host anyway.)
+FACTORIES = {
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "linspace",
+    "logspace", "eye",
+}
+_RANDOM = {"rand", "randn", "randint", "randperm"}
+# Methods that reshape or recast the new tensor on the way to the move: the whole chain
+# can run on the device (`torch.ones(n, n).tril().to(device)`).
+_CHAIN = {
+    "view", "reshape", "unsqueeze", "squeeze", "expand", "repeat", "t", "transpose", "permute",
+    "flatten", "contiguous", "float", "double", "half", "bfloat16", "long", "int", "bool",
+    "tril", "triu", "neg", "exp", "log", "sqrt", "abs", "clamp", "clamp_", "fill_", "uniform_",
+    "normal_", "tril_", "triu_",
+}
+
+
+def _string(node) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = node.evaluated_value
+        except Exception:  # noqa: BLE001
+            return None
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _device_target(call: cst.Call) -> str | None:
+    """The device a `.to(...)` / `.cuda(...)` call moves to, as text, or None when the call is
+    not (or not clearly) a move to an accelerator: a dtype cast, another tensor, "cpu"."""
+    method = call.func.attr.value
+    if method == "cuda":
+        return '"cuda"'
+    if any(a.star for a in call.args):
+        return None
+    kw = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
+    if kw is None:
+        if not call.args or call.args[0].keyword is not None:
+            return None
+        kw = call.args[0].value
+    s = _string(kw)
+    if s is not None:
+        return f'"{s}"' if api.parse_device_string(s) == "accel" else None
+    if isinstance(kw, cst.Call) and dotted(kw.func) in ("torch.device",):
+        first = kw.args[0].value if kw.args else None
+        return None if first is not None and _string(first) == "cpu" else cst.Module(body=()).code_for_node(kw)
+    text = dotted(kw)
+    if text is None:
+        return None
+    if text.endswith(".device") or (api.looks_like_device_name(text) and not api.looks_like_dtype(text)):
+        return text
+    return None
+
+
+class CpuAllocThenMove(Rule):
+    """`torch.zeros(...).to(device)`: a tensor built on the host only to be copied over.
+
+    ## What it does
+    Flags a tensor factory (`torch.zeros`, `ones`, `empty`, `full`, `rand`, `randn`,
+    `randint`, `randperm`, `arange`, `linspace`, `logspace`, `eye`) whose result goes
+    straight into `.to(device)` or `.cuda()`, in any import style. `torch.tensor(data)` and
+    `torch.from_numpy(...)` are not flagged (their data comes from the host anyway), nor
+    are dtype casts (`.to(torch.float16)`).
+
+    ## Why is this bad?
+    The values are first written in host memory, then copied to the device: a host
+    allocation, a host-to-device copy and often a synchronisation, for data the device
+    could have made itself. Inside a training loop that is one wasted copy per step.
+
+    ## Example
+    ```python
+    noise = torch.randn(batch, dim).to(device)
+    ```
+
+    ## Use instead
+    ```python
+    noise = torch.randn(batch, dim, device=device)
+    ```
+
+    ## Fix safety
+    The result is the same tensor on the same device, except for the random factories
+    (`rand`, `randn`, `randint`, `randperm`): on the device they draw from the device's
+    generator, so the numbers differ from the host's for the same seed.
+    """
+
+    code = "DL008"
+    name = "cpu-alloc-then-move"
+    VALID = (
+        """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+mask = torch.ones(4, 4, device=device)
+labels = torch.tensor([0, 1, 1]).to(device)  # data from the host: a copy is needed anyway
+half = torch.zeros(3).to(torch.float16)  # a dtype cast, not a move
+""",
+    )
+    INVALID = (
+        """
+import torch as T
+from torch import arange
+device = T.device("cuda" if T.cuda.is_available() else "cpu")
+noise = T.randn(16, 8).to(device)  # <--
+positions = arange(0, 128).cuda()  # <--
+eye = T.eye(4).to(device=device, dtype=T.float16)  # <--
+""",
+    )
+
+    def check(self, ctx):
+        finder = _Finder(ctx.imports)
+        ctx.module.visit(finder)
+        for node, factory, target in finder.found:
+            random = factory in _RANDOM
+            yield Report(
+                node,
+                f"`torch.{factory}(...)` is built on the host and then copied to the device; "
+                f"pass `device={target}` to `torch.{factory}` instead",
+                fix=f"pass `device={target}` to `torch.{factory}(...)` and drop the move"
+                + (" (random values then come from the device generator)" if random else ""),
+            )
+
+
+class _Finder(cst.CSTVisitor):
+    def __init__(self, imports):
+        self.imports = imports
+        self.found = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda")):
+            return
+        inner = func.value
+        # walk down a chain of shape/dtype methods to the factory call
+        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in _CHAIN:
+            inner = inner.func.value
+        if not isinstance(inner, cst.Call):
+            return
+        q = self.imports.qualname(inner.func)
+        if q is None or not q.startswith("torch.") or q.count(".") != 1:
+            return
+        factory = q.split(".", 1)[1]
+        if factory not in FACTORIES:
+            return
+        if any(a.star or (a.keyword is not None and a.keyword.value in ("device", "out")) for a in inner.args):
+            return
+        target = _device_target(node)
+        if target is not None:
+            self.found.append((node, factory, target))

@@ -1,0 +1,154 @@
+import re
+
+import libcst as cst
+
+from devicelint.names import dotted
+from devicelint.rules.base import Report, Rule
+
+_GUARD = re.compile(r"cuda|gpu|is_available|device_count", re.IGNORECASE)
+_LOADS = {"torch.load", "torch.serialization.load"}
+# States that hold plain numbers or CPU byte tensors, never device storages: LR schedulers,
+# GradScaler, saved RNG states. Loading them needs no map_location.
+_TENSOR_FREE = re.compile(r"sched|scaler|rng|random_state", re.IGNORECASE)
+
+
+class LoadWithoutMapLocation(Rule):
+    """`torch.load(...)` without `map_location` in code that uses an accelerator.
+
+    ## What it does
+    Flags `torch.load` calls (any import style) that give no `map_location` (keyword or
+    second positional argument), in files that move data to a device or mention CUDA.
+    Calls that pass `**kwargs` through, calls inside a branch that tests for CUDA, and
+    loads from an in-memory `io.BytesIO` buffer (bytes this same run serialized, e.g. to
+    broadcast an object) are left alone, as are states known to hold no device tensors
+    (a learning-rate scheduler's or a GradScaler's `state_dict`, saved RNG states: the
+    receiver or the path says `scheduler`, `scaler` or `rng`).
+
+    ## Why is this bad?
+    Without `map_location`, every tensor is restored to the device it was saved from. A
+    checkpoint written on a GPU then fails to load on a machine without one:
+    `RuntimeError: Attempting to deserialize object on a CUDA device but
+    torch.cuda.is_available() is False`. On a multi-GPU machine it lands on the saving
+    rank's GPU (often `cuda:0` for every process), which wastes memory there.
+
+    ## Example
+    ```python
+    state = torch.load("checkpoint.pt")
+    model.load_state_dict(state["model"])
+    ```
+
+    ## Use instead
+    ```python
+    state = torch.load("checkpoint.pt", map_location=device)  # or "cpu"
+    model.load_state_dict(state["model"])
+    ```
+
+    ## Fix safety
+    `map_location=device` loads the tensors where this run wants them; `load_state_dict`
+    copies into the model's own parameters either way, so `"cpu"` is always safe.
+    """
+
+    code = "DL009"
+    name = "load-without-map-location"
+    VALID = (
+        """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+model.load_state_dict(torch.load("model.pt", map_location=device))
+extra = torch.load("extra.pt", "cpu")
+""",
+        """
+import torch
+stats = torch.load("stats.pt")  # CPU-only code: nothing device-aware in this file
+""",
+    )
+    INVALID = (
+        """
+import torch
+from torch import load
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+model.load_state_dict(torch.load("model.pt"))  # <--
+optimizer_state = load("optim.pt", weights_only=True)  # <--
+""",
+    )
+
+    def check(self, ctx):
+        if b"load" not in ctx.source:
+            return
+        if b"cuda" not in ctx.source and not any(
+            mv.node.func.attr.value != "cpu" and mv.target_text != "cpu" for mv in ctx.facts.moves
+        ):
+            return
+        buffers = _Buffers()
+        ctx.module.visit(buffers)
+        finder = _Finder(ctx.imports, buffers.names)
+        ctx.module.visit(finder)
+        for node in finder.found:
+            yield Report(
+                node,
+                "`torch.load` without `map_location` restores tensors to the device they were saved "
+                "from: a GPU checkpoint then fails to load on a machine without CUDA",
+                fix="pass `map_location=device` (or `\"cpu\"`)",
+            )
+
+
+def _code(node) -> str:
+    return cst.Module(body=()).code_for_node(node)
+
+
+def _is_buffer(node) -> bool:
+    return isinstance(node, cst.Call) and (dotted(node.func) or "").endswith("BytesIO")
+
+
+class _Buffers(cst.CSTVisitor):
+    """Names bound to in-memory buffers (`buf = io.BytesIO(data)`)."""
+
+    def __init__(self):
+        self.names = set()
+
+    def visit_Assign(self, node) -> None:
+        if _is_buffer(node.value):
+            self.names.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+
+class _Finder(cst.CSTVisitor):
+    def __init__(self, imports, buffers):
+        self.imports = imports
+        self.buffers = buffers
+        self.found = []
+        self.guarded = 0
+
+    def visit_If(self, node) -> None:
+        g = bool(_GUARD.search(cst.Module(body=()).code_for_node(node.test)))
+        self.guarded += g
+        node.body.visit(self)
+        self.guarded -= g
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_IfExp(self, node) -> bool:
+        if _GUARD.search(cst.Module(body=()).code_for_node(node.test)):
+            return False
+        return True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict":
+            if _TENSOR_FREE.search(_code(node.func.value)):
+                return False  # e.g. `lr_scheduler.load_state_dict(torch.load(...))`
+        if self.guarded or self.imports.qualname(node.func) not in _LOADS:
+            return
+        if node.args and _TENSOR_FREE.search(_code(node.args[0].value)):
+            return
+        if any(a.star for a in node.args):
+            return
+        if any(a.keyword is not None and a.keyword.value == "map_location" for a in node.args):
+            return
+        if sum(1 for a in node.args if a.keyword is None) >= 2:
+            return
+        first = node.args[0].value if node.args and node.args[0].keyword is None else None
+        if first is not None and (_is_buffer(first) or (isinstance(first, cst.Name) and first.value in self.buffers)):
+            return  # bytes serialized by this same process/machine: they go back where they came from
+        self.found.append(node)

@@ -1,0 +1,84 @@
+from devicelint.rules.base import Report, Rule
+
+
+class SyncInLoop(Rule):
+    """`.item()`, `.cpu()`, `.tolist()` or `print(t)` on a device tensor every training step.
+
+    ## What it does
+    Flags host synchronisations on tensors that are on the accelerator, made on every step
+    of a training loop over a data loader (a loop that calls `backward()` or
+    `optimizer.step()`), not under an `if` (logging every N steps is fine): `loss.item()`,
+    `t.cpu()`, `t.tolist()`, `t.to("cpu")`, `print(t)`. Off by default: select `DL013`.
+
+    ## Why is this bad?
+    Each one waits for the GPU to finish all queued work and copies the value back, so the
+    CPU cannot queue the next step ahead: the GPU idles between steps.
+
+    ## Example
+    ```python
+    for x, y in loader:
+        loss = criterion(model(x.to(device)), y.to(device))
+        loss.backward()
+        optimizer.step()
+        running += loss.item()
+    ```
+
+    ## Use instead
+    ```python
+    running = torch.zeros((), device=device)
+    for x, y in loader:
+        loss = criterion(model(x.to(device)), y.to(device))
+        loss.backward()
+        optimizer.step()
+        running += loss.detach()
+    print(running.item())
+    ```
+    """
+
+    code = "DL013"
+    name = "sync-in-loop"
+    default = False
+    VALID = (
+        """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 1).to(device)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randn(32, 1)), batch_size=8)
+running = torch.zeros((), device=device)
+for step, (x, y) in enumerate(loader):
+    loss = torch.nn.functional.mse_loss(model(x.to(device)), y.to(device))
+    loss.backward()
+    opt.step()
+    running += loss.detach()
+    if step % 100 == 0:
+        print(f"step {step}: {loss.item():.4f}")
+print(running.item())
+""",
+    )
+    INVALID = (
+        """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 1).to(device)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randn(32, 1)), batch_size=8)
+running = 0.0
+for x, y in loader:
+    loss = torch.nn.functional.mse_loss(model(x.to(device)), y.to(device))
+    loss.backward()
+    opt.step()
+    running += loss.item()  # <--
+""",
+    )
+
+    def check(self, ctx):
+        for s in ctx.facts.syncs:
+            what = f"print({s.val.name or 'tensor'})" if s.what == "print" else f".{s.what}()"
+            yield Report(
+                s.node,
+                f"`{what}` on a device tensor every step waits for the GPU and copies to the host; "
+                "keep the value on the device (e.g. `total += loss.detach()`) and read it after the loop",
+            )

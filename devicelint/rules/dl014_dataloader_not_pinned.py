@@ -1,0 +1,75 @@
+from devicelint.rules.base import Report, Rule
+
+
+class DataloaderNotPinned(Rule):
+    """Batches copied to the device from a DataLoader built without `pin_memory=True`.
+
+    ## What it does
+    Flags the `.to(device)` / `.cuda()` copies of batches that come from a `DataLoader` built
+    in this file without `pin_memory=` (or with `pin_memory=False`). Any other value, such
+    as `pin_memory=torch.cuda.is_available()`, counts as set. Off by default: select `DL014`.
+
+    ## Why is this bad?
+    A copy from pageable host memory goes through a staging buffer and blocks the host;
+    `non_blocking=True` cannot overlap it with compute. Pinned (page-locked) batches are
+    copied by DMA, faster and asynchronously.
+
+    ## Example
+    ```python
+    loader = DataLoader(dataset, batch_size=64, shuffle=True)
+    for x, y in loader:
+        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+    ```
+
+    ## Use instead
+    ```python
+    loader = DataLoader(dataset, batch_size=64, shuffle=True, pin_memory=torch.cuda.is_available())
+    for x, y in loader:
+        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+    ```
+    """
+
+    code = "DL014"
+    name = "dataloader-not-pinned"
+    default = False
+    VALID = (
+        """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+loader = DataLoader(TensorDataset(torch.randn(32, 4)), batch_size=8, pin_memory=device.type == "cuda")
+for (x,) in loader:
+    x = x.to(device, non_blocking=True)
+""",
+        """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+loader = DataLoader(TensorDataset(torch.randn(32, 4)), batch_size=8)
+for (x,) in loader:  # stays on the CPU
+    print(x.sum())
+""",
+    )
+    INVALID = (
+        """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randn(32, 1)), batch_size=8, shuffle=True)
+for x, y in loader:
+    x = x.to(device, non_blocking=True)  # <--
+    y = y.to(device)  # <--
+""",
+    )
+
+    def check(self, ctx):
+        loaders = ctx.facts.loaders
+        for mv in ctx.facts.loader_moves:
+            state = loaders.get(mv.loader)
+            if state not in ("missing", "false"):
+                continue
+            built = ctx.line(mv.loader)
+            yield Report(
+                mv.node,
+                f"this batch comes from the DataLoader on line {built}, built without `pin_memory=True`: "
+                "the copy from pageable memory is slow and cannot overlap compute",
+            )
