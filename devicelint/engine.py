@@ -30,12 +30,23 @@ class Context:
         self.imports = Imports(module)
         self._facts: Facts | None = None
         self._positions = None
+        self._calls = None
 
     @property
     def facts(self) -> Facts:
         if self._facts is None:
             self._facts = infer(self.module, self.imports, default_device_set=b"set_default_device" in self.source)
         return self._facts
+
+    @property
+    def calls(self) -> list:
+        """Every call in the file, gathered by one cheap walk shared by the syntactic rules
+        (a LibCST visitor per rule would cost as much as the parse each)."""
+        if self._calls is None:
+            from devicelint.flow import _walk
+
+            self._calls = [n for n in _walk(self.module) if isinstance(n, cst.Call)]
+        return self._calls
 
     def position(self, node):
         if self._positions is None:

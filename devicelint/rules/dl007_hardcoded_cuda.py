@@ -12,6 +12,7 @@ _GUARD_WORDS = re.compile(r"cuda|gpu|accelerat|is_available|device_count", re.IG
 _ARG_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat", re.IGNORECASE)
 _OPTION_CALLS = ("add_argument", "option", "getenv", "environ.get")
 _MENTION = re.compile(rb"\.cuda\s*\(|[\"']cuda")
+_FALLBACK_TEXT = re.compile(rb"is_available|device_count|is_cuda|is_built|accelerat", re.IGNORECASE)
 
 
 def _string(node) -> str | None:
@@ -121,6 +122,8 @@ t = torch.ones(2).to(DEVICE)
             return
         if b"nccl" in ctx.source or b"NCCL" in ctx.source:
             return  # NCCL process groups are multi-GPU by design
+        if _FALLBACK_TEXT.search(ctx.source):
+            return  # an availability check is spelled somewhere: skip the walk (at worst, silence)
         finder = _Finder(ctx.imports)
         ctx.module.visit(finder)
         if finder.fallback:

@@ -113,7 +113,8 @@ eye = T.eye(4).to(device=device, dtype=T.float16)  # <--
 
     def check(self, ctx):
         finder = _Finder(ctx.imports)
-        ctx.module.visit(finder)
+        for call in ctx.calls:  # the engine's shared walk: no traversal of our own
+            finder.visit_Call(call)
         for node, factory, target in finder.found:
             random = factory in _RANDOM
             yield Report(

@@ -81,6 +81,11 @@ optimizer_state = load("optim.pt", weights_only=True)  # <--
             mv.node.func.attr.value != "cpu" and mv.target_text != "cpu" for mv in ctx.facts.moves
         ):
             return
+        if not any(
+            ctx.imports.qualname(c.func) == "torch.load" and not any(a.keyword and a.keyword.value == "map_location" for a in c.args)
+            for c in ctx.calls
+        ):
+            return  # no candidate: skip both walks
         buffers = _Buffers()
         ctx.module.visit(buffers)
         finder = _Finder(ctx.imports, buffers.names)

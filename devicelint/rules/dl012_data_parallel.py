@@ -66,7 +66,8 @@ third = torch.nn.parallel.DataParallel(net)  # <--
         if b"DataParallel" not in ctx.source:
             return
         finder = _Finder(ctx.imports)
-        ctx.module.visit(finder)
+        for call in ctx.calls:  # the engine's shared walk: no traversal of our own
+            finder.visit_Call(call)
         for node in finder.found:
             yield Report(
                 node,
