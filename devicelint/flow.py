@@ -760,7 +760,10 @@ class Interpreter:
             if isinstance(el.slice, cst.Index):
                 self.eval(el.slice.value)
                 if isinstance(el.slice.value, cst.Integer):
-                    index = int(el.slice.value.value)
+                    try:
+                        index = int(el.slice.value.value.replace("_", ""), 0)
+                    except ValueError:  # `0o17`, `0x_1f` parse; `017` does not exist in Python 3
+                        index = None
             else:
                 sliced = True
                 self.eval_children(el.slice)
