@@ -103,6 +103,7 @@ class Facts:
     # model identity -> set of (Dev, key) it is moved to anywhere; models handed to unknown code
     model_moves: dict = field(default_factory=dict)
     escaped: set = field(default_factory=set)
+    api_calls: list = field(default_factory=list)  # (call node, qualified name) of every library call
 
 
 # ----------------------------------------------------------------------------- state
@@ -1297,6 +1298,7 @@ class Interpreter:
     # ---- API calls by qualified name
 
     def call_api(self, node: cst.Call, q: str) -> Val:
+        self.facts.api_calls.append((node, q))
         parts = q.split(".")
         last = parts[-1]
         if q == "torch.device":

@@ -113,8 +113,11 @@ eye = T.eye(4).to(device=device, dtype=T.float16)  # <--
 
     def check(self, ctx):
         finder = _Finder(ctx.imports)
-        for call in ctx.calls:  # the engine's shared walk: no traversal of our own
-            finder.visit_Call(call)
+        seen = set()
+        for mv in ctx.facts.moves:  # every .to()/.cuda() the inference ran: no walk of our own
+            if id(mv.node) not in seen:
+                seen.add(id(mv.node))
+                finder.visit_Call(mv.node)
         for node, factory, target in finder.found:
             random = factory in _RANDOM
             yield Report(

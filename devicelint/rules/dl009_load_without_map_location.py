@@ -82,8 +82,8 @@ optimizer_state = load("optim.pt", weights_only=True)  # <--
         ):
             return
         if not any(
-            ctx.imports.qualname(c.func) == "torch.load" and not any(a.keyword and a.keyword.value == "map_location" for a in c.args)
-            for c in ctx.calls
+            q == "torch.load" and not any(a.keyword and a.keyword.value == "map_location" for a in c.args)
+            for c, q in ctx.facts.api_calls
         ):
             return  # no candidate: skip both walks
         buffers = _Buffers()
