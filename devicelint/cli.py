@@ -108,7 +108,11 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
         (path, data, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), cache_dir)
         for path, data in tasks
     ]
-    findings, errors = lint_many(jobs_list, jobs)
+    try:
+        findings, errors = lint_many(jobs_list, jobs)
+    except KeyboardInterrupt:  # click would say "Aborted!" and exit 1
+        click.echo("devicelint: interrupted", err=True)
+        sys.exit(130)
     for path, message in errors:
         click.echo(f"devicelint: internal error while linting {path}: {message}", err=True)
 

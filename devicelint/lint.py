@@ -60,9 +60,14 @@ def lint_many(tasks, jobs=None):
         # Largest files first, in small chunks: a few huge files at the end would leave the
         # other workers idle. Output order does not depend on this (findings are sorted).
         tasks = sorted(tasks, key=_size, reverse=True)
+        pool = ProcessPoolExecutor(max_workers=jobs)
         try:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                results = list(pool.map(_one, tasks, chunksize=2))
+            results = list(pool.map(_one, tasks, chunksize=2))
+            pool.shutdown()
+        except KeyboardInterrupt:
+            # Ctrl-C: drop the queued files instead of linting them all before exiting
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
         except BrokenProcessPool:
             # a worker died in native code (a parser crash): name the way to find the file
             return [], [("<worker>", "a worker process crashed; run with --jobs 1 to find the file")]
