@@ -105,18 +105,16 @@ def lint_source(source: bytes | str, path: str = "<stdin>", select=None, ignore=
 
 def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None):
     """([(Finding, Report | None)], module or None): the findings with the reports behind them."""
-    findings, module = _analyse(source, path, select, ignore, rule_classes)
-    return findings, module
-
-
-def _analyse(source, path, select, ignore, rule_classes):
     if isinstance(source, str):
         source = source.encode("utf-8")
-    bad = _bad_bytes(source, path) or (None if not any(tok in source for tok in PREFILTER) else _too_deep(source, path))
+    bad = _bad_bytes(source, path)
     if bad is not None:
         return [(bad, None)], None
     if not any(tok in source for tok in PREFILTER):
         return [], None
+    bad = _too_deep(source, path)
+    if bad is not None:
+        return [(bad, None)], None
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as e:

@@ -257,8 +257,7 @@ class Interpreter:
                 self.analyze_function(stmt, module_frame, None)
             elif isinstance(stmt, cst.ClassDef):
                 info = self.class_of(stmt)
-                inst = Instance(stmt)
-                self_val = self.instance_val(info, inst, None)
+                self_val = Val(Kind.OBJECT, ref=Instance(stmt))
                 methods = sorted(info["methods"].values(), key=lambda f: f.name.value != "__init__")
                 for fn in methods:
                     self.analyze_function(fn, module_frame, self_val)
@@ -1576,9 +1575,6 @@ class Interpreter:
             info = self.class_of(local.ref)
             return info["module"] and info.get("has_params", True)
         return True  # a factory we cannot see: assume it builds weights
-
-    def instance_val(self, info, inst: Instance, node) -> Val:
-        return Val(Kind.OBJECT, ref=inst)
 
     def construct(self, node: cst.Call, cls: cst.ClassDef) -> Val:
         info = self.class_of(cls)
