@@ -4,23 +4,42 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 
 import click
 
 from devicelint import __version__, report
 from devicelint import rules as registry
+from devicelint.lines import split_lines
+from devicelint.term import Progress, use_color
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class DefaultGroup(click.Group):
-    """`devicelint PATHS` means `devicelint check PATHS`; `rules`, `explain`, `verify` are subcommands."""
+    """`devicelint PATHS` means `devicelint check PATHS`; `rules`, `explain`, `verify`, `clean`
+    are subcommands. `devicelint --help` is the group's own help: the commands, and the
+    options of the default command."""
 
     def parse_args(self, ctx, args):
-        if not args or (args[0] not in self.commands and args[0] not in ("--version",)):
+        if not args or (args[0] not in self.commands and args[0] not in ("--version", "--help", "-h")):
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx, formatter):
+        formatter.write_usage(ctx.command_path, "[OPTIONS] [PATHS]...")
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="       ")
+
+    def format_options(self, ctx, formatter):
+        check_cmd = self.commands["check"]
+        with click.Context(check_cmd, info_name="check", parent=ctx) as check_ctx:
+            rows = [r for p in check_cmd.get_params(check_ctx)
+                    if isinstance(p, click.Option) and (r := p.get_help_record(check_ctx))]
+        rows.append(("--version", "Show the version and exit."))
+        self.format_commands(ctx, formatter)
+        with formatter.section("Options (of `devicelint check`, the default command)"):
+            formatter.write_dl(rows)
 
 
 def _codes(values) -> list:
@@ -33,7 +52,7 @@ def _codes(values) -> list:
     return out
 
 
-@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("devicelint", cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="devicelint")
 def cli():
     """devicelint: find PyTorch device bugs before they cost a GPU hour."""
@@ -54,12 +73,17 @@ def cli():
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Where to keep the cache (default: .devicelint_cache).")
 @click.option("--fix", is_flag=True, help="Apply the safe automatic fixes, then report what is left.")
 @click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; change nothing.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also apply fixes that may change behaviour.")
+@click.option("--add-noqa", is_flag=True, help="Append `# noqa: DLnnn` to every line with a finding, then exit.")
+@click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), help="Record the current findings in FILE (JSON), then exit.")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="Report only findings not recorded in FILE.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (for pre-commit).")
 @click.option("--explain", "explain_code", metavar="CODE", help="Explain one rule and exit.")
-def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, fix, diff, force_exclude, explain_code):
+def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, fix, diff, unsafe_fixes, add_noqa, write_baseline, baseline_path, force_exclude, explain_code):
     """Lint PATHS (files or folders, default `.`; `-` reads stdin).
 
-    Also: `devicelint rules`, `devicelint explain CODE`, `devicelint verify [--simulate] DIR`.
+    Also: `devicelint rules`, `devicelint explain CODE`, `devicelint verify [--simulate] DIR`,
+    `devicelint clean`.
     """
     from devicelint import config as cfgmod
     from devicelint.files import discover, ignored_codes
@@ -90,14 +114,18 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
         if given == "-":
             data = sys.stdin.buffer.read()
             tasks.append((stdin_filename, data))
-            sources[stdin_filename] = data.decode("utf-8", "replace").splitlines()
+            sources[stdin_filename] = split_lines(data.decode("utf-8", "replace"))
         else:
-            for path in discover([given], cfg.exclude, cfg.extend_exclude, cfg.root if cfg.path else None, force_exclude):
+            for path in discover([given], cfg.exclude, cfg.extend_exclude, cfg.root if cfg.path else None, force_exclude, cfg.extend_include):
                 tasks.append((path, None))
+    if not tasks:
+        click.echo(_warning("No Python files found under the given path(s)"), err=True)
+    fixed = None
     if fix or diff:
-        changed = _apply_fixes(tasks, chosen, ignored, cfg, write=fix and not diff)
+        changed, fixed, tasks = _apply_fixes(tasks, chosen, ignored, cfg, write=fix and not diff, unsafe=unsafe_fixes)
         if diff:
             sys.exit(EXIT_FINDINGS if changed else EXIT_CLEAN)
+        sources.update((path, split_lines(data.decode("utf-8", "replace"))) for path, data in tasks if data is not None)
     if no_cache:
         cache_dir = None
     elif cache_dir is None:
@@ -108,75 +136,191 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
         (path, data, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), cache_dir)
         for path, data in tasks
     ]
+    progress = Progress(len(jobs_list))
     try:
-        findings, errors = lint_many(jobs_list, jobs)
+        findings, errors = lint_many(jobs_list, jobs, progress.advance)
     except KeyboardInterrupt:  # click would say "Aborted!" and exit 1
+        progress.close()
         click.echo("devicelint: interrupted", err=True)
         sys.exit(130)
+    progress.close()
     for path, message in errors:
         click.echo(f"devicelint: internal error while linting {path}: {message}", err=True)
+    if cache_dir is not None:
+        from devicelint.cache import prune
 
+        prune(cache_dir)
+    stale = None
+    if baseline_path and not write_baseline:  # with --add-noqa: silence only what is new
+        findings, stale = _baseline(baseline_path, findings, tasks)
+    if add_noqa or write_baseline:
+        _adopt(findings, tasks, errors, add_noqa, write_baseline)
+
+    # Like `ruff check --fix -`: the fixed source went to stdout, so what is left goes to stderr.
+    to_err = fix and not diff and "-" in paths
+    color = use_color(sys.stderr if to_err else sys.stdout)
     if statistics:
-        click.echo(report.statistics(findings, output_format), nl=False)
+        text = report.statistics(findings, output_format, color=color)
     else:
         if output_format == "full":
             for f in findings:
                 if f.path not in sources:
                     sources[f.path] = _read_lines(f.path)
-        click.echo(report.RENDER[output_format](findings, sources), nl=False)
         if output_format in ("full", "concise"):
-            click.echo(report.summary(findings), nl=False)
+            text = report.RENDER[output_format](findings, sources, color=color) + report.summary(findings, fixed, color)
+        else:
+            text = report.RENDER[output_format](findings, sources)
+    click.echo(text, nl=False, err=to_err, color=color)
+    if statistics and stale:
+        click.echo(f"{stale} stale baseline entr{'y' if stale == 1 else 'ies'}: fixed or changed since the baseline was "
+                   "written (rewrite it with --write-baseline)", err=output_format == "json" or to_err)
     if errors:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
 
 
-def _apply_fixes(tasks, chosen, ignored, cfg, write: bool) -> int:
-    """Fix (or, without `write`, print the diff for) every file; returns how many changed."""
-    import difflib
+def _adopt(findings, tasks, errors, add_noqa: bool, write_baseline) -> None:
+    """`--add-noqa` / `--write-baseline FILE`: record the findings, then exit."""
+    if add_noqa:
+        from devicelint.noqa import add_noqa_to_files
 
-    from devicelint.engine import read_source
+        if any(data is not None for _path, data in tasks):
+            click.echo("devicelint: error: --add-noqa edits files; it cannot read stdin", err=True)
+            sys.exit(EXIT_ERROR)
+        added = add_noqa_to_files(findings)
+        click.echo(f"Added {added} noqa directive{'' if added == 1 else 's'}.", err=True)
+    else:
+        from devicelint import baseline
+
+        try:
+            n = baseline.write(write_baseline, findings, {p: d for p, d in tasks if d is not None})
+        except baseline.BaselineError as e:
+            click.echo(f"devicelint: error: {e}", err=True)
+            sys.exit(EXIT_ERROR)
+        click.echo(f"Wrote {n} finding{'' if n == 1 else 's'} to the baseline {write_baseline}.", err=True)
+    sys.exit(EXIT_ERROR if errors else EXIT_CLEAN)
+
+
+def _baseline(path, findings, tasks):
+    """(findings not in the baseline, stale baseline entries)."""
+    from devicelint import baseline
+
+    try:
+        return baseline.apply(path, findings, [p for p, _d in tasks], {p: d for p, d in tasks if d is not None})
+    except baseline.BaselineError as e:
+        click.echo(f"devicelint: error: {e}", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def _warning(text: str) -> str:
+    return click.style("warning", fg="yellow", bold=True) + f": {text}" if use_color(sys.stderr) else f"warning: {text}"
+
+
+def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False):
+    """Fix (or, without `write`, print the diff for) every file. Returns (files changed,
+    fixes applied, the tasks to lint next: stdin's replaced by its fixed source). When
+    writing, stdin's fixed source (or the source itself, when nothing applies) is printed
+    on stdout, as `ruff check --fix -` does for editors. A file that cannot be written, or
+    that changed while we worked, is one DL000 line on stderr and the run goes on."""
     from devicelint.files import ignored_codes
-    from devicelint.fix import fix_source, write_atomically
+    from devicelint.fix import Changed, fix_source, unified_diff, write_fixed
 
-    changed = 0
+    changed = applied = 0
+    after = []
+    done = set()
     for path, data in tasks:
-        source = data if data is not None else read_source(path)[0]
-        if source is None:
-            continue
-        new, count = fix_source(source, path, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root))
+        after.append((path, data))
+        source, before = data, None
+        if data is None:
+            real = os.path.realpath(path)  # a symlink: fix its target, keep the link
+            if real in done:
+                continue
+            done.add(real)
+            source, before = _read_with_stat(real)
+            if source is None:
+                continue
+        new, count = fix_source(source, path, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), unsafe)
+        if data is not None:
+            after[-1] = (path, new)
+            if write:
+                click.echo(new, nl=False)  # bytes: written as they are
         if not count:
             continue
-        changed += 1
         if write and data is None:
-            write_atomically(path, new)
+            try:
+                write_fixed(path, source, new, before)
+            except Changed:
+                click.echo(f"{path}:1:1: DL000 [file-changed] not fixed: the file changed while devicelint ran", err=True)
+                continue
+            except OSError as e:
+                reason = e.strerror or str(e)
+                click.echo(f"{path}:1:1: DL000 [unwritable-file] not fixed: {reason.lower()}", err=True)
+                continue
             click.echo(f"Fixed {count} finding{'s' if count > 1 else ''} in {path}", err=True)
-        else:
-            old_lines = source.decode("utf-8", "replace").splitlines(keepends=True)
-            new_lines = new.decode("utf-8", "replace").splitlines(keepends=True)
-            click.echo("".join(difflib.unified_diff(old_lines, new_lines, f"a/{path}", f"b/{path}")), nl=False)
-    return changed
+        elif not write:
+            if path.lower().endswith(".ipynb"):  # the cells' code, not the JSON
+                from devicelint.notebook import diff as notebook_diff
+
+                click.echo(notebook_diff(source, new, path), nl=False)
+            else:
+                click.echo(unified_diff(source, new, path), nl=False)
+        changed += 1
+        applied += count
+    return changed, applied, after
+
+
+def _read_with_stat(path: str):
+    """(bytes, the stat they were read with) or (None, None) when unreadable (the lint run
+    that follows reports why)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block
+            return None, None
+        with open(path, "rb") as f:
+            return f.read(), os.fstat(f.fileno())
+    except OSError:
+        return None, None
 
 
 def _read_lines(path: str) -> list:
     try:
         with open(path, "rb") as f:
-            return f.read().decode("utf-8", "replace").splitlines()
+            return split_lines(f.read().decode("utf-8", "replace"))
     except OSError:
         return []
+
+
+@cli.command("clean")
+@click.argument("path", type=click.Path(), default=".")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="The cache to remove (default: .devicelint_cache beside the nearest pyproject.toml).")
+def clean_cmd(path, cache_dir):
+    """Remove the result cache."""
+    from devicelint import cache
+    from devicelint import config as cfgmod
+
+    if cache_dir is None:
+        where = cfgmod.find_pyproject(path)
+        root = os.path.dirname(os.path.abspath(where)) if where else path
+        cache_dir = os.path.join(root, cache.DEFAULT_DIR)
+    try:
+        removed = cache.clean(cache_dir)
+    except (ValueError, OSError) as e:
+        click.echo(f"devicelint clean: {e}", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(f"Removed {cache_dir}" if removed else f"No cache at {cache_dir}")
 
 
 @cli.command("rules")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules_cmd(output_format):
-    """List every rule: code, name, default on/off, summary."""
+    """List every rule: code, fixable ([*]: `--fix` can repair it), name, summary, default on/off."""
     if output_format == "json":
-        data = [{"code": r.code, "name": r.name, "default": r.default, "summary": r.summary()} for r in registry.ALL_RULES]
+        data = [{"code": r.code, "name": r.name, "default": r.default, "fixable": r.fixable, "summary": r.summary()}
+                for r in registry.ALL_RULES]
         click.echo(json.dumps(data, indent=2))
         return
     for r in registry.ALL_RULES:
         flag = "" if r.default else "  (off by default)"
-        click.echo(f"{r.code}  {r.name:<28} {r.summary()}{flag}")
+        click.echo(f"{r.code} {'[*]' if r.fixable else '   '} {r.name:<28} {r.summary()}{flag}")
 
 
 @cli.command("explain")
@@ -192,7 +336,8 @@ def _explain(code: str, output_format: str) -> None:
     if rule is None:
         raise click.BadParameter(f"unknown rule code {code!r}; see `devicelint rules`", param_hint="CODE")
     if output_format == "json":
-        data = {"code": rule.code, "name": rule.name, "default": rule.default, "summary": rule.summary(), "explanation": rule.docs()}
+        data = {"code": rule.code, "name": rule.name, "default": rule.default, "fixable": rule.fixable,
+                "summary": rule.summary(), "explanation": rule.docs()}
         click.echo(json.dumps(data, indent=2))
     else:
         click.echo(f"# {rule.code} {rule.name}\n\n{rule.docs()}")
@@ -208,7 +353,7 @@ def verify_cmd(folder, simulate, timeout, report_path):
     try:
         import torch  # noqa: F401
     except ImportError:
-        click.echo("devicelint verify needs PyTorch: pip install 'devicelint[runtime]'", err=True)
+        click.echo("devicelint verify needs PyTorch: pip install -e '.[runtime]' -c constraints.txt from a devicelint checkout (devicelint is not on PyPI)", err=True)
         sys.exit(EXIT_ERROR)
     from devicelint.runtime import verify
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ else:  # pragma: no cover - Python 3.10
 
 from devicelint.rules import unknown_codes
 
-KEYS = {"select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores"}
+KEYS = {"select", "extend-select", "ignore", "exclude", "extend-exclude", "extend-include", "per-file-ignores"}
 
 
 class ConfigError(Exception):
@@ -27,6 +28,7 @@ class Config:
     ignore: list = field(default_factory=list)
     exclude: list | None = None
     extend_exclude: list = field(default_factory=list)
+    extend_include: list = field(default_factory=list)
     per_file_ignores: dict = field(default_factory=dict)
     path: str | None = None
     root: str = "."
@@ -74,6 +76,15 @@ def _strings(table: dict, key: str, where: str) -> list:
     return value
 
 
+def _describe_unknown(keys) -> str:
+    """Every unknown key at once, each with the known key it is probably a typo of."""
+    parts = []
+    for key in keys:
+        close = difflib.get_close_matches(key.replace("_", "-"), sorted(KEYS), n=1, cutoff=0.6)
+        parts.append(f"`{key}`" + (f" (did you mean `{close[0]}`?)" if close else ""))
+    return f"unknown key{'s' if len(keys) > 1 else ''} " + ", ".join(parts)
+
+
 def load(path: str) -> Config:
     try:
         with open(path, "rb") as f:
@@ -92,7 +103,7 @@ def load(path: str) -> Config:
         raise ConfigError(f"{where}: must be a table")
     unknown = sorted(set(table) - KEYS)
     if unknown:
-        raise ConfigError(f"{where}: unknown key `{unknown[0]}` (known: {', '.join(sorted(KEYS))})")
+        raise ConfigError(f"{where}: {_describe_unknown(unknown)} (known: {', '.join(sorted(KEYS))})")
     cfg = Config(path=path, root=os.path.dirname(os.path.abspath(path)))
     if "select" in table:
         cfg.select = _codes(table, "select", where)
@@ -104,6 +115,8 @@ def load(path: str) -> Config:
         cfg.exclude = _strings(table, "exclude", where)
     if "extend-exclude" in table:
         cfg.extend_exclude = _strings(table, "extend-exclude", where)
+    if "extend-include" in table:
+        cfg.extend_include = _strings(table, "extend-include", where)
     if "per-file-ignores" in table:
         pfi = table["per-file-ignores"]
         if not isinstance(pfi, dict):

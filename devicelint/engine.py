@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import stat
-from itertools import accumulate
+import warnings
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from devicelint import limits
 from devicelint import rules as registry
 from devicelint.findings import Finding
 from devicelint.flow import Facts, infer
@@ -23,14 +25,15 @@ PREFILTER = (b"torch", b"cuda")
 class Context:
     """What rules see: the tree, the source, imports, and the device facts (computed once)."""
 
-    def __init__(self, module: cst.Module, source: bytes, path: str) -> None:
+    def __init__(self, module: cst.Module, source: bytes, path: str, project=None) -> None:
         self.module = module
         self.source = source
         self.path = path
-        self.imports = Imports(module)
+        self.imports = Imports(module, project)
         self._facts: Facts | None = None
         self._positions = None
         self._calls = None
+        self.fixes = None  # edits.FixBuilder, made when the first fixable finding needs it
 
     @property
     def facts(self) -> Facts:
@@ -73,38 +76,66 @@ def _bad_bytes(source: bytes, path: str) -> Finding | None:
     return None
 
 
-# CPython refuses more than 200 nested brackets; libcst's native parser takes super-linear
-# time on deep nesting and overflows its stack (a segfault) at about 1,500 levels.
-MAX_NESTING = 200
-_BRACKETS = bytes(range(256)).translate(None, b"()[]{}")
+def _too_complex(path: str, reason: str, line: int = 1) -> Finding:
+    return _meta(path, "too-complex", f"not analysed: {reason}", line)
 
 
-def _too_deep(source: bytes, path: str) -> Finding | None:
-    """A DL000 finding when the brackets nest deeper than Python allows (checked with
-    CPython's own parser, since a crude count also sees brackets in strings and comments)."""
-    brackets = source.translate(None, _BRACKETS)
-    if len(brackets) <= MAX_NESTING:
-        return None
-    depth = max(accumulate(1 if c in b"([{" else -1 for c in brackets))
-    if depth <= MAX_NESTING:
-        return None
+def _risky(source: bytes) -> bool:
+    """A line long enough to nest deeper than LibCST's native parser can take."""
+    return max(map(len, limits.LINE_SPLIT(source))) > limits.MAX_DEPTH
+
+
+_LIBCST_AT = re.compile(r"^(?:parser error: )?error at \d+:\d+: ")
+
+
+def _syntax_error(source: bytes, path: str, e: cst.ParserSyntaxError) -> Finding:
+    """One DL000 finding with one position: CPython's (its messages and 1-based columns are
+    what users know from tracebacks); LibCST's own when CPython accepts the file (syntax
+    newer than LibCST's grammar). The message carries no second position that could
+    disagree with the finding's."""
     try:
         compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as e:
-        if "too many nested" in str(e.msg) or "too complex" in str(e.msg):
-            return _meta(path, "syntax-error", f"cannot parse: {e.msg}", e.lineno or 1, e.offset or 1)
+    except SyntaxError as se:
+        if se.lineno:
+            line = se.lineno
+            column = se.offset if se.offset and se.offset > 0 else 1
+            return _meta(path, "syntax-error", f"cannot parse: {se.msg}", line, column)
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = _LIBCST_AT.sub("", e.message)
+    return _meta(path, "syntax-error", f"cannot parse: {message}", e.raw_line, e.raw_column + 1)
+
+
+def lint_source(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None,
+                project=None) -> list[Finding]:
+    return [f for f, _ in analyse(source, path, select, ignore, rule_classes, project)[0]]
+
+
+def project_view(path: str, store=None):
+    """The rest of the project as seen from `path` (read from disk), when `path` is a file
+    there; None for stdin and made-up names."""
+    if not os.path.isfile(path):
         return None
-    except (RecursionError, MemoryError, ValueError):
-        return _meta(path, "syntax-error", "too deeply nested to parse")
-    return None
+    from devicelint.project import FileView
+
+    return FileView(path, store)
 
 
-def lint_source(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None) -> list[Finding]:
-    return [f for f, _ in analyse(source, path, select, ignore, rule_classes)[0]]
+def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None, project=None):
+    """([(Finding, Report | None)], module or None): the findings with the reports behind them.
+    `project` (a project.FileView) lets the inference follow imports into other files; by
+    default one is made for a path that exists on disk."""
+    if path.lower().endswith(".ipynb"):
+        from devicelint import notebook
+
+        return notebook.analyse(source, path, select, ignore, rule_classes, project)
+    return analyse_python(source, path, select, ignore, rule_classes, project)
 
 
-def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None):
-    """([(Finding, Report | None)], module or None): the findings with the reports behind them."""
+def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None,
+                   project=None):
+    """`analyse` for Python source. The file is analysed within limits.FILE_TIMEOUT seconds
+    and limits.MAX_MEMORY bytes; over a limit it is one `DL000 too-complex` finding."""
     if isinstance(source, str):
         source = source.encode("utf-8")
     bad = _bad_bytes(source, path)
@@ -112,34 +143,49 @@ def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None
         return [(bad, None)], None
     if not any(tok in source for tok in PREFILTER):
         return [], None
-    bad = _too_deep(source, path)
-    if bad is not None:
+    problem = limits.precheck(source)
+    if isinstance(problem, limits.TooComplex):
+        return [(_too_complex(path, problem.reason, problem.line), None)], None
+    if isinstance(problem, SyntaxError) and _risky(source):
+        # LibCST may know newer syntax than this Python, but not on input that can crash it
+        bad = _meta(path, "syntax-error", f"cannot parse: {problem.msg}", problem.lineno or 1, problem.offset or 1)
         return [(bad, None)], None
+    try:
+        with limits.bounded(), warnings.catch_warnings():
+            # reading the user's literals (`"\d"`) warns as compiling them would: not ours to print
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return _analyse(source, path, select, ignore, rule_classes, project)
+    except limits.TooComplex as e:
+        return [(_too_complex(path, e.reason, e.line), None)], None
+    except MemoryError:
+        return [(_too_complex(path, f"analysis needed more than {limits.MAX_MEMORY // 2**20:,} MiB of memory"), None)], None
+    except RecursionError:
+        return [(_too_complex(path, "nested too deeply for the analysis"), None)], None
+
+
+def _analyse(source: bytes, path: str, select, ignore, rule_classes, project):
+    bad = None
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
-        bad = _meta(path, "syntax-error", f"cannot parse: {e.message}", e.raw_line, e.raw_column + 1)
+        bad = _syntax_error(source, path, e)
     except UnicodeDecodeError as e:
         bad = _meta(path, "unreadable-file", f"not valid {e.encoding}: {e.reason}", _line_of_offset(source, e.start))
     except (LookupError, SyntaxError) as e:
         bad = _meta(path, "unreadable-file", f"cannot decode: {e}")
-    except RecursionError:
-        bad = _meta(path, "syntax-error", "too deeply nested to parse")
     if bad is not None:
         return [(bad, None)], None
 
     classes = rule_classes if rule_classes is not None else registry.resolve(select, ignore)
-    ctx = Context(module, source, path)
+    ctx = Context(module, source, path, project if project is not None else project_view(path))
     reports = []
-    try:
-        for rule_cls in classes:
-            rule = rule_cls()
-            for report in rule.check(ctx):
-                reports.append((rule_cls, report))
-    except RecursionError:
-        # The file parsed; only our analysis gave up. Saying nothing beats a false alarm.
-        return [], module
-    if not reports:
+    for rule_cls in classes:
+        rule = rule_cls()
+        for report in rule.check(ctx):
+            reports.append((rule_cls, report))
+    unused_noqa = any(r.code == UNUSED_NOQA for r in classes) and (b"noqa" in source or b"devicelint:" in source)
+    if not reports and not unused_noqa:
         return [], module
 
     text = source.decode(module.encoding, errors="replace")
@@ -165,11 +211,43 @@ def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None
             rule_cls.code,
             rule_cls.name,
             report.message,
+            _fix(ctx, report, text),
             report.fix,
         )
         findings.append((finding, report))
+    if unused_noqa:
+        findings.extend(_unused_noqa(path, suppressions, {r.code for r in classes}))
     findings.sort(key=lambda fr: fr[0])
     return findings, module
+
+
+def _fix(ctx: Context, report, text: str):
+    """The JSON fix object of a report whose edit `--fix` applies, else None."""
+    if report.edit is None:
+        return None
+    if ctx.fixes is None:
+        from devicelint.edits import FixBuilder
+
+        ctx.fixes = FixBuilder(ctx.module, text)
+    node = report.edit_node or report.node
+    return ctx.fixes.build(node, report.edit, report.fix, report.applicability, ctx.position(node))
+
+
+UNUSED_NOQA = "DL100"
+
+
+def _unused_noqa(path: str, suppressions: Suppressions, ran: set) -> list:
+    """DL100 findings: directives naming a code of a rule that ran and silenced nothing."""
+    out = []
+    for line, (start, end), codes in suppressions.unused(ran - {UNUSED_NOQA}):
+        if suppressions.silences(line, UNUSED_NOQA):
+            continue  # `# noqa: DL003, DL100`: told to keep it
+        listed = ", ".join(codes)
+        finding = Finding(path, line, start + 1, line, end + 1, UNUSED_NOQA, "unused-noqa",
+                          f"unused suppression of {listed}: nothing on this line is flagged for it",
+                          None, f"remove {listed} from the directive")
+        out.append((finding, None))
+    return out
 
 
 def read_source(path: str):

@@ -5,10 +5,14 @@ from __future__ import annotations
 import fnmatch
 import os
 
-DEFAULT_EXCLUDE = {
-    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules", ".eggs", "site-packages",
-    ".devicelint_cache", ".ipynb_checkpoints", "__pypackages__",
+# Version control, virtualenvs and installed packages: never the user's own code, skipped
+# even when `exclude` replaces the defaults below (a folder holding a `pyvenv.cfg` is a
+# virtualenv whatever its name).
+ALWAYS_EXCLUDE = {".git", ".hg", ".svn", ".venv", "venv", "site-packages", "__pypackages__", ".devicelint_cache"}
+
+DEFAULT_EXCLUDE = ALWAYS_EXCLUDE | {
+    ".tox", ".nox", "__pycache__", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    "node_modules", ".eggs", ".ipynb_checkpoints",
 }
 
 
@@ -16,14 +20,20 @@ def _excluded(rel: str, name: str, patterns) -> bool:
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*") for p in patterns)
 
 
-def discover(paths, exclude=None, extend_exclude=(), root=None, force_exclude=False) -> list:
+# What a folder walk lints: Python files and Jupyter notebooks (`extend-include` adds more).
+INCLUDE = ("*.py", "*.pyi", "*.ipynb")
+
+
+def discover(paths, exclude=None, extend_exclude=(), root=None, force_exclude=False, extend_include=()) -> list:
     """Files to lint, in a stable order. Explicitly named files are always linted; a named
     path that does not exist is returned as is, so the engine reports it. `exclude` (which
-    replaces the default folder names) and `extend-exclude` are names or glob patterns,
+    replaces the default folder names, except ALWAYS_EXCLUDE) and `extend-exclude` are names or glob patterns,
     matched against the name, the path below the given folder, and the path below `root`
     (the folder of the config file). With `force_exclude`, named files are filtered too
-    (pre-commit names every staged file)."""
-    names = DEFAULT_EXCLUDE if exclude is None else set(exclude)
+    (pre-commit names every staged file). `extend_include` adds glob patterns for the files
+    a folder walk picks up, matched against the name and the path below the given folder."""
+    names = DEFAULT_EXCLUDE if exclude is None else ALWAYS_EXCLUDE | set(exclude)
+    include = INCLUDE + tuple(extend_include)
     patterns = list(extend_exclude) + ([] if exclude is None else list(exclude))
 
     def excluded(rel: str, name: str, full: str) -> bool:
@@ -50,14 +60,15 @@ def discover(paths, exclude=None, extend_exclude=(), root=None, force_exclude=Fa
             keep = []
             for d in sorted(dirs):
                 rel = os.path.normpath(os.path.join(rel_root, d)).replace(os.sep, "/")
-                if d in names or d.endswith(".egg-info") or excluded(rel, d, os.path.join(root_dir, d)):
+                full = os.path.join(root_dir, d)
+                if d in names or d.endswith(".egg-info") or os.path.isfile(os.path.join(full, "pyvenv.cfg")) or excluded(rel, d, full):
                     continue
                 keep.append(d)
             dirs[:] = keep
             for f in sorted(files):
-                if not f.endswith((".py", ".pyi")):
-                    continue
                 rel = os.path.normpath(os.path.join(rel_root, f)).replace(os.sep, "/")
+                if not any(fnmatch.fnmatch(f, p) or fnmatch.fnmatch(rel, p) for p in include):
+                    continue
                 path = os.path.join(root_dir, f) if given != "." else rel  # `a.py`, not `./a.py`
                 if excluded(rel, f, path):
                     continue

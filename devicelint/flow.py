@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from devicelint import crossfile
+from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import Imports, dotted
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join
@@ -37,6 +39,7 @@ class ModuleCall:
     model: Val
     args: list
     blame: cst.CSTNode  # where the model, not a function parameter, enters the call chain
+    method: str | None = None  # `model.generate(ids)`: the model's method, not the model itself
 
 
 @dataclass
@@ -55,6 +58,7 @@ class Move:
     reason: str | None  # "already" | "invariant" | "repeated" | None
     prior: cst.CSTNode | None  # the earlier move for "already"/"repeated"
     bare: bool = False  # a statement of its own: the result is thrown away
+    in_place: bool = False  # the receiver moves in place (module, BatchEncoding, PyG graph, a loader's batch object)
 
 
 @dataclass
@@ -102,8 +106,19 @@ class Facts:
     mid_class: dict = field(default_factory=dict)  # model identity -> its file-local ClassDef
     # model identity -> set of (Dev, key) it is moved to anywhere; models handed to unknown code
     model_moves: dict = field(default_factory=dict)
+    # model identity -> the device flags its moves ran under ((flag, bool) or None), and the
+    # functions (FunctionDef, None for the module) whose code moved it
+    move_conds: dict = field(default_factory=dict)
+    move_funcs: dict = field(default_factory=dict)
     escaped: set = field(default_factory=set)
     api_calls: list = field(default_factory=list)  # (call node, qualified name) of every library call
+    # torch.load call -> one {name: Val} per context it ran in: the device-named variables in
+    # scope there (for the `map_location=` fix)
+    load_scopes: dict = field(default_factory=dict)
+    saves: list = field(default_factory=list)  # (torch.save call, Val of what it saves)
+    # `forward` of a file-local module -> what it returns when run on its own (which parts of a
+    # returned tuple are plain numbers, such as a pooling ratio)
+    forward_returns: dict = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- state
@@ -242,6 +257,8 @@ class Interpreter:
         self.last_binop = None  # (node, left, right) of the latest binary operation
         self.loader_loops: set = set()  # id() of loops over a data loader
         self.body_cache: dict = {}
+        # device flags the statement being run sits under: `if args.cuda:` body -> ("args.cuda", True)
+        self.assumed: list = []
 
     # ------------------------------------------------------------------ entry points
 
@@ -281,11 +298,16 @@ class Interpreter:
                 v = self.param_guess(p)
                 if module_method and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and p.star not in ("*", "**") and (
                     p.default is None or (isinstance(p.default, cst.Name) and p.default.value == "None")
-                ):
+                ) and not _MODULE_NAME.search(p.name.value):
                     # an input of a module's forward: it lives wherever the module lives
                     v = Val(Kind.TENSOR, on_module=True)
                 frame.state.vars[p.name.value] = v
             self.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
+            if fn.name.value == "forward" and self_val is not None and frame.returns:
+                out = None
+                for r in frame.returns:
+                    out = join(out, r) if out is not None else r
+                self.facts.forward_returns[fn] = out
         finally:
             self.frame = saved
             self.no_grad -= no_grad
@@ -380,6 +402,8 @@ class Interpreter:
                         self.note_accum(small, target, binop[2])
             for t in small.targets:
                 self.bind(t.target, value)
+            if value.kind is Kind.UNKNOWN and isinstance(small.value, cst.Call):
+                self.guess_unknown_loaders(small)
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
                 self.bind(small.target, self.eval(small.value))
@@ -422,21 +446,100 @@ class Interpreter:
 
     def exec_if(self, stmt: cst.If) -> None:
         self.eval(stmt.test)
+        flag = self.flag_of(stmt.test)
         before = self.frame.state
         self.frame.state = before.copy()
         frame = self.frame
         frame.conds += 1
         try:
-            self.exec_suite(stmt.body)
+            if flag is not None:
+                self.assumed.append(flag)
+            try:
+                self.exec_suite(stmt.body)
+            finally:
+                if flag is not None:
+                    self.assumed.pop()
             after_body = self.frame.state
             self.frame.state = before.copy()
-            if isinstance(stmt.orelse, cst.If):
-                self.exec_if(stmt.orelse)
-            elif isinstance(stmt.orelse, cst.Else):
-                self.exec_suite(stmt.orelse.body)
+            if flag is not None:
+                self.assumed.append((flag[0], not flag[1]))
+            try:
+                if isinstance(stmt.orelse, cst.If):
+                    self.exec_if(stmt.orelse)
+                elif isinstance(stmt.orelse, cst.Else):
+                    self.exec_suite(stmt.orelse.body)
+            finally:
+                if flag is not None:
+                    self.assumed.pop()
         finally:
             frame.conds -= 1
-        self.frame.state = State.merge(after_body, self.frame.state)
+        merged = State.merge(after_body, self.frame.state)
+        if flag is not None and not after_body.dead and not self.frame.state.dead:
+            _flag_merge(merged, after_body, self.frame.state, flag)
+        self.frame.state = merged
+
+    # ---- device flags
+
+    def flag_of(self, test):
+        """(flag, truth value the `if` body assumes) for a test on whether the accelerator is in
+        use: `args.cuda`, `not use_gpu`, `args.gpu is None`, `device.type == "cuda"`,
+        `torch.cuda.is_available()`; None for any other test."""
+        pol = True
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, pol = test.expression, not pol
+        if isinstance(test, cst.Call):
+            q = self.qual(test.func)
+            if q in ("torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available"):
+                return (q, pol)
+            return None
+        if isinstance(test, (cst.Name, cst.Attribute)):
+            text = dotted(test)
+            if text is None or not _FLAG_NAME.search(text.rsplit(".", 1)[-1]):
+                return None
+            return (text, pol != bool(_CPU_FLAG.search(text.rsplit(".", 1)[-1])))
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            op = test.comparisons[0].operator
+            left, right = test.left, test.comparisons[0].comparator
+            if isinstance(op, (cst.Is, cst.IsNot)) and isinstance(right, cst.Name) and right.value == "None":
+                text = dotted(left)
+                if text is None or not _FLAG_NAME.search(text.rsplit(".", 1)[-1]):
+                    return None
+                return (text, pol == isinstance(op, cst.IsNot))
+            if isinstance(op, (cst.Equal, cst.NotEqual)):
+                if _is_string(left) is not None:
+                    left, right = right, left
+                s = _is_string(right)
+                where = api.parse_device_string(s) if s is not None else None
+                if where is None:
+                    return None
+                if isinstance(left, cst.Attribute) and left.attr.value == "type":
+                    left = left.value
+                elif isinstance(left, cst.Call) and dotted(left.func) == "str" and len(left.args) == 1:
+                    left = left.args[0].value
+                v = self.eval(left)
+                ident = ("key", v.key) if v.kind is Kind.DEVICE and v.key is not None else dotted(left)
+                if ident is None:
+                    return None
+                return (ident, pol == ((where == "accel") == isinstance(op, cst.Equal)))
+        return None
+
+    def current_cond(self):
+        return self.assumed[-1] if self.assumed else None
+
+    def under(self, v: Val) -> Val:
+        """v as seen under the device flags assumed here: a value moved only when a flag is
+        set is on the host where the flag is known to be unset."""
+        if v.dev is not Dev.ACCEL or not self.assumed:
+            return v
+        for ident, pol in reversed(self.assumed):
+            if (v.cond is not None and v.cond[0] == ident) or (
+                isinstance(ident, tuple) and v.key is not None and ident[1] == v.key
+            ):
+                expect = v.cond[1] if v.cond is not None and v.cond[0] == ident else True
+                if pol == expect:
+                    return v.with_(cond=None)
+                return v.with_(dev=Dev.CPU, key=None, cond=None, moved_at=None)
+        return v
 
     def exec_loop(self, stmt) -> None:
         is_for = isinstance(stmt, cst.For)
@@ -536,7 +639,9 @@ class Interpreter:
                     # `self.mask = torch.ones(...)`: a plain attribute, which `.to()` does not move
                     value = value.with_(attr=target.attr.value)
                 old = base.ref.attrs.get(target.attr.value)
-                base.ref.attrs[target.attr.value] = value if old is None else join(old, value)
+                # `self.model = self.model.to(device)`: the same model, now moved
+                same = old is not None and old.mid is not None and old.mid is value.mid
+                base.ref.attrs[target.attr.value] = value if old is None or same else join(old, value)
         elif isinstance(target, cst.Subscript):
             base_text = dotted(target.value)
             if base_text:
@@ -552,11 +657,56 @@ class Interpreter:
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
 
+    def guess_unknown_loaders(self, small: cst.Assign) -> None:
+        """`train_loader, test_loader = get_loaders(args)` from code we cannot see: host loaders,
+        when this file's own loops move what such loaders yield (so they are not device-aware);
+        never for what a framework prepares (accelerate, Fabric)."""
+        if not any(isinstance(n, cst.Name) and api.looks_like_loader_name(n.value)
+                   for t in small.targets for n in _walk(t.target)):
+            return
+        callee = dotted(small.value.func) or "?"
+        if _FRAMEWORK_CALL.search(callee) or callee.rsplit(".", 1)[-1][:1].isupper() or not self._file_moves_batches():
+            return  # a loader class we do not model (NeighborLoader) may well hold device data
+        if isinstance(small.value.func, cst.Name) and (
+            self.frame.lookup(callee) is not None
+            or (self.module_frame is not None and callee in self.module_frame.state.vars)
+        ):
+            return  # a function of this file: what it returns was followed, not guessed
+        for a in small.value.args:
+            v = self.frame.lookup(a.value.value) if isinstance(a.value, cst.Name) else None
+            if v is not None and (v.kind is Kind.DEVICE or v.dev is Dev.ACCEL):
+                return  # built from device data, or told the device
+        st = self.frame.state
+        for t in small.targets:
+            for n in _walk(t.target):
+                if isinstance(n, cst.Name) and api.looks_like_loader_name(n.value):
+                    v = st.vars.get(n.value)
+                    if v is not None and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and v.mid is None:
+                        st.vars[n.value] = Val(Kind.LOADER, Dev.CPU, name=n.value)
+
+    def _file_moves_batches(self) -> bool:
+        found = self.body_cache.get("moves_batches")
+        if found is None:
+            found = False
+            for n in _walk(self.module):
+                if isinstance(n, cst.For) and api.looks_like_loader_name(_iter_source(n.iter)):
+                    targets = {x.value for x in _walk(n.target) if isinstance(x, cst.Name)}
+                    for m in _walk(n.body):
+                        if (isinstance(m, cst.Call) and isinstance(m.func, cst.Attribute)
+                                and m.func.attr.value in ("to", "cuda")
+                                and text_root(expr_text(m.func.value) or "?") in targets):
+                            found = True
+                            break
+                if found:
+                    break
+            self.body_cache["moves_batches"] = found
+        return found
+
     def unpack(self, value: Val, pos) -> Val:
         if value.parts is not None and pos is not None and len(value.parts) == pos[1]:
             return value.parts[pos[0]]
         if value.kind is Kind.TENSOR:
-            return value.with_(fresh=False)  # rows / tuple outputs of a tensor stay where it is
+            return value.with_(fresh=False, inplace=False)  # rows / tuple outputs of a tensor stay where it is
         if value.kind in (Kind.SEQ, Kind.MAPPING):
             if value.elem is not None:
                 return value.elem
@@ -587,6 +737,14 @@ class Interpreter:
             if self.class_of(cls)["module"]:
                 return cls
         return None
+
+    def _mix_cls(self):
+        """The module class a device mix happens in, for rules that ask whether that class runs on
+        the accelerator; None in `__init__`, which always runs before any move (a shape probe)."""
+        cls = self._mod_cls()
+        if cls is not None and self.frame.func is not None and self.frame.func.name.value == "__init__":
+            return None
+        return cls
 
     def _loader_loop(self):
         """The innermost enclosing loop of this frame that iterates a data loader, and the
@@ -662,6 +820,20 @@ class Interpreter:
 
     # ------------------------------------------------------------------ expressions
 
+    def device_names(self) -> dict:
+        """The variables named like a device that this frame sees, and their values."""
+        seen: dict = {}
+        frames = [self.frame]
+        while frames[-1].closure is not None:
+            frames.append(frames[-1].closure)
+        if self.module_frame is not None and self.module_frame not in frames:
+            frames.append(self.module_frame)
+        for f in frames:
+            for name, v in f.state.vars.items():
+                if name not in seen and ("device" in name.lower() or name == "dev"):
+                    seen[name] = v
+        return seen
+
     def qual(self, node) -> str | None:
         if isinstance(node, (cst.Name, cst.Attribute)):
             head = node
@@ -694,7 +866,7 @@ class Interpreter:
         if v is None and self.frame.self_val is not None and node.value == "self":
             return self.frame.self_val
         if v is not None:
-            return v
+            return self.under(v) if self.assumed else v
         if self.module_frame is not None and self.frame is not self.module_frame:
             v = self.module_frame.state.vars.get(node.value)
             if v is not None:
@@ -718,18 +890,22 @@ class Interpreter:
         if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
             v = self.instance_attr(base.ref, attr)
             if v is not None:
-                return v
+                return self.under(v)
             return self.guess_by_name(f"self.{attr}", scope=base.ref.cls)
+        if base.kind is Kind.OBJECT and base.ref == "pipeline_output":
+            return base.elem if attr in libmodel.NON_TENSOR_OUTPUT_ATTRS and base.elem is not None else UNKNOWN
         if base.kind is Kind.TENSOR:
             if attr == "device":
                 return Val(Kind.DEVICE, base.dev, key=base.key)
             if attr in api.NON_TENSOR_ATTRS:
                 return OTHER
+            if attr in libmodel.NON_TENSOR_OUTPUT_ATTRS and not base.inplace:
+                return UNKNOWN  # `out.images` of a model we cannot see: PIL images by default
             if attr == "data":
-                return base.with_(grad=False)
+                return base.with_(grad=False, inplace=False)
             if attr in ("T", "mT", "H", "real", "imag"):
-                return base
-            return base.with_(fresh=False)
+                return base.with_(inplace=False)
+            return base.with_(fresh=False, inplace=False)
         if base.kind is Kind.MODULE:
             if attr == "device":
                 return Val(Kind.DEVICE, base.dev, key=base.key)
@@ -768,7 +944,7 @@ class Interpreter:
                 sliced = True
                 self.eval_children(el.slice)
         if base.kind is Kind.TENSOR:
-            return base if sliced and base.fresh else base.with_(fresh=False)
+            return base.with_(inplace=False) if sliced and base.fresh else base.with_(fresh=False, inplace=False)
         if base.kind in (Kind.SEQ, Kind.MAPPING):
             if base.parts is not None and index is not None and -len(base.parts) <= index < len(base.parts):
                 return base.parts[index]
@@ -875,13 +1051,14 @@ class Interpreter:
         """An operation on several values (binary op, torch function): record device mixes."""
         tensors = [v for v in vals if v.kind is Kind.TENSOR or (v.kind in (Kind.SEQ, Kind.MAPPING) and host_batch_in(v))]
         if len(tensors) >= 2:
-            self.facts.mixes.append(Mix(node, tensors, self._mod_cls()))
+            self.facts.mixes.append(Mix(node, tensors, self._mix_cls()))
         return _result_of(vals)
 
     def iter_elem(self, v: Val) -> Val:
         if v.kind is Kind.LOADER:
             if v.dev is Dev.CPU:
-                return Val(Kind.TENSOR, Dev.CPU, loader=v.name or "the data loader", src=v.src)
+                # the whole object a loader yields may be a batch with an in-place `.to()`
+                return Val(Kind.TENSOR, Dev.CPU, loader=v.name or "the data loader", src=v.src, inplace=True)
             return Val(Kind.TENSOR, v.dev) if v.dev is Dev.ACCEL else UNKNOWN
         if v.kind is Kind.DATASET:
             return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None)
@@ -895,6 +1072,11 @@ class Interpreter:
 
     def eval_call(self, node: cst.Call, bare: bool = False) -> Val:
         func = node.func
+        if self.imports.project is not None:  # a class or function of another project file
+            sym = crossfile.symbol(self, func)
+            out = crossfile.call(self, node, sym) if sym is not None else None
+            if out is not None:
+                return out
         q = self.qual(func)
         if q is not None:
             return self.call_api(node, q)
@@ -909,7 +1091,19 @@ class Interpreter:
                 return self.call_builtin(node, func.value)
         else:
             v = self.eval(func)
+            if self._model_namespace_lookup(func):
+                # getattr(torchvision.models, args.arch)(...), models.__dict__[args.arch](...)
+                return self.new_model(node)
         return self.call_value(node, v)
+
+    def _model_namespace_lookup(self, func) -> bool:
+        if isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == "getattr" and func.args:
+            space = func.args[0].value
+        elif isinstance(func, cst.Subscript) and isinstance(func.value, cst.Attribute) and func.value.attr.value == "__dict__":
+            space = func.value.value
+        else:
+            return False
+        return isinstance(space, (cst.Name, cst.Attribute)) and self.qual(space) in libmodel.MODEL_NAMESPACES
 
     def args(self, node: cst.Call):
         pos, kw = [], {}
@@ -934,7 +1128,7 @@ class Interpreter:
 
     def escape(self, vals) -> None:
         for v in vals:
-            if v.kind is Kind.MODULE and v.mid is not None:
+            if v.kind in (Kind.MODULE, Kind.UNKNOWN) and v.mid is not None:
                 self.facts.escaped.add(v.mid)
             elif v.kind is Kind.OBJECT and isinstance(v.ref, Instance):
                 for a in list(v.ref.attrs.values()):
@@ -978,19 +1172,25 @@ class Interpreter:
             call = self.class_of(v.ref.cls)["methods"].get("__call__")
             if call is not None:
                 return self.inline(node, call, self.module_frame, v)
+        if v.kind is Kind.OBJECT and v.ref in libmodel.OBJECT_KINDS:
+            return self.call_library_object(node, v, "__call__")
         pos, kw = self.args(node)
         args = pos + list(kw.values())
         self.escape(args)
-        if v.kind is Kind.UNKNOWN and any(contents_on_accel(a) for a in args):
+        if v.kind is Kind.UNKNOWN and any(contents_on_accel(a) for a in args) and not _CONVERTER.search(
+            (dotted(node.func) or "").rsplit(".", 1)[-1]
+        ):
             # a callable we cannot see (a model passed in) that accepts device tensors
-            # returns device tensors, or it would have failed right here
+            # returns device tensors, or it would have failed right here; unless its name says
+            # it turns them into something else (`self.to_image(pred)`, `decode(ids)`)
             return Val(Kind.TENSOR, Dev.ACCEL)
         return UNKNOWN
 
-    def module_call(self, node: cst.Call, model: Val, forward: bool = True) -> Val:
+    def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated=None,
+                    method: str | None = None) -> Val:
         args, exempt = [], []
-        for a in node.args:
-            v = self.eval(a.value)
+        for i, a in enumerate(node.args):
+            v = self.eval(a.value) if evaluated is None else evaluated[i]
             if a.star:
                 v = self.unpack(v, None) if a.star == "*" else v
             args.append(v)
@@ -1004,18 +1204,37 @@ class Interpreter:
             while f.parent is not None and model.mid in f.param_mids:
                 blame = f.call
                 f = f.parent
-        self.facts.module_calls.append(ModuleCall(node, model, args, blame))
+        self.facts.module_calls.append(ModuleCall(node, model, args, blame, method))
         operands = [model] if not model.param_free else []
         operands += [a for a in args if (a.kind is Kind.TENSOR or host_batch_in(a)) and not any(a is e for e in exempt)]
         # an LSTM's `(h0, c0)`: fresh host tensors inside a tuple argument take part too
         operands += [p for a in args if a.kind is Kind.SEQ and a.parts for p in a.parts if p.kind is Kind.TENSOR and p.fresh]
         cls = self._mod_cls()
         if len(operands) >= 2:
-            self.facts.mixes.append(Mix(node, operands, cls))
+            self.facts.mixes.append(Mix(node, operands, self._mix_cls()))
         if model.param_free:
             out = _result_of(args)
             return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN
-        return Val(Kind.TENSOR, model.dev, key=model.key, grad=forward and not self.no_grad, on_module=cls is not None)
+        out = Val(Kind.TENSOR, model.dev, key=model.key, grad=forward and not self.no_grad, on_module=cls is not None,
+                  cond=model.cond)
+        shape = self._forward_shape(model) if forward else None
+        if shape is not None:
+            # `out, aux, ratio = model(data)`: the parts its forward returns as plain numbers stay numbers
+            return Val(Kind.SEQ, parts=tuple(OTHER if p.kind is Kind.OTHER else out for p in shape.parts))
+        return out
+
+    def _forward_shape(self, model: Val):
+        if not isinstance(model.ref, cst.ClassDef):
+            return None
+        fwd = self.class_of(model.ref)["methods"].get("forward")
+        if fwd is None:
+            return None
+        r = self.facts.forward_returns.get(fwd)
+        if r is None and self.known is not None:
+            r = self.known.forward_returns.get(fwd)
+        if r is None or r.kind is not Kind.SEQ or not r.parts or not any(p.kind is Kind.OTHER for p in r.parts):
+            return None
+        return r
 
     # ---- methods
 
@@ -1034,6 +1253,8 @@ class Interpreter:
             return UNKNOWN
         if name in ("to", "cuda", "cpu") and recv.kind not in (Kind.OTHER, Kind.LOADER, Kind.DATASET, Kind.FUNC, Kind.CLASS):
             return self.move(node, func, recv, name, bare)
+        if recv.kind is Kind.OBJECT and recv.ref in libmodel.OBJECT_KINDS:
+            return self.call_library_object(node, recv, name)
         if recv.kind is Kind.MODULE:
             return self.module_method(node, func, recv, name)
         if recv.kind is Kind.TENSOR:
@@ -1065,6 +1286,16 @@ class Interpreter:
         if recv.kind is Kind.DATASET:
             pos, kw = self.args(node)
             return UNKNOWN
+        if recv.kind is Kind.UNKNOWN and recv.mid is not None and name in _MODULE_PROOF:
+            # `.eval()`, `.load_state_dict()`, `.parameters()`: only an nn.Module has them all
+            if recv.moved_at is not None or recv.dev is not Dev.UNKNOWN:
+                model = recv.with_(kind=Kind.MODULE)
+            else:
+                model = Val(Kind.MODULE, self.model_dev(recv.mid), key=self.model_key(recv.mid), mid=recv.mid,
+                            name=recv.name, cond=self.model_cond(recv.mid))
+            if isinstance(func.value, (cst.Name, cst.Attribute)):
+                self.rebind_text(func.value, model)
+            return self.module_method(node, func, model, name)
         pos, kw = self.args(node)
         if recv.kind is Kind.UNKNOWN:
             self.escape(pos + list(kw.values()))
@@ -1086,7 +1317,7 @@ class Interpreter:
         if name in api.MIXING_METHODS:
             tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
             if len(tensors) >= 2:
-                self.facts.mixes.append(Mix(node, tensors, self._mod_cls()))
+                self.facts.mixes.append(Mix(node, tensors, self._mix_cls()))
         if name.startswith("new_") or name in ("type_as",):
             if name == "type_as" and pos:
                 return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key, grad=recv.grad, on_module=pos[0].on_module)
@@ -1101,15 +1332,24 @@ class Interpreter:
         tuple_result = name in _TUPLE_RESULTS or (name in ("max", "min", "median") and bool(pos or kw))
         fresh = recv.fresh and not (name in api.REDUCTIONS and not pos and not kw) and not tuple_result
         grad = recv.grad and name not in _NO_HISTORY_METHODS and not tuple_result
-        return recv.with_(fresh=fresh, grad=grad, attr=recv.attr if fresh else None,
+        return recv.with_(fresh=fresh, grad=grad, attr=recv.attr if fresh else None, inplace=False,
                           moved_at=recv.moved_at if name in ("detach", "float", "half", "long", "int", "contiguous") else None)
 
     def module_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str) -> Val:
         if name in ("forward", "generate", "predict_step", "__call__"):
-            return self.module_call(node, recv, forward=name in ("forward", "__call__"))
+            return self.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
         if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
             # model.encoder(x) / model.encode(x): the model's own weights do the work
-            return self.module_call(node, recv.with_(param_free=False), forward=False)
+            return self.module_call(node, recv.with_(param_free=False), forward=False, method=name)
+        if (recv.mid is not None and not isinstance(recv.ref, cst.ClassDef) and name not in _MODULE_PROOF
+                and not name.startswith(_NOT_COMPUTE)):
+            vals = [self.eval(a.value) for a in node.args]
+            if any(v.kind is Kind.TENSOR or host_batch_in(v) is not None for v in vals):
+                # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
+                return self.module_call(node, recv, forward=False, evaluated=vals, method=name)
+            if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
+                self.escape([recv])
+            return UNKNOWN
         pos, kw = self.args(node)
         if name in ("train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "apply", "zero_grad", "share_memory"):
             return recv
@@ -1169,7 +1409,8 @@ class Interpreter:
         target, shown = self.target_of(node, method)
         if target == "dtype":
             return recv.with_(fresh=False)
-        recv_text = expr_text(func.value)
+        holder = _chain_root(func.value) if recv.kind is Kind.MODULE else func.value
+        recv_text = expr_text(holder)
         if target is None:
             result = recv.with_(dev=Dev.UNKNOWN, key=None, moved_at=None, loader=None, fresh=False)
         else:
@@ -1179,15 +1420,21 @@ class Interpreter:
             result = recv.with_(dev=dev, key=target.key, moved_at=node, loader=None, fresh=False)
             if recv.kind in (Kind.SEQ, Kind.MAPPING):
                 result = recv.with_(elem=Val(Kind.TENSOR, dev, key=target.key), parts=None, loader=None)
+        cond = (self.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
+        result = result.with_(cond=cond)
+        in_place = recv.inplace or (recv.kind is Kind.OBJECT and recv.ref in libmodel.OBJECT_KINDS)
         if recv.kind is Kind.MODULE or (recv.kind is Kind.UNKNOWN and bare and method != "cpu"):
-            result = result.with_(kind=Kind.MODULE)
-            if recv.mid is not None:
-                self.facts.model_moves.setdefault(recv.mid, set()).add(
-                    (target.dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
-                )
-            # Module moves happen in place: the name now holds the moved module.
-            if isinstance(func.value, (cst.Name, cst.Attribute)):
-                self.rebind_text(func.value, result)
+            # a bare `.to()` on something unknown only suggests a module (any object may move in place)
+            result = result.with_(kind=Kind.MODULE, mid=recv.mid if recv.kind is Kind.MODULE else None)
+        if recv.mid is not None and recv.kind in (Kind.MODULE, Kind.UNKNOWN):
+            self.facts.model_moves.setdefault(recv.mid, set()).add(
+                (target.dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
+            )
+            self.facts.move_conds.setdefault(recv.mid, set()).add(cond)
+            self.facts.move_funcs.setdefault(recv.mid, set()).add(self.frame.func)
+        if (in_place or result.kind is Kind.MODULE) and isinstance(holder, (cst.Name, cst.Attribute)):
+            # Module, pipeline, BatchEncoding, PyG moves happen in place: the name now holds the moved value.
+            self.rebind_text(holder, result)
         if bare and recv.fresh and isinstance(func.value, cst.Name):
             # `t.to(device)` thrown away: DL006's finding; the author meant `t` to be on the device
             self.frame.state.vars[func.value.value] = recv.with_(fresh=False)
@@ -1198,7 +1445,7 @@ class Interpreter:
             self.facts.loader_moves.append(
                 LoaderMove(node, recv.src, isinstance(nb, cst.Name) and nb.value == "True")
             )
-        self.record_move(node, recv, recv_text, target, shown, bare)
+        self.record_move(node, recv, recv_text, target, shown, bare, in_place)
         return result
 
     def rebind_text(self, node, value: Val) -> None:
@@ -1209,7 +1456,7 @@ class Interpreter:
             if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
                 base.ref.attrs[node.attr.value] = value
 
-    def record_move(self, node, recv: Val, recv_text, target, shown: str, bare: bool) -> None:
+    def record_move(self, node, recv: Val, recv_text, target, shown: str, bare: bool, in_place: bool = False) -> None:
         reason, prior = None, None
         key = target.key if target is not None else None
         if (
@@ -1219,7 +1466,7 @@ class Interpreter:
             and id(recv.moved_at) in self.frame.placed
             and recv.key == key
             and recv.dev is target.dev
-            and (recv.kind is not Kind.MODULE or self._model_is_private(recv, recv_text))
+            and (recv.kind is not Kind.MODULE or (self._model_is_private(recv, recv_text) and self._one_placement(recv.mid)))
             and _dtype_text(node) == _dtype_text(recv.moved_at)
         ):
             reason, prior = "already", recv.moved_at
@@ -1254,7 +1501,7 @@ class Interpreter:
         self.frame.placed.add(id(node))
         if key is not None and recv_text is not None:
             self.frame.state.moves.setdefault((recv_text, key), node)
-        self.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare))
+        self.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare, in_place))
 
     def _moved_in_visible_init(self, prior, recv_text, shown: str) -> bool:
         """`self.model` moved in `__init__` and again in a method of a class whose code we see
@@ -1298,6 +1545,8 @@ class Interpreter:
 
     def call_api(self, node: cst.Call, q: str) -> Val:
         self.facts.api_calls.append((node, q))
+        if q in ("torch.load", "torch.serialization.load"):
+            self.facts.load_scopes.setdefault(node, []).append(self.device_names())
         parts = q.split(".")
         last = parts[-1]
         if q == "torch.device":
@@ -1310,6 +1559,10 @@ class Interpreter:
             return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator
         if q == "torch.cuda.current_device":
             return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda:current"))
+        if q == "torch.save":
+            pos, kw = self.args(node)
+            self.facts.saves.append((node, pos[0] if pos else kw.get("obj", UNKNOWN)))
+            return OTHER
         if q in ("numpy.array", "numpy.asarray", "numpy.asanyarray"):
             pos, kw = self.args(node)
             if pos:
@@ -1343,12 +1596,9 @@ class Interpreter:
             return pos[0] if pos else UNKNOWN
         if parts[0] == "torch" and parts[1:2] == ["nn"] and last[:1].isupper():
             return self.nn_constructor(node, last, q)
-        if parts[0] in ("torchvision",) and "models" in parts and last[:1].islower() and last != "get_weight":
-            return self.new_model(node)
-        if q == "timm.create_model" or q == "torch.hub.load":
-            return self.new_model(node)
-        if last == "from_pretrained" and parts[0] in ("transformers", "diffusers", "peft") and api.is_model_hub_class(parts[-2]):
-            return self.new_model(node)
+        lib = libmodel.kind_of_call(q)
+        if lib is not None:
+            return self.library_call(node, lib, q)
         if parts[0] == "tqdm":
             pos, kw = self.args(node)
             return pos[0] if pos else kw.get("iterable", UNKNOWN)
@@ -1358,6 +1608,9 @@ class Interpreter:
         self.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
             return OTHER
+        if _maybe_model_builder(q) and not any(_places_or_holds(v) for v in pos + list(kw.values())):
+            # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below)
+            return Val(Kind.UNKNOWN, mid=node, name=last)
         return UNKNOWN
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
@@ -1375,7 +1628,7 @@ class Interpreter:
         tensors = [v for v in flat if v.kind is Kind.TENSOR]
         functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
         if len(tensors) >= 2 and (functional or last in api.MIXING_FUNCTIONS):
-            self.facts.mixes.append(Mix(node, tensors, self._mod_cls()))
+            self.facts.mixes.append(Mix(node, tensors, self._mix_cls()))
         if not tensors:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
@@ -1396,18 +1649,90 @@ class Interpreter:
             return Val(Kind.TENSOR, dev, fresh=dev is Dev.CPU and _surely_not_0dim(node))
         if d.kind is Kind.DEVICE:
             self.frame.placed.add(id(node))
-            return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None)
+            return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None, cond=d.cond)
         text = dotted(self.kwarg_node(node, "device"))
         if text and api.looks_like_device_name(text):
             self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, Dev.ACCEL, key=self.txt_key(self.frame.func, text), moved_at=node)
         return Val(Kind.TENSOR, Dev.UNKNOWN)
 
+    # ---- library objects (devicelint/libmodel.py says what each call builds)
+
+    def library_call(self, node: cst.Call, lib: str, q: str) -> Val:
+        if lib == "module":
+            return self.new_model(node)
+        if lib == "wrap":
+            first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
+            if first is not None:
+                pos, kw = self.args(node)
+                # the wrapper adds weights of its own: no earlier move of the base makes a later one redundant
+                return pos[0].with_(moved_at=None) if pos[0].kind is Kind.MODULE else UNKNOWN
+            return self.new_model(node)
+        pos, kw = self.args(node)
+        placed = next((kw[k] for k in libmodel.PLACING_KEYWORDS if k in kw), kw.get("**"))
+        if lib == "module_placed":
+            if placed is not None and placed.kind is Kind.DEVICE:
+                return Val(Kind.MODULE, placed.dev, key=placed.key, moved_at=node)
+            return Val(Kind.MODULE)
+        if lib in ("pipeline", "text_pipeline", "encoder"):
+            dev = Dev.CPU
+            if placed is not None:
+                dev = placed.dev if placed.kind is Kind.DEVICE else Dev.UNKNOWN
+            return Val(Kind.OBJECT, dev, ref=lib, name=q.rsplit(".", 2)[-2] if "." in q else q)
+        if lib == "to_pil":
+            return Val(Kind.OBJECT, ref=lib) if q.rsplit(".", 1)[-1][:1].isupper() else OTHER
+        if lib == "graph":
+            # a PyG graph: its attributes are tensors where its inputs are; `.to()` is in place
+            tensors = [v for v in pos + list(kw.values()) if v.kind is Kind.TENSOR]
+            out = None
+            for t in tensors:
+                out = join(out, t) if out is not None else t
+            dev = out.dev if out is not None else Dev.CPU
+            return Val(Kind.TENSOR, dev, key=out.key if out is not None else None, inplace=True)
+        if lib == "collate":
+            return Val(Kind.OTHER, ref="collate")
+        return OTHER
+
+    def call_library_object(self, node: cst.Call, obj: Val, method: str) -> Val:
+        """`pipe(prompt)`, `tokenizer(texts, return_tensors="pt")`, `tokenizer.decode(ids)`."""
+        lib = obj.ref
+        pos, kw = self.args(node)
+        if lib == "text_pipeline" or lib == "to_pil":
+            return OTHER if method == "__call__" else UNKNOWN
+        if lib == "pipeline":
+            if method != "__call__":
+                if method.startswith(("enable_model_cpu_offload", "enable_sequential_cpu_offload")):
+                    self.rebind_text(node.func.value, obj.with_(dev=Dev.UNKNOWN, key=None))
+                return UNKNOWN
+            wanted = _is_string(self.kwarg_node(node, "output_type"))
+            if wanted in libmodel.TENSOR_OUTPUT_TYPES:
+                images = Val(Kind.TENSOR, obj.dev, key=obj.key, cond=obj.cond)
+            elif self.kwarg_node(node, "output_type") is None or wanted is not None:
+                images = OTHER  # PIL images by default, NumPy arrays for "np"
+            else:
+                images = UNKNOWN
+            return Val(Kind.OBJECT, ref="pipeline_output", elem=images)
+        if lib == "encoder":
+            if method in libmodel.ENCODER_TEXT_METHODS:
+                return OTHER
+            if method not in libmodel.ENCODER_TENSOR_METHODS:
+                return UNKNOWN
+            rt = self.kwarg_node(node, "return_tensors")
+            if rt is None:
+                return OTHER  # Python lists
+            if _is_string(rt) != "pt":
+                return OTHER if _is_string(rt) is not None else UNKNOWN
+            host = Val(Kind.TENSOR, Dev.CPU, loader=f"{_spelling(node.func)}(...)")
+            if method == "encode" or (method == "apply_chat_template" and self.kwarg_node(node, "return_dict") is None):
+                return host
+            return Val(Kind.MAPPING, elem=host, inplace=True)  # a BatchEncoding
+        return UNKNOWN
+
     def dataloader(self, node: cst.Call) -> Val:
         pos, kw = self.args(node)
         dataset = pos[0] if pos else kw.get("dataset", UNKNOWN)
         collate = kw.get("collate_fn")
-        if collate is not None and not (collate.kind is Kind.FUNC and not _moves_anything(collate.ref[0])):
+        if collate is not None and not self._host_collate(collate, self.kwarg_node(node, "collate_fn")):
             return Val(Kind.LOADER, Dev.UNKNOWN)
         pin = self.kwarg_node(node, "pin_memory")
         if any(a.star for a in node.args) or len([a for a in node.args if a.keyword is None]) > 7:
@@ -1424,6 +1749,27 @@ class Interpreter:
         # Datasets we cannot see (torchvision, HF datasets, another module) yield host tensors:
         # the default collate never moves anything.
         return Val(Kind.LOADER, Dev.CPU, src=node)
+
+    def _host_collate(self, collate: Val, node) -> bool:
+        """A collate function known to leave the batch on the host: a library collator that never
+        moves (DataCollatorWithPadding, default_collate), or a function of this file that neither
+        moves, nor builds tensors with `device=`, nor calls a function of this file that does."""
+        if collate.ref == "collate":
+            return True
+        q = self.qual(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        if q is not None and libmodel.kind_of_call(q) == "collate":
+            return True
+        if collate.kind is not Kind.FUNC:
+            return False
+        fn = collate.ref[0]
+        if _places_anything(fn):
+            return False
+        for n in _walk(fn):
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and self.module_frame is not None:
+                callee = self.module_frame.state.vars.get(n.func.value)
+                if callee is not None and callee.kind is Kind.FUNC and _places_anything(callee.ref[0]):
+                    return False
+        return True
 
     def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
         pos, kw = self.args(node)
@@ -1453,14 +1799,20 @@ class Interpreter:
         if not built:
             pos, kw = self.args(node)
         kw = kw or {}
-        if "device_map" in kw or "device" in kw:
+        # `from_pretrained(name, **model_kwargs)`: the unpacked mapping may place it (device_map)
+        if any(k in kw for k in libmodel.PLACING_KEYWORDS) or (not built and "**" in kw):
             d = kw.get("device")
             if d is not None and d.kind is Kind.DEVICE:
                 return Val(Kind.MODULE, d.dev, key=d.key, moved_at=node, name=name)
             return Val(Kind.MODULE, name=name)
         if cls is not None:
             self.facts.mid_class[node] = cls
-        return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name, ref=cls)
+        if self.known is not None and node not in self.known.escaped and self.known.move_funcs.get(node) == {self.frame.func}:
+            # moved only by the code that builds it: on the host until that move runs (a shape
+            # probe, a use in `__init__` or an earlier notebook cell sees it there)
+            return Val(Kind.MODULE, Dev.CPU, mid=node, name=name, ref=cls)
+        return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name, ref=cls,
+                   cond=self.model_cond(node))
 
     def model_dev(self, mid) -> Dev:
         if self.known is None:
@@ -1472,6 +1824,16 @@ class Interpreter:
             return Dev.CPU
         devs = {d for d, _ in moves}
         return devs.pop() if len(devs) == 1 else Dev.UNKNOWN
+
+    def model_cond(self, mid):
+        conds = self.known.move_conds.get(mid) if self.known is not None else None
+        return next(iter(conds)) if conds and len(conds) == 1 else None
+
+    def _one_placement(self, mid) -> bool:
+        """Every move of this model in the file goes to the same device (no `.cpu()` round trip
+        in a checkpoint helper between two moves)."""
+        moves = (self.known or self.facts).model_moves.get(mid)
+        return not moves or len(moves) == 1
 
     def model_key(self, mid):
         if self.known is None:
@@ -1499,7 +1861,14 @@ class Interpreter:
                 text = dotted(base.value) or ""
                 last = text.rsplit(".", 1)[-1]
                 local = self.module_frame.state.vars.get(text) if self.module_frame else None
-                if local is not None and local.kind is Kind.CLASS and local.ref is not cls:
+                ext = crossfile.base_facts(self.imports, base.value) if local is None and self.imports.project else None
+                if ext is not None:  # a base class from another file of the project
+                    module |= ext["module"]
+                    inherits_params |= ext["has_params"]
+                    dataset |= ext["dataset"]
+                    framework |= ext["framework"] or ext["self_moves"]
+                    opaque = True
+                elif local is not None and local.kind is Kind.CLASS and local.ref is not cls:
                     parent = self.class_of(local.ref)
                     module |= parent["module"]
                     inherits_params |= parent["has_params"]
@@ -1656,7 +2025,79 @@ class Interpreter:
         return text.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "staticmethod", "enable_grad", "wraps", "cache", "lru_cache")
 
 
+# Methods only an nn.Module has together; on a value from code we cannot see they prove it is one.
+_MODULE_PROOF = {"eval", "train", "load_state_dict", "parameters", "named_parameters", "state_dict", "requires_grad_",
+                 "named_modules", "children", "modules", "zero_grad"}
+# Roots whose objects place what they are given, or that we model elsewhere.
+_NOT_MODEL_ROOTS = ("torch", "numpy", "accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed",
+                    "transformers.Trainer", "transformers.Seq2SeqTrainer", "trl", "collections", "typing", "argparse",
+                    "dataclasses", "functools", "itertools", "os", "sys", "pathlib", "logging", "json", "re",
+                    "sklearn", "pandas", "PIL", "cv2", "wandb", "tensorboard", "tqdm", "ignite", "fastai", "mmcv",
+                    "mmengine", "detectron2", "colossalai", "horovod", "fairscale")
+_BUILDER_VERBS = re.compile(r"^(build|load|get|create|make|init|setup|prepare|from|restore|instantiate|wrap|to|"
+                            r"convert|parallel|distribute|compile|fetch|read|open)", re.IGNORECASE)
+
+
+def _maybe_model_builder(q: str) -> bool:
+    """A class (`models.Teacher`) or an architecture function (`rc.wide_resnet`) imported from
+    code we cannot see. Factories named like verbs (`build_model`, `load_model`) often move what
+    they build, so they stay unknown."""
+    if q.startswith(_NOT_MODEL_ROOTS) or "." not in q:
+        return False
+    last = q.rsplit(".", 1)[-1]
+    if not last or last.startswith("_"):
+        return False
+    return last[0].isupper() or not _BUILDER_VERBS.match(last)
+
+
+def _places_or_holds(v: Val) -> bool:
+    """An argument that lets the callee place the model (a device) or wrap another model."""
+    return v.kind in (Kind.DEVICE, Kind.MODULE) or (v.kind is Kind.UNKNOWN and v.mid is not None) or v.dev is Dev.ACCEL
+
+
+# Module methods that take tensors without computing with the weights on them.
+_NOT_COMPUTE = ("set_", "register_", "load_", "add_", "save", "push_", "resize_", "tie_", "prune_", "get_input",
+                "get_output", "to", "cuda", "cpu", "apply", "half", "float", "double", "bfloat16", "share_memory",
+                "buffers", "named_", "enable_", "disable_", "gradient_checkpointing", "print", "freeze", "unfreeze",
+                "copy_", "update", "log", "configure_", "hook")
+
+
+# Callees that turn tensors into images, text, files or numbers.
+_CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|print|log|write|format|dump|json|"
+                        r"tolist|numpy|array|metric|score|accura|caption", re.IGNORECASE)
+
+
+# Parameters named like modules (`new_module`, `child`, `backbone`) are not a forward's tensors.
+_MODULE_NAME = re.compile(r"module|model|layer|net$|block|child|parent|encoder|decoder|backbone|head$", re.IGNORECASE)
+
+
+_FRAMEWORK_CALL = re.compile(r"prepare|accelerat|fabric|setup|trainer|strategy", re.IGNORECASE)
+
+
+def _iter_source(node) -> str:
+    """`enumerate(tqdm(train_loader))` -> "train_loader"."""
+    while isinstance(node, cst.Call) and node.args:
+        node = node.args[0].value
+    return dotted(node) or ""
+
+
 _LENGTHS = re.compile(r"len|length|lens\b|\bsizes?\b", re.IGNORECASE)
+# names of flags that say whether the accelerator is in use (`use_cuda`, `args.gpu`, `self.gpu_mode`,
+# `args.no_cuda`), and those whose truth means the host (`no_cuda`, `cpu_only`)
+_FLAG_NAME = re.compile(r"cuda|gpu|cpu|accel", re.IGNORECASE)
+_CPU_FLAG = re.compile(r"no_?cuda|no_?gpu|cpu|disable_cuda", re.IGNORECASE)
+
+
+def _flag_merge(merged: State, body: State, other: State, flag) -> None:
+    """After `if F: x = x.cuda()`: x is on the accelerator exactly when F holds, not unknown."""
+    for k, v in merged.vars.items():
+        a, b = body.vars.get(k), other.vars.get(k)
+        if a is None or b is None or a.kind is not b.kind:
+            continue
+        if a.dev is Dev.ACCEL and b.dev is Dev.CPU and a.cond in (None, flag):
+            merged.vars[k] = a.with_(cond=flag)
+        elif b.dev is Dev.ACCEL and a.dev is Dev.CPU and b.cond in (None, (flag[0], not flag[1])):
+            merged.vars[k] = b.with_(cond=(flag[0], not flag[1]))
 
 # Methods / torch functions whose result carries no autograd history (integer or bool results,
 # detached copies), and those that return a (values, indices) tuple.
@@ -1670,6 +2111,10 @@ _TUPLE_RESULTS = {"sort", "topk", "kthvalue", "mode", "unique", "aminmax", "cumm
 _NO_GRAD_NAMES = {"no_grad", "inference_mode", "set_grad_enabled"}
 _LIST_FACTORIES = {"tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "LongTensor", "IntTensor",
                    "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor"}
+
+
+def _spelling(node) -> str:
+    return dotted(node) or "the tokenizer"
 
 
 def _mentions_no_grad(expr) -> bool:
@@ -1737,11 +2182,26 @@ def _dtype_text(call) -> str | None:
     return None
 
 
-def _moves_anything(fn) -> bool:
-    return any(
-        isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda")
-        for n in _walk(fn)
-    )
+_SELF_RETURNING = {"eval", "train", "requires_grad_", "half", "float", "double", "bfloat16", "share_memory", "apply"}
+
+
+def _chain_root(node):
+    """`model.eval()` -> `model`: module methods that return the module itself."""
+    while (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+           and node.func.attr.value in _SELF_RETURNING):
+        node = node.func.value
+    return node
+
+
+def _places_anything(fn) -> bool:
+    """Moves something (`.to()` / `.cuda()`) or builds a tensor with `device=`."""
+    for n in _walk(fn):
+        if isinstance(n, cst.Call):
+            if isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda"):
+                return True
+            if any(a.keyword is not None and a.keyword.value == "device" for a in n.args):
+                return True
+    return False
 
 
 def _changed_in(loop):
@@ -1781,7 +2241,7 @@ def _changed_in(loop):
             if attr.endswith("_") or attr in ("append", "extend", "update", "insert", "pop", "clear"):
                 add_target(n.func.value)
             elif attr in ("to", "cuda", "cpu"):
-                text = expr_text(n.func.value)
+                text = expr_text(_chain_root(n.func.value))
                 if text:
                     moves[text] = moves.get(text, 0) + 1
     return changed, moves

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import traceback
+from concurrent.futures.process import BrokenProcessPool
 
-from devicelint.engine import lint_file, lint_source, read_source
+from devicelint import limits
+from devicelint.engine import _meta, lint_file, lint_source, read_source
 
 # Below this many files a pool costs more to start than it saves.
 POOL_THRESHOLD = 24
+# A worker's own timer stops a file after limits.FILE_TIMEOUT; a worker that is silent much
+# longer is stuck in native code, where no timer reaches.
+HUNG_AFTER = limits.FILE_TIMEOUT + 60
 
 
 def _one(task):
@@ -25,7 +32,8 @@ def _one(task):
 
 
 def _cached(path, select, ignore, cache_dir):
-    from devicelint import cache
+    from devicelint import cache, project
+    from devicelint.engine import project_view
     from devicelint.rules import resolve
 
     source, problem = read_source(path)
@@ -33,10 +41,21 @@ def _cached(path, select, ignore, cache_dir):
         return [problem]
     rules = resolve(select, ignore)
     k = cache.key(source, [r.code for r in rules])
-    found = cache.load(cache_dir, k, path)
+    store = project.store_for(cache_dir)
+    deps = cache.load_deps(cache_dir, k)
+    # findings that depended on other files hold only while those files' summaries do
+    found = cache.load(cache_dir, cache.with_deps(k, project.dependency_key(store, deps)) if deps else k, path)
     if found is None:
-        found = lint_source(source, path, rule_classes=rules)
-        cache.store(cache_dir, k, found)
+        view = project_view(path, store)
+        found = lint_source(source, path, rule_classes=rules, project=view)
+        deps = [p for p in view.deps if p != view.path] if view is not None else []
+        if any(f.name == "too-complex" for f in found):
+            pass  # a timeout depends on how busy the machine was: never remember one
+        elif deps:
+            cache.store_deps(cache_dir, k, deps)
+            cache.store(cache_dir, cache.with_deps(k, project.dependency_key(store, deps)), found)
+        else:
+            cache.store(cache_dir, k, found)
     return found
 
 
@@ -50,29 +69,21 @@ def _size(task) -> int:
         return 0
 
 
-def lint_many(tasks, jobs=None):
+def lint_many(tasks, jobs=None, progress=None):
+    """(sorted findings, [(path, internal error)]); `progress(n_findings)` is called as each
+    file is done."""
+    tick = progress or (lambda _n: None)
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(tasks) >= POOL_THRESHOLD:
-        from concurrent.futures import ProcessPoolExecutor
-
-        from concurrent.futures.process import BrokenProcessPool
-
-        # Largest files first, in small chunks: a few huge files at the end would leave the
-        # other workers idle. Output order does not depend on this (findings are sorted).
+        # Largest files first: a few huge files at the end would leave the other workers
+        # idle. Output order does not depend on this (findings are sorted).
         tasks = sorted(tasks, key=_size, reverse=True)
-        pool = ProcessPoolExecutor(max_workers=jobs)
-        try:
-            results = list(pool.map(_one, tasks, chunksize=2))
-            pool.shutdown()
-        except KeyboardInterrupt:
-            # Ctrl-C: drop the queued files instead of linting them all before exiting
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        except BrokenProcessPool:
-            # a worker died in native code (a parser crash): name the way to find the file
-            return [], [("<worker>", "a worker process crashed; run with --jobs 1 to find the file")]
+        results = _pooled(tasks, jobs, tick)
     else:
-        results = [_one(t) for t in tasks]
+        results = []
+        for t in tasks:
+            results.append(_one(t))
+            tick(len(results[-1][1]))
     findings, errors = [], []
     for path, found, error in results:
         findings.extend(found)
@@ -80,3 +91,115 @@ def lint_many(tasks, jobs=None):
             errors.append((path, error))
     findings.sort()
     return findings, errors
+
+
+def _pooled(tasks, jobs, tick):
+    """Every task's result. A worker that dies in native code (a parser crash, an abort on
+    memory exhaustion) or hangs loses only its own file: the files without a result are
+    linted again one at a time in a fresh worker, and the one that kills it again is
+    reported as DL000 too-complex."""
+    done: dict = {}
+    try:
+        _run_pool(tasks, range(len(tasks)), jobs, done, tick)
+    except BrokenProcessPool:
+        rest = [i for i in range(len(tasks)) if i not in done]
+        while rest:
+            try:
+                _run_pool(tasks, rest, 1, done, tick)
+                break
+            except BrokenProcessPool:
+                rest = [i for i in rest if i not in done]
+                # one worker takes the files in order: the first without a result was the
+                # one running; confirm it alone before blaming it
+                first, rest = rest[0], rest[1:]
+                try:
+                    _run_pool(tasks, [first], 1, done, tick)
+                except BrokenProcessPool as e:
+                    path = tasks[first][0]
+                    done[first] = (path, [_meta(path, "too-complex", f"not analysed: {e}")], None)
+                    tick(1)
+    return [done[i] for i in range(len(tasks))]
+
+
+def _run_pool(tasks, indices, jobs, done, tick) -> None:
+    """Lint tasks[i] for i in `indices` into `done[i]`; BrokenProcessPool when a worker died
+    or no file finished within HUNG_AFTER seconds."""
+    import queue
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(indices)), initializer=_worker_start, initargs=(os.getpid(),))
+    futures: dict = {}
+    finished: queue.SimpleQueue = queue.SimpleQueue()  # each future as it is done: O(1) a file
+    try:
+        for i in indices:
+            future = pool.submit(_one, tasks[i])
+            futures[future] = i
+            future.add_done_callback(finished.put)
+        for _ in range(len(futures)):
+            try:
+                future = finished.get(timeout=HUNG_AFTER)
+            except queue.Empty:
+                _kill_workers(pool)
+                raise BrokenProcessPool(f"the analysis did not finish in {HUNG_AFTER:g} s (the worker was stopped)") from None
+            if isinstance(future.exception(), BrokenProcessPool):
+                # keep what others finished before the crash; the rest is linted again
+                while True:
+                    try:
+                        other = finished.get_nowait()
+                    except queue.Empty:
+                        break
+                    if other.exception() is None:
+                        done[futures[other]] = result = other.result()
+                        tick(len(result[1]))
+                raise BrokenProcessPool("the analysis crashed (its worker process died)")
+            done[futures[future]] = result = future.result()
+            tick(len(result[1]))
+        pool.shutdown()
+    except BrokenProcessPool:
+        _kill_workers(pool)  # the pool fails every queued file by itself
+        pool.shutdown(wait=False)
+        raise
+    except BaseException:
+        # Ctrl-C: drop the queued files instead of linting them all first. Cancelled here:
+        # the pool's own cancelling runs in its manager thread, too late once the pool
+        # object is gone.
+        for future in futures:
+            future.cancel()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+
+
+def _kill_workers(pool) -> None:
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.kill()
+        except (OSError, AttributeError):
+            pass
+
+
+def _worker_start(parent: int) -> None:
+    """Workers die with devicelint: after a `kill -9` of the parent they must not live on."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            PR_SET_PDEATHSIG = 1
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            _watch_parent(parent)
+    else:
+        _watch_parent(parent)
+    if os.getppid() != parent:  # the parent died before we asked to be told
+        os._exit(1)
+
+
+def _watch_parent(parent: int) -> None:
+    import threading
+    import time
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()

@@ -29,8 +29,12 @@ def _import_path(node: cst.BaseExpression) -> str:
 
 
 class Imports:
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, project=None) -> None:
         self._bindings: dict[str, object] = {}
+        # With a project (project.FileView): local name -> what it names in another file of
+        # the project, for imports of the project's own modules (relative ones and stars too).
+        self.project = project
+        self._project: dict[str, object] = {}
         self._collect(module.body)
 
     def _bind(self, local: str, target: str) -> None:
@@ -41,6 +45,11 @@ class Imports:
         for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
+                    if self.project is not None and isinstance(small, (cst.Import, cst.ImportFrom)):
+                        try:
+                            self._collect_project(small)
+                        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError):
+                            pass  # a damaged summary: that import stays unknown
                     if isinstance(small, cst.Import):
                         for alias in small.names:
                             full = _import_path(alias.name)
@@ -61,6 +70,59 @@ class Imports:
             else:
                 for child in _child_bodies(stmt):
                     self._collect(child)
+
+    def _bind_project(self, local: str, sym) -> None:
+        old = self._project.get(local, sym)
+        self._project[local] = sym if old == sym else _AMBIGUOUS
+
+    def _collect_project(self, small) -> None:
+        view, here = self.project, self.project.path
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                full = _import_path(alias.name)
+                local = alias.asname.name.value if alias.asname is not None else full.split(".")[0]
+                target = view.module(here, 0, full if alias.asname is not None else local)
+                if target is not None:
+                    self._bind_project(local, ("module", target))
+            return
+        level = len(small.relative)
+        mod = _import_path(small.module) if small.module is not None else ""
+        target = view.module(here, level, mod)
+        if target is None:
+            return
+        if isinstance(small.names, cst.ImportStar):
+            for name, sym in view.star_names(here, level, mod).items():
+                if sym[0] == "lib":
+                    self._bind(name, sym[1])  # `torch`, `nn`, `np` re-exported by the module
+                else:
+                    self._bind_project(name, sym)
+            return
+        for alias in small.names:
+            name = _import_path(alias.name)
+            local = alias.asname.name.value if alias.asname else name
+            sym = view.lookup(target, [name])
+            if sym is not None and sym[0] != "lib":
+                self._bind_project(local, sym)
+            elif sym is not None and level:
+                self._bind(local, sym[1])
+
+    def from_project(self, local: str) -> bool:
+        return local in self._project
+
+    def project_symbol(self, text: str):
+        """What a dotted name (`Net`, `m.build`, `pkg.models.Net`) means in another file of
+        the project: a project.FileView symbol, or None."""
+        if not self._project:
+            return None
+        head, _, rest = text.partition(".")
+        sym = self._project.get(head)
+        if sym is None or sym is _AMBIGUOUS:
+            return None
+        if not rest:
+            return sym
+        if sym[0] == "module":
+            return self.project.lookup(sym[1], rest.split("."))
+        return None
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
         """The imported API a Name/Attribute chain refers to, e.g. `T.cuda.amp.autocast`

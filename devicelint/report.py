@@ -11,23 +11,51 @@ from devicelint.rules import ALL_RULES
 FORMATS = ("full", "concise", "json", "github", "sarif")
 
 
-def concise(findings, sources) -> str:
-    return "".join(f"{f.path}:{f.line}:{f.column}: {f.code} [{f.name}] {f.message}\n" for f in findings)
+def _style(color: bool):
+    """click.style when colouring, else the identity: the plain output stays byte-for-byte
+    what it is without a terminal."""
+    if not color:
+        return lambda text, **_kw: text
+    import click
+
+    return click.style
 
 
-def full(findings, sources) -> str:
+def _head(f, color: bool) -> str:
+    """`path:line:col: CODE [*] [name] message`, styled like Ruff's: bold path, cyan
+    separators, bold red code, a cyan `*` on findings `--fix` edits."""
+    st = _style(color)
+    sep = st(":", fg="cyan")
+    mark = f"[{st('*', fg='cyan')}] " if f.fixable else ""
+    cell = f"cell {f.cell}{sep}" if f.cell is not None else ""  # a notebook: `path:cell N:line:col`, as Ruff writes it
+    return f"{st(f.path, bold=True)}{sep}{cell}{f.line}{sep}{f.column}{sep} {st(f.code, fg='red', bold=True)} {mark}[{f.name}] {f.message}\n"
+
+
+def concise(findings, sources, color: bool = False) -> str:
+    return "".join(_head(f, color) for f in findings)
+
+
+def full(findings, sources, color: bool = False) -> str:
+    st = _style(color)
     out = []
     for f in findings:
-        out.append(f"{f.path}:{f.line}:{f.column}: {f.code} [{f.name}] {f.message}\n")
+        out.append(_head(f, color))
         lines = sources.get(f.path)
+        if f.cell is not None:
+            from devicelint.notebook import cell_lines
+
+            lines = cell_lines(f.path, lines, f.cell)
         if lines and 0 < f.line <= len(lines):
             text = lines[f.line - 1].rstrip("\r\n").expandtabs(1)
             width = len(str(f.line))
             end = f.end_column if f.end_line == f.line else len(text) + 1
-            carets = "^" * max(1, end - f.column)
-            out.append(f"{' ' * width} |\n{f.line} | {text}\n{' ' * width} | {' ' * (f.column - 1)}{carets}\n")
-        if f.fix:
-            out.append(f"  = help: {f.fix}\n")
+            carets = st("^" * max(1, end - f.column), fg="red", bold=True)
+            gutter = st(f"{' ' * width} |", fg="blue", bold=True)
+            number = st(f"{f.line} |", fg="blue", bold=True)
+            out.append(f"{gutter}\n{number} {text}\n{gutter} {' ' * (f.column - 1)}{carets}\n")
+        advice = f.fix["message"] if f.fix and f.fix.get("message") else f.help
+        if advice:
+            out.append(f"  = {st('help', fg='cyan', bold=True)}: {advice}\n")
         out.append("\n")
     return "".join(out)
 
@@ -44,11 +72,18 @@ def _escape_prop(s: str) -> str:
     return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
+def _github_place(f) -> str:
+    # A notebook's cell-relative line is no line of the .ipynb file GitHub shows: annotate
+    # the file, and say the cell and line in the message.
+    if f.cell is not None:
+        return ""
+    return f",line={f.line},col={f.column},endLine={f.end_line},endColumn={f.end_column}"
+
+
 def github(findings, sources) -> str:
     return "".join(
-        f"::error title={_escape_prop(f'devicelint ({f.code})')},file={_escape_prop(f.path)},"
-        f"line={f.line},col={f.column},endLine={f.end_line},endColumn={f.end_column}"
-        f"::{_escape_data(f'{f.code} [{f.name}] {f.message}')}\n"
+        f"::error title={_escape_prop(f'devicelint ({f.code})')},file={_escape_prop(f.path)}{_github_place(f)}"
+        f"::{_escape_data(('' if f.cell is None else f'cell {f.cell}:{f.line}:{f.column}: ') + f'{f.code} [{f.name}] {f.message}')}\n"
         for f in findings
     )
 
@@ -62,7 +97,7 @@ def sarif(findings, sources) -> str:
         {
             "ruleId": f.code,
             "level": "error",
-            "message": {"text": f.message},
+            "message": {"text": f.message if f.cell is None else f"cell {f.cell}: {f.message}"},
             "locations": [
                 {
                     "physicalLocation": {
@@ -76,6 +111,7 @@ def sarif(findings, sources) -> str:
                     }
                 }
             ],
+            **({"properties": {"cell": f.cell}} if f.cell is not None else {}),
         }
         for f in findings
     ]
@@ -90,16 +126,40 @@ def sarif(findings, sources) -> str:
 RENDER = {"full": full, "concise": concise, "json": as_json, "github": github, "sarif": sarif}
 
 
-def statistics(findings, fmt: str) -> str:
+def statistics(findings, fmt: str, color: bool = False) -> str:
+    """A row per rule, most frequent first, then the closing line; with `json`, an array of
+    {code, name, count, fixable (every one fixable), fixable_count}."""
     counts = Counter((f.code, f.name) for f in findings)
+    fixable = Counter((f.code, f.name) for f in findings if f.fixable)
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if fmt == "json":
-        return json.dumps([{"code": c, "name": n, "count": k} for (c, n), k in rows], indent=2) + "\n"
-    return "".join(f"{k:5d}\t{c}\t[{n}]\n" for (c, n), k in rows)
+        return json.dumps(
+            [{"code": c, "name": n, "count": k, "fixable": fixable[c, n] == k, "fixable_count": fixable[c, n]}
+             for (c, n), k in rows],
+            indent=2,
+        ) + "\n"
+    st = _style(color)
+    width = max((len(str(k)) for k in counts.values()), default=1)
+    out = []
+    for (c, n), k in rows:
+        # like Ruff: [*] all fixable, [-] some, blank none
+        mark = "[*] " if fixable[c, n] == k else "[-] " if fixable[c, n] else "    "
+        mark = mark.replace("*", st("*", fg="cyan")).replace("-", st("-", fg="cyan"))
+        out.append(f"{st(str(k).rjust(width), bold=True)}\t{st(c, fg='red', bold=True)}\t{mark}{n}\n")
+    return "".join(out) + summary(findings, color=color)
 
 
-def summary(findings) -> str:
+def summary(findings, fixed: int | None = None, color: bool = False) -> str:
+    """The closing line. `fixed`: how many findings `--fix` just fixed (they are no longer
+    in `findings`), None when not fixing."""
+    st = _style(color)
+    if fixed:
+        total = len(findings) + fixed
+        noun = "finding" if total == 1 else "findings"
+        return f"Found {total} {noun} ({fixed} fixed, {len(findings)} remaining).\n"
     if not findings:
-        return "All checks passed!\n"
+        return st("All checks passed!", fg="green", bold=True) + "\n"
     noun = "finding" if len(findings) == 1 else "findings"
-    return f"Found {len(findings)} {noun}.\n"
+    n_fixable = sum(f.fixable for f in findings)
+    tail = f" ({n_fixable} fixable with --fix)" if n_fixable else ""
+    return f"Found {len(findings)} {noun}{tail}.\n"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from devicelint.lines import split_lines
+
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_, ]+))?", re.IGNORECASE)
 _IGNORE = re.compile(r"#\s*devicelint:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_, ]*)\])?(?![-\w])")
 _IGNORE_FILE = re.compile(r"#\s*devicelint:\s*ignore-file\b")
@@ -25,23 +27,37 @@ class Suppressions:
         self.file_ignored = False
         self.by_line: dict[int, frozenset] = {}
         self.comment_only: set[int] = set()
-        for number, line in enumerate(text.splitlines(), start=1):
+        self.spans: dict[int, tuple] = {}  # line -> (start, end) columns (0-based) of its directives
+        self.used: set = set()  # (line, code or "*") of every directive that silenced a finding
+        for number, line in enumerate(split_lines(text), start=1):
             if "#" not in line:
                 continue
             if _IGNORE_FILE.search(line):
                 self.file_ignored = True
             codes = frozenset()
+            span = None
             for rx in (_NOQA, _IGNORE):
                 for m in rx.finditer(line):
                     codes |= _codes(m)
+                    span = (min(span[0], m.start()), max(span[1], m.end())) if span else (m.start(), m.end())
             if codes:
                 self.by_line[number] = codes
+                self.spans[number] = span
                 if line.lstrip().startswith("#"):
                     self.comment_only.add(number)
 
     def _hit(self, line: int, code: str) -> bool:
         codes = self.by_line.get(line)
-        return codes is not None and (codes is ALL or "*" in codes or any(code.startswith(c) for c in codes))
+        if codes is None:
+            return False
+        hit = "*" if "*" in codes else next((c for c in codes if code.startswith(c)), None)
+        if hit is not None:
+            self.used.add((line, hit))
+        return hit is not None
+
+    def silences(self, line: int, code: str) -> bool:
+        """Does the directive on `line` name `code` (or everything)?"""
+        return self._hit(line, code)
 
     def suppressed(self, code: str, line: int, end_line: int) -> bool:
         if self.file_ignored:
@@ -50,3 +66,18 @@ class Suppressions:
             return True
         # a comment of its own on the line above the statement
         return (line - 1) in self.comment_only and self._hit(line - 1, code)
+
+    def unused(self, ran) -> list:
+        """[(line, (start, end) columns, [codes])]: codes named in a directive, of rules that
+        ran (`ran`: their codes), that silenced nothing. Bare `# noqa` may be for other tools,
+        and prefixes (`DL00`) are meant broadly: neither is judged."""
+        if self.file_ignored:
+            return []
+        out = []
+        for line, codes in sorted(self.by_line.items()):
+            if "*" in codes:
+                continue
+            idle = sorted(c for c in codes if c in ran and (line, c) not in self.used)
+            if idle:
+                out.append((line, self.spans[line], idle))
+        return out

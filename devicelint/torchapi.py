@@ -103,7 +103,7 @@ def looks_like_device_name(text: str) -> bool:
 
 def looks_like_loader_name(text: str) -> bool:
     last = text.rsplit(".", 1)[-1].lower()
-    return "loader" in last or last == "dl" or last.endswith("_dl")
+    return "loader" in last or last == "dl" or last.endswith(("_dl", "_iter", "_iterator")) or last == "data_iter"
 
 
 def looks_like_dtype(text: str) -> bool:

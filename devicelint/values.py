@@ -56,7 +56,13 @@ class Val:
     src: object = None  # LOADER and its batches: the DataLoader(...) call that built it
     elem: "Val | None" = None
     parts: tuple | None = None
-    ref: object = None  # FunctionDef / ClassDef / Instance for FUNC, CLASS, OBJECT
+    ref: object = None  # FunctionDef / ClassDef / Instance for FUNC, CLASS, OBJECT; a libmodel kind for library objects
+    # `.to()` moves it in place and returns it (a BatchEncoding, a PyG graph, the whole object
+    # a loader yields, which may be such a batch): a bare `x.to(d)` moves `x`
+    inplace: bool = False
+    # on the accelerator only when a device flag has this truth value: (flag, bool), from a
+    # move under `if args.cuda:` / `if torch.cuda.is_available():`
+    cond: tuple | None = None
     name: str | None = None  # how the code spells it, for messages
 
     def with_(self, **changes) -> "Val":
@@ -116,6 +122,8 @@ def join(a: Val | None, b: Val | None) -> Val:
         parts=same("parts"),
         ref=same("ref"),
         name=same("name"),
+        inplace=a.inplace and b.inplace,
+        cond=same("cond"),
     )
 
 
@@ -142,3 +150,15 @@ def host_batch_in(v: Val) -> Val | None:
         if v.elem is not None:
             return host_batch_in(v.elem)
     return None
+
+
+def surely_on_host(v: Val) -> bool:
+    """A tensor, or a container of tensors, known to be on the host (numbers count)."""
+    if v.kind is Kind.OTHER:
+        return True
+    if v.kind is Kind.TENSOR:
+        return v.dev is Dev.CPU
+    if v.kind in (Kind.SEQ, Kind.MAPPING):
+        items = [p for p in (v.parts or ()) if p is not None] + ([v.elem] if v.elem is not None else [])
+        return bool(items) and all(surely_on_host(p) for p in items)
+    return False

@@ -368,12 +368,41 @@ def test_ctrl_c_stops_quickly_with_a_clear_message(tmp_path):
         # a job started in the background by a non-interactive shell (CI) inherits SIGINT
         # ignored; a terminal's Ctrl-C does not: give the child the terminal's disposition
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        # the first progress line says the run is under way (not still starting Python,
+        # however loaded the machine is)
+        env=dict(os.environ, DEVICELINT_PROGRESS="always"),
     )
-    time.sleep(2.0)
-    assert p.poll() is None, "the run ended before it could be interrupted; make the folder bigger"
+    first = p.stderr.read(1)
+    assert first and p.poll() is None, "the run ended before it could be interrupted; make the folder bigger"
     started = time.monotonic()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130
     assert "interrupted" in err and "Traceback" not in err
     assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("odd", ["\f", "\u2028", "\x1c", "\x85", "\v"])
+def test_noqa_and_excerpt_after_characters_splitlines_would_break_at(tmp_path, odd):
+    """Only \\n, \\r\\n and \\r end a line for Python; a form feed or U+2028 inside a line must
+    not shift the line a `# noqa` applies to, nor the excerpt shown."""
+    src = (
+        f"import torch\n{odd if odd == chr(12) else ''}\n"  # a form feed may stand alone
+        f"note = 'a{odd}b'  # {odd}\n"
+        "scaler = torch.cuda.amp.GradScaler()  # noqa: DL005\n"
+        "other = torch.cuda.amp.GradScaler()\n"
+    )
+    (tmp_path / "odd.py").write_text(src, encoding="utf-8")
+    r = run(str(tmp_path / "odd.py"), "--output-format", "json")
+    assert [(f["code"], f["line"]) for f in as_json(r)] == [("DL005", 5)]
+    full = run(str(tmp_path / "odd.py"))
+    assert "5 | other = torch.cuda.amp.GradScaler()\n" in full.stdout
+
+
+def test_split_lines_counts_as_python_does():
+    from devicelint.lines import split_lines
+
+    text = "a\fb\u2028c\rd\r\ne\n"
+    assert split_lines(text) == ["a\fb\u2028c", "d", "e"]
+    assert split_lines(text, keepends=True) == ["a\fb\u2028c\r", "d\r\n", "e\n"]
+    assert split_lines("x") == ["x"] and split_lines("") == []

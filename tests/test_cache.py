@@ -84,3 +84,89 @@ def test_concurrent_runs_agree(tmp_path):
     results = [json.loads(o[0]) for o in outs]
     assert results[0] == results[1] == results[2] and len(results[0]) == 30
     assert not list((tmp_path / ".devicelint_cache").rglob("*.tmp"))
+
+
+def test_full_disk_leaves_no_temporary_files(tmp_path, monkeypatch):
+    import errno
+
+    from devicelint import cache
+    from devicelint.findings import Finding
+
+    def no_space(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cache.json, "dump", no_space)
+    found = [Finding("t.py", 1, 1, 1, 2, "DL001", "model-not-moved", "m")]
+    cache.store(str(tmp_path / "c"), "ab" * 32, found)
+    assert not list((tmp_path / "c").rglob("*.tmp"))
+    assert cache.load(str(tmp_path / "c"), "ab" * 32, "t.py") is None
+
+
+def test_prune_drops_old_and_oversized_entries_once_a_day(tmp_path, monkeypatch):
+    import os
+    import time
+
+    from devicelint import cache
+
+    c = tmp_path / "c"
+    (c / "aa").mkdir(parents=True)
+    now = time.time()
+    ages = {"old": 40, "recent": 1, "newest": 0}
+    for name, days in ages.items():
+        p = c / "aa" / f"{name}.json"
+        p.write_text("[]" + " " * 1000)
+        os.utime(p, (now - days * 86400, now - days * 86400))
+    leftover = c / "aa" / "x.tmp"
+    leftover.write_text("")
+    os.utime(leftover, (now - 7200, now - 7200))
+    assert cache.prune(str(c)) == 2  # the 40-day-old entry and the dead run's .tmp
+    assert sorted(p.name for p in (c / "aa").iterdir()) == ["newest.json", "recent.json"]
+    monkeypatch.setattr(cache, "MAX_BYTES", 1500)
+    assert cache.prune(str(c)) == 0  # not due again today
+    assert cache.prune(str(c), force=True) == 1  # over the size cap: the older one goes
+    assert [p.name for p in (c / "aa").iterdir()] == ["newest.json"]
+
+
+def test_a_run_prunes_and_reading_an_entry_keeps_it_young(tmp_path, monkeypatch):
+    import os
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(BUGGY)
+    _run(["train.py"], tmp_path)
+    (entry,) = _entries(tmp_path / ".devicelint_cache")
+    stamp = tmp_path / ".devicelint_cache" / ".last-prune"
+    assert stamp.exists()
+    old = time.time() - 40 * 86400
+    os.utime(stamp, (old, old))
+    os.utime(entry, (old, old))
+    _run(["train.py"], tmp_path)  # reads it (so it is in use) before the prune
+    assert entry.exists() and time.time() - entry.stat().st_mtime < 3600
+
+
+def test_clean_removes_the_cache_and_nothing_else(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(BUGGY)
+    _run(["train.py"], tmp_path)
+    assert (tmp_path / ".devicelint_cache").is_dir()
+    r = CliRunner().invoke(cli, ["clean"])
+    assert r.exit_code == 0 and "Removed" in r.output
+    assert not (tmp_path / ".devicelint_cache").exists() and (tmp_path / "train.py").exists()
+    assert "No cache" in CliRunner().invoke(cli, ["clean"]).output
+    (tmp_path / "precious").mkdir()
+    (tmp_path / "precious" / "data.txt").write_text("keep me")
+    r = CliRunner().invoke(cli, ["clean", "--cache-dir", "precious"])
+    assert r.exit_code == 2 and "does not look like a devicelint cache" in r.output
+    assert (tmp_path / "precious" / "data.txt").exists()
+
+
+def test_too_complex_is_never_cached(tmp_path, monkeypatch):
+    """A timeout depends on how busy the machine was; the next run must try again."""
+    from devicelint import limits
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(limits, "MAX_LINES", 3)
+    (tmp_path / "train.py").write_text(BUGGY)
+    code, found = _run(["train.py"], tmp_path)
+    assert [f["name"] for f in found] == ["too-complex"]
+    assert _entries(tmp_path / ".devicelint_cache") == []

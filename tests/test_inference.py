@@ -5,38 +5,10 @@ Each case is a small but realistic program; lines ending in `# <- DLnnn` must be
 with that code and nothing else may be flagged.
 """
 
-import re
-import textwrap
-
 import pytest
+from inference_cases import expected, program
 
 from devicelint.engine import lint_source
-
-MARK = re.compile(r"#\s*<-\s*(DL\d{3})")
-
-PRELUDE = """\
-import argparse
-import numpy as np
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-from torch.utils.data import DataLoader, TensorDataset
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(8, 16)
-        self.fc2 = nn.Linear(16, 3)
-
-    def forward(self, x):
-        return self.fc2(F.relu(self.fc1(x)))
-
-
-def make_loader():
-    ds = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
-    return DataLoader(ds, batch_size=16, shuffle=True)
-"""
 
 CASES = {
     # ---------------------------------------------------------------- across functions
@@ -429,12 +401,9 @@ for d in devices:
 }
 
 
-def _expected(code: str) -> set:
-    return {(m.group(1), n) for n, line in enumerate(code.splitlines(), start=1) for m in [MARK.search(line)] if m}
-
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_inference_case(name):
-    code = PRELUDE + textwrap.dedent(CASES[name]).lstrip("\n")
+    code = program(CASES[name])
     got = {(f.code, f.line) for f in lint_source(code, f"{name}.py", select=["DL001", "DL002", "DL003", "DL004", "DL005"])}
-    assert got == _expected(code), "\n".join(f"{n:3d} {line}" for n, line in enumerate(code.splitlines(), 1))
+    assert got == expected(code), "\n".join(f"{n:3d} {line}" for n, line in enumerate(code.splitlines(), 1))

@@ -4,6 +4,7 @@ and importing torch would cost seconds per run."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,26 @@ def test_cli_entry_point_imports_no_torch():
     last = p.stderr.strip().splitlines()[-1]
     assert last == "EXIT 1 False False", p.stderr[-3000:]
     assert "DL001" in p.stdout
+
+
+def test_runtime_checker_without_torch_names_an_install_line_that_works(tmp_path):
+    """devicelint is not on PyPI: the advice must be the checkout's own extra, and the
+    extra and constraints file it names must exist."""
+    blocker = tmp_path / "sitecustomize.py"
+    blocker.write_text(
+        "import sys\n"
+        "class _NoTorch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'torch' or name.startswith('torch.'):\n"
+        "            raise ModuleNotFoundError(\"No module named 'torch'\")\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, _NoTorch())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    p = subprocess.run([sys.executable, "-m", "devicelint", "verify", "--simulate", str(ROOT / "fixtures")],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 2
+    assert "devicelint[runtime]'" not in p.stderr
+    assert "pip install -e '.[runtime]' -c constraints.txt" in p.stderr
+    assert (ROOT / "constraints.txt").exists()
+    assert "runtime = [" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")

@@ -3,6 +3,8 @@ pre-commit runs it (the entry followed by file names)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -73,7 +75,8 @@ def test_hook_fields():
     hook = _hook()
     assert hook["entry"] == "devicelint"
     assert hook["language"] == "python"
-    assert hook["types"] == ["python"]
+    # python files and notebooks, as Ruff's hook selects them; `types` would demand both tags
+    assert hook["types_or"] == ["python", "jupyter"] and "types" not in hook
     assert hook.get("name")
     assert hook.get("pass_filenames", True) is True  # pre-commit passes the staged files
 
@@ -117,3 +120,46 @@ def test_entry_with_staged_files_reports_bug(tmp_path):
     p = subprocess.run(_entry() + ["ok.py", "bad.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert p.returncode == 1
     assert "bad.py:3:10: DL005" in p.stdout
+
+
+def _readme_snippet() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("### pre-commit", 1)[1]
+    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_snippet_blocks_a_bad_commit_and_passes_a_clean_one(tmp_path):
+    """The README's snippet, copied as is, run by pre-commit itself."""
+    pytest.importorskip("pre_commit")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+               PRE_COMMIT_HOME=str(tmp_path / "pc-home"), GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@e")
+    repo = tmp_path / "project"
+    repo.mkdir()
+
+    def run(*cmd):
+        return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+
+    run("git", "init", "-q")
+    (repo / ".pre-commit-config.yaml").write_text(_readme_snippet(), encoding="utf-8")
+    (repo / "train.py").write_text(
+        "import torch\n\nscaler = torch.cuda.amp.GradScaler()\n", encoding="utf-8")
+    (repo / "notes.txt").write_text("not python\n", encoding="utf-8")
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                           "source": ["import torch\n", "\n", "scaler = torch.cuda.amp.GradScaler()"]}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (repo / "explore.ipynb").write_text(json.dumps(notebook, indent=1) + "\n", encoding="utf-8")
+    run("git", "add", "-A")
+    bad = run(sys.executable, "-m", "pre_commit", "run", "--all-files")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "train.py:3:10: DL005" in bad.stdout
+    assert "explore.ipynb:cell 1:3:10: DL005" in bad.stdout  # `types_or: [python, jupyter]`
+    (repo / "train.py").write_text(
+        "import torch\n\nscaler = torch.amp.GradScaler('cuda')\n", encoding="utf-8")
+    (repo / "explore.ipynb").unlink()
+    run("git", "add", "-A")
+    good = run(sys.executable, "-m", "pre_commit", "run", "--all-files")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "devicelint" in good.stdout and "Passed" in good.stdout

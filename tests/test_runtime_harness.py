@@ -128,3 +128,24 @@ def test_real_mode_probes_run_on_cpu_too():
     assert run.record is not None, run.stderr_tail
     rec = run.record
     assert rec["simulated"] is False and rec["exit_code"] == 0 and rec["carry"] == {"11": 11}
+
+
+def test_verify_fails_a_header_one_line_off(tmp_path):
+    """`devicelint verify` checks the whole protocol: the runtime half passes here (the bad
+    script raises where the linter flags it, the fixed one runs clean), but the header names
+    line 20 while the linter flags 21, so the bad script fails, naming both lines."""
+    from click.testing import CliRunner
+
+    from devicelint.cli import cli
+    from pairs import FLAGGED_LINE, make_pair
+
+    make_pair(tmp_path, FLAGGED_LINE - 1)
+    r = CliRunner().invoke(cli, ["verify", "--simulate", str(tmp_path), "--report", str(tmp_path / "r.json")])
+    assert r.exit_code == 1, r.output
+    rows = {line.split()[0]: line.split()[-1] for line in r.stdout.splitlines() if line.startswith("DL003-")}
+    assert rows == {"DL003-numpy-on-cuda/bad.py": "lint-mismatch", "DL003-numpy-on-cuda/fixed.py": "clean"}
+    want = f"lint: header expects DL003 at {FLAGGED_LINE - 1}; the linter flags {FLAGGED_LINE}"
+    assert want in r.stdout
+    assert "1/2 scripts passed (simulated)" in r.stdout
+    bad = json.loads((tmp_path / "r.json").read_text())["results"][0]
+    assert bad["verdict"] == "lint-mismatch" and bad["line"] == FLAGGED_LINE and bad["lint"]

@@ -148,3 +148,37 @@ def test_copies_and_syncs_are_counted_per_line():
     assert dict(rec.copies["h2d"]) == {here + 1: 1, here + 6: 1}
     assert dict(rec.copies["d2h"]) == {here + 4: 1}
     assert dict(rec.syncs) == {here + 3: 1, here + 4: 1}
+
+
+def test_recurrent_models_move_without_touching_cudnn(monkeypatch):
+    # On a CUDA build of torch without a GPU, asking cuDNN whether it accepts a tensor
+    # initialises the CUDA runtime and fails ("Found no NVIDIA driver"): emulate that
+    # build here, then move and run an LSTM tagger the way a training script does.
+    import torch.backends.cudnn as cudnn
+
+    def no_driver():
+        raise RuntimeError("Found no NVIDIA driver on your system.")
+
+    monkeypatch.setattr(torch._C, "_has_cudnn", True)
+    monkeypatch.setattr(cudnn, "_init", no_driver)
+
+    class Tagger(torch.nn.Module):
+        def __init__(self, vocab=50, dim=16, tags=5):
+            super().__init__()
+            self.embed = torch.nn.Embedding(vocab, dim)
+            self.lstm = torch.nn.LSTM(dim, dim, batch_first=True, bidirectional=True)
+            self.head = torch.nn.Linear(2 * dim, tags)
+
+        def forward(self, tokens):
+            out, _ = self.lstm(self.embed(tokens))
+            return self.head(out)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with Simulator():
+            model = Tagger().to("cuda")
+            tokens = torch.randint(0, 50, (4, 7)).to("cuda")
+            scores = model(tokens)
+            assert scores.device.type == "cuda" and scores.shape == (4, 7, 5)
+            scores.sum().backward()
+    assert [str(w.message) for w in caught] == []

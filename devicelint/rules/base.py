@@ -17,16 +17,20 @@ class Report:
     # Only for edits that keep the program's meaning wherever the inference is right.
     edit: object = None
     edit_node: cst.CSTNode | None = None
+    applicability: str = "safe"  # "unsafe": may change meaning; only with --unsafe-fixes
 
 
 class Rule:
     code: str = ""
     name: str = ""
     default: bool = True  # off-by-default rules run only when selected
+    fixable: bool = False  # offers automatic fixes (for some of its findings)
     # Example snippets that are also tests: VALID must stay silent; in INVALID every line
     # ending with the marker `# <--` must be flagged, and nothing else.
     VALID: tuple = ()
     INVALID: tuple = ()
+    # Fixable rules: (code, the same code after `--fix --unsafe-fixes`) pairs, also tests.
+    FIXES: tuple = ()
 
     def check(self, ctx) -> Iterator[Report]:  # pragma: no cover - interface
         raise NotImplementedError

@@ -111,9 +111,16 @@ def main():
                 continue
             if not any(contents_on_accel(a) for a in call.args):
                 continue
-            shown = dotted(call.node.func) or "the model"
+            func, method = call.node.func, call.method
+            if method is not None and hasattr(func, "value"):
+                func = func.value  # `model.generate(ids)`: the model is the receiver, not its method
+            shown = dotted(func) or "the model"
             if call.blame is call.node:
-                msg = f"`{shown}` is called with tensors on the device but is never moved there; use `{shown}.to(device)`"
+                if method:
+                    msg = (f"`{shown}.{method}()` is called with tensors on the device but `{shown}` is never "
+                           f"moved there; use `{shown}.to(device)`")
+                else:
+                    msg = f"`{shown}` is called with tensors on the device but is never moved there; use `{shown}.to(device)`"
             else:
                 callee = dotted(call.blame.func) or "a function"
                 msg = (

@@ -33,6 +33,7 @@ class NumpyOnCuda(Rule):
 
     code = "DL003"
     name = "numpy-on-cuda"
+    fixable = True
     VALID = (
         """
 import torch
@@ -62,14 +63,42 @@ probs = np.array(logits.softmax(-1))  # <--
 """,
     )
 
+    FIXES = (
+        (
+            """
+import numpy as np
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+with torch.no_grad():
+    logits = model(torch.randn(8, 4, device=device))
+preds = logits.argmax(dim=1).numpy()
+probs = np.asarray(logits.softmax(-1) + 0)
+""",
+            """
+import numpy as np
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+with torch.no_grad():
+    logits = model(torch.randn(8, 4, device=device))
+preds = logits.argmax(dim=1).cpu().numpy()
+probs = np.asarray((logits.softmax(-1) + 0).cpu())
+""",
+        ),
+    )
+
     def check(self, ctx):
         for conv in ctx.facts.numpy:
             if contents_on_accel(conv.val):
+                edit = _insert_cpu(conv.node, conv.val)
                 yield Report(
                     conv.node,
                     "converting a tensor on the device to NumPy fails; call `.cpu()` first",
-                    fix="insert `.cpu()` before the conversion",
-                    edit=_insert_cpu(conv.node, conv.val),
+                    # a list of tensors has no `.cpu()`: the advice then is per tensor
+                    fix="insert `.cpu()` before the conversion" if edit or conv.val.kind is Kind.TENSOR
+                    else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",
+                    edit=edit,
                 )
 
 

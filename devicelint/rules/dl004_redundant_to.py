@@ -1,4 +1,26 @@
+import libcst as cst
+
 from devicelint.rules.base import Report, Rule
+
+_MOVES = ("to", "cuda")
+# arguments whose text names the same value each time it is evaluated
+_PLAIN = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer)
+
+
+def _same_move_inside(call, module):
+    """The inner call of `x.to(a).to(a)` / `x.cuda().cuda()` (same method, same plain
+    arguments), or None."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _MOVES and isinstance(func.value, cst.Call)):
+        return None
+    inner = func.value
+    if not (isinstance(inner.func, cst.Attribute) and inner.func.attr.value == func.attr.value):
+        return None
+    if len(call.args) != len(inner.args) or any(not isinstance(a.value, _PLAIN) or a.star for a in call.args):
+        return None
+    texts = [(a.keyword.value if a.keyword else None, module.code_for_node(a.value)) for a in call.args]
+    again = [(a.keyword.value if a.keyword else None, module.code_for_node(a.value)) for a in inner.args]
+    return inner if texts == again else None
 
 
 class RedundantTo(Rule):
@@ -72,6 +94,20 @@ for step in range(10):
     )
 
     def check(self, ctx):
+        reported = set()
+        for report in self._from_facts(ctx):
+            reported.add(id(report.node))
+            yield report
+        # `m.to(d).to(d)` / `m.cuda().cuda()` repeat a move whatever `m` is (a tensor, a
+        # model, a batch object whose `.to()` works in place): no inference needed
+        for call in ctx.calls:
+            inner = _same_move_inside(call, ctx.module)
+            if inner is not None and id(call) not in reported:
+                shown = ctx.module.code_for_node(inner)
+                yield Report(call, f"`{shown}` already moved this value; the second "
+                                   f"`.{call.func.attr.value}(...)` does nothing")
+
+    def _from_facts(self, ctx):
         for mv in ctx.facts.moves:
             if mv.reason is None:
                 continue

@@ -2,6 +2,7 @@ import re
 
 import libcst as cst
 
+from devicelint.flow import child_nodes
 from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
 
@@ -50,13 +51,24 @@ class DeprecatedCudaAmp(Rule):
     ## Use instead
     ```python
     scaler = torch.amp.GradScaler("cuda")
-    with torch.amp.autocast("cuda"):
+    with torch.amp.autocast("cuda", dtype=torch.float16):
         loss = model(x)
     ```
+
+    ## Fix safety
+    The fix is safe: it rewrites uses spelled through the `torch` module. `autocast` gets
+    the old class's default dtype (`float16` on cuda, `bfloat16` on cpu) unless one is
+    given, since `torch.amp.autocast` would inherit an enclosing autocast's dtype instead.
+    Not fixed: names imported from `torch.cuda.amp` (the import would change too),
+    positional arguments, and a `torch` that is a parameter or local variable (not
+    flagged either). Compatibility code for older torch (under a version or `hasattr`
+    check, or in an `except (AttributeError, ImportError, TypeError):` fallback) is
+    neither flagged nor fixed.
     """
 
     code = "DL005"
     name = "deprecated-cuda-amp"
+    fixable = True
     VALID = (
         """
 import torch
@@ -138,7 +150,25 @@ def _edit(ctx, node, q: str, call):
         return lambda c: c.with_changes(func=func, args=[*c.args, device_kw])
     if call is None or any(a.keyword is None for a in call.args):
         return None  # positional arguments shift meaning between the old and new signatures
-    return lambda c: c.with_changes(func=func, args=[device_arg, *c.args])
+    extra = []
+    if leaf == "autocast" and not any(a.keyword.value == "dtype" for a in call.args):
+        # the old class defaults to float16 (cuda) / bfloat16 (cpu); torch.amp.autocast
+        # inherits the enclosing autocast's dtype instead: say the old default out loud
+        dtype = "float16" if device == "cuda" else "bfloat16"
+        extra = [cst.Arg(keyword=cst.Name("dtype"), value=cst.parse_expression(f"{head}.{dtype}"), equal=device_kw.equal)]
+    return lambda c: c.with_changes(func=func, args=[device_arg, *(_with_comma(c.args) if extra else c.args), *extra])
+
+
+def _with_comma(args):
+    """The existing arguments, the last one given a comma when more follow it."""
+    args = list(args)
+    if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return args
+
+
+# A fallback for an older torch: `except (AttributeError, ImportError):` around the new API.
+_COMPAT_ERRORS = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "TypeError"})
 
 
 class _Finder(cst.CSTVisitor):
@@ -148,6 +178,37 @@ class _Finder(cst.CSTVisitor):
         self.found = []
         self.calls = {}  # id(func node) -> the call it is the callee of
         self.shim_depth = 0
+        self.local_names: list[frozenset] = []  # names bound by each enclosing function
+
+    def _shadowed(self, node) -> bool:
+        """`torch` (or the imported name) is a parameter or local of an enclosing function:
+        not the module we resolved it to."""
+        text = dotted(node)
+        head = text.split(".")[0] if text else None
+        return any(head in names for names in self.local_names)
+
+    def visit_FunctionDef(self, node) -> bool:
+        self.local_names.append(_bound_names(node.params, node.body))
+        return True
+
+    def leave_FunctionDef(self, node) -> None:
+        self.local_names.pop()
+
+    def visit_Lambda(self, node) -> bool:
+        self.local_names.append(_bound_names(node.params, None))
+        return True
+
+    def leave_Lambda(self, node) -> None:
+        self.local_names.pop()
+
+    def visit_ExceptHandler(self, node) -> bool:
+        if _compat_handler(node):
+            self.shim_depth += 1
+        return True
+
+    def leave_ExceptHandler(self, node) -> None:
+        if _compat_handler(node):
+            self.shim_depth -= 1
 
     def _version_guard(self, test) -> bool:
         return bool(_VERSION_TEST.search(self.module.code_for_node(test)))
@@ -183,7 +244,7 @@ class _Finder(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         q = self.imports.qualname(node)
         if q in _REPLACEMENTS:
-            if not self.shim_depth:
+            if not self.shim_depth and not self._shadowed(node):
                 self.found.append((node, q))
             return False
         node.value.visit(self)  # never the `.attr` name itself
@@ -191,6 +252,54 @@ class _Finder(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> bool:
         q = self.imports.qualname(node)
-        if q in _REPLACEMENTS and not self.shim_depth:
+        if q in _REPLACEMENTS and not self.shim_depth and not self._shadowed(node):
             self.found.append((node, q))
         return False
+
+
+def _compat_handler(node: cst.ExceptHandler) -> bool:
+    t = node.type
+    caught = t.elements if isinstance(t, cst.Tuple) else [t] if t is not None else []
+    return any(isinstance(getattr(e, "value", e), cst.Name) and getattr(e, "value", e).value in _COMPAT_ERRORS for e in caught)
+
+
+def _bound_names(params: cst.Parameters, body) -> frozenset:
+    """Parameters and names assigned in a function body (not in nested functions or
+    classes); imports bind modules and are left to the import table, `global` names are
+    the module's."""
+    names = set()
+    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+        names.add(p.name.value)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    if body is None:
+        return frozenset(names)
+    declared_global = set()
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            names.add(n.name.value)
+            continue
+        if isinstance(n, (cst.Lambda, cst.Import, cst.ImportFrom)):
+            continue
+        if isinstance(n, (cst.Global, cst.Nonlocal)):
+            declared_global.update(item.name.value for item in n.names)
+        elif isinstance(n, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
+            stack.append(("target", n.target))
+        elif isinstance(n, (cst.AsName,)):
+            stack.append(("target", n.name))
+        elif isinstance(n, cst.NamedExpr):
+            stack.append(("target", n.target))
+        if isinstance(n, tuple):
+            target = n[1]
+            if isinstance(target, cst.Name):
+                names.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                stack.extend(("target", getattr(e, "value", e)) for e in target.elements)
+            elif isinstance(target, cst.StarredElement):
+                stack.append(("target", target.value))
+            continue
+        stack.extend(child_nodes(n))
+    return frozenset(names - declared_global)

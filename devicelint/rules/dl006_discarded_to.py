@@ -1,5 +1,6 @@
 import libcst as cst
 
+from devicelint.rewrite import Scopes, bound_names
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Kind
 
@@ -14,8 +15,9 @@ class DiscardedTo(Rule):
     Flags a device move of a tensor whose result is thrown away: the call is a bare
     statement, so nothing holds the moved copy. Only receivers known to be tensors are
     flagged (a tensor factory's result, a batch from a loader, a model output...).
-    `model.to(device)` is fine: modules move in place. When the code does not say what
-    the receiver is, the rule stays silent.
+    `model.to(device)` is fine: modules move in place, and so do a tokenizer's
+    `BatchEncoding`, a PyG `Data` / `Batch`, and the whole object a data loader yields (it may
+    be such a batch). When the code does not say what the receiver is, the rule stays silent.
 
     ## Why is this bad?
     `Tensor.to()`, `.cuda()` and `.cpu()` return a new tensor and leave the original where
@@ -39,12 +41,18 @@ class DiscardedTo(Rule):
     ```
 
     ## Fix safety
-    Assigning the result back (`x = x.to(device)`) changes what `x` refers to from this
-    line on: safe unless other names alias the old tensor and expect it on the device too.
+    The fix assigns the result back (`x = x.to(device)`), for a receiver that is a plain
+    name or an attribute (`self.mask`). It is safe: the statement did nothing before, and
+    from this line on `x` means the moved tensor, which is what the code below expects.
+    Other names that alias the old tensor still see it on the host. No fix is offered where
+    the assignment would change which variable the name means (a global read inside a
+    function: assigning it there would make it local), for subscripts
+    (`batch["x"].to(device)`), or for receivers that might move in place (modules).
     """
 
     code = "DL006"
     name = "discarded-to"
+    fixable = True
     VALID = (
         """
 import torch
@@ -82,11 +90,44 @@ for xb, yb in zip(x.split(2), x.split(2)):
 """,
     )
 
+    FIXES = (
+        (
+            """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+x = torch.randn(8, 4)
+x.cuda()
+out = model(x)
+
+def evaluate(model, loader):
+    for xb, yb in loader:
+        xb.to(device, non_blocking=True); yb.to(device)
+        model(xb)
+""",
+            """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+x = torch.randn(8, 4)
+x = x.cuda()
+out = model(x)
+
+def evaluate(model, loader):
+    for xb, yb in loader:
+        xb = xb.to(device, non_blocking=True); yb = yb.to(device)
+        model(xb)
+""",
+        ),
+    )
+
     def check(self, ctx):
         kinds: dict = {}
         moves: dict = {}
+        in_place = {id(mv.node) for mv in ctx.facts.moves if mv.in_place}
         for mv in ctx.facts.moves:
-            if not mv.bare:
+            # `batch.to(device)` on a BatchEncoding / PyG batch / a loader's batch object moves it in place
+            if not mv.bare or id(mv.node) in in_place:
                 continue
             # A function run in several contexts records one move per context.
             kinds.setdefault(id(mv.node), set()).add(mv.recv.kind)
@@ -100,10 +141,12 @@ for xb, yb in zip(x.split(2), x.split(2)):
         # inference: say nothing rather than trust it.
         annotated = _AnnotatedParams({id(mv.node) for mv in candidates.values()})
         ctx.module.visit(annotated)
+        scopes = Scopes(ctx.module)
         for key, mv in candidates.items():
             ann = annotated.found.get(key, {}).get(mv.recv_text)
             if ann is not None and "Tensor" not in ann:
                 continue
+            edit, stmt = _assign_back(scopes, mv.node)
             method = mv.node.func.attr.value
             what = f"`{mv.recv_text}`" if mv.recv_text else "the tensor"
             call = f"{mv.recv_text}.{method}(...)" if mv.recv_text else f".{method}(...)"
@@ -113,7 +156,79 @@ for xb, yb in zip(x.split(2), x.split(2)):
                 f"the result of `.{method}()` is discarded: tensors are not moved in place, so {what} "
                 f"stays where it was and fails later beside device tensors",
                 fix=fix,
+                edit=edit,
+                edit_node=stmt,
             )
+
+
+def _assign_back(scopes: Scopes, call: cst.Call):
+    """(edit, the `Expr` statement to replace) for `x.to(d)` -> `x = x.to(d)`, or (None, None)."""
+    stmt = scopes.parent(call)
+    if not isinstance(stmt, cst.Expr) or stmt.value is not call:
+        return None, None
+    recv = call.func.value
+    if recv.lpar:
+        return None, None
+    if isinstance(recv, cst.Name):
+        fn = scopes.function_of(call)
+        if fn is False or (fn is not None and recv.value not in bound_names(fn)):
+            return None, None  # a global or free name: assigning it here would make it local
+        values = _assigned(fn if fn is not None else scopes.module, lambda t: isinstance(t, cst.Name) and t.value == recv.value)
+        if any(_is_parameter(v) for v in values):
+            return None, None  # `p = nn.Parameter(...)`: `p = p.to(d)` would make it a plain tensor
+    elif isinstance(recv, cst.Attribute):
+        if isinstance(recv.value, cst.Name) and recv.value.value == "self":
+            # A registered parameter refuses a plain tensor: assign only attributes the class
+            # sets itself, to something that is not a Parameter.
+            cls = next((a for a in scopes.ancestors(call) if isinstance(a, cst.ClassDef)), None)
+            if cls is None:
+                return None, None
+            attr = recv.attr.value
+            values = _assigned(cls, lambda t: isinstance(t, cst.Attribute) and t.attr.value == attr
+                               and isinstance(t.value, cst.Name) and t.value.value == "self")
+            if not values or any(v is None or _is_parameter(v) for v in values) or _registers(cls, attr):
+                return None, None
+    else:
+        return None, None
+
+    def edit(expr: cst.Expr) -> cst.Assign:
+        target = expr.value.func.value
+        return cst.Assign(targets=[cst.AssignTarget(target=target)], value=expr.value, semicolon=expr.semicolon)
+
+    return edit, stmt
+
+
+def _assigned(scope, wanted) -> list:
+    """The values assigned (`t = v`, `t: T = v`) to targets `wanted(t)` anywhere in `scope`."""
+    from devicelint.flow import _walk
+
+    out = []
+    for n in _walk(scope):
+        if isinstance(n, cst.Assign):
+            out.extend(n.value for t in n.targets if wanted(t.target))
+        elif isinstance(n, cst.AnnAssign) and wanted(n.target):
+            out.append(n.value)
+    return out
+
+
+def _is_parameter(value) -> bool:
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name.endswith("Parameter")
+
+
+def _registers(cls, attr: str) -> bool:
+    """`self.register_parameter("attr", ...)` / `register_buffer` in the class."""
+    from devicelint.flow import _walk
+
+    for n in _walk(cls):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value.startswith("register_"):
+            first = n.args[0].value if n.args else None
+            if isinstance(first, cst.SimpleString) and first.value.strip("\'\"") == attr:
+                return True
+    return False
 
 
 class _AnnotatedParams(cst.CSTVisitor):

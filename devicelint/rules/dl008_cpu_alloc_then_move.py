@@ -2,6 +2,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.names import dotted
+from devicelint.rewrite import add_keyword, keyword
 from devicelint.rules.base import Report, Rule
 
 # Factories that make their values from nothing: they can make them on the device directly.
@@ -36,7 +37,12 @@ def _device_target(call: cst.Call) -> str | None:
     not (or not clearly) a move to an accelerator: a dtype cast, another tensor, "cpu"."""
     method = call.func.attr.value
     if method == "cuda":
-        return '"cuda"'
+        which = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "device"), None)
+        if which is None:
+            return '"cuda"'
+        if isinstance(which, cst.Integer):
+            return f'"cuda:{which.value}"'
+        return cst.Module(body=()).code_for_node(which)  # `.cuda(rank)`: the same index
     if any(a.star for a in call.args):
         return None
     kw = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
@@ -84,13 +90,21 @@ class CpuAllocThenMove(Rule):
     ```
 
     ## Fix safety
-    The result is the same tensor on the same device, except for the random factories
-    (`rand`, `randn`, `randint`, `randperm`): on the device they draw from the device's
-    generator, so the numbers differ from the host's for the same seed.
+    The fix passes the move's device to the factory (`.cuda()` becomes `device="cuda"`) and
+    drops the move; a `dtype=` of the move goes to the factory too when the values are
+    exact in any dtype (`zeros`, `ones`, `empty`, `eye`) and the factory has none. The
+    result is the same tensor on the same device, so the fix is safe, except for the random
+    factories (`rand`, `randn`, `randint`, `randperm`): on the device they draw from the
+    device's generator, so the numbers differ from the host's for the same seed. Their fix
+    is unsafe (`--unsafe-fixes`). No fix is offered when the move does more than move (a
+    positional dtype, `non_blocking=`, `copy=`, `memory_format=`), when `.cuda()` names a
+    device, or when the factory takes a `generator=`, `pin_memory=`, `requires_grad=` or
+    `**kwargs`, which would mean something else on the device.
     """
 
     code = "DL008"
     name = "cpu-alloc-then-move"
+    fixable = True
     VALID = (
         """
 import torch
@@ -111,6 +125,35 @@ eye = T.eye(4).to(device=device, dtype=T.float16)  # <--
 """,
     )
 
+    FIXES = (
+        (
+            """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+for step in range(10):
+    mask = torch.ones(16, 16).tril().to(device)
+    positions = torch.arange(0, 16, dtype=torch.long).cuda()
+    eye = torch.eye(
+        4,
+    ).to(device=device, dtype=torch.float16)
+    noise = torch.randn(16, 8).to(device)
+""",
+            """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+for step in range(10):
+    mask = torch.ones(16, 16, device=device).tril()
+    positions = torch.arange(0, 16, dtype=torch.long, device="cuda")
+    eye = torch.eye(
+        4,
+        device=device,
+        dtype=torch.float16,
+    )
+    noise = torch.randn(16, 8, device=device)
+""",
+        ),
+    )
+
     def check(self, ctx):
         finder = _Finder(ctx.imports)
         seen = set()
@@ -120,13 +163,74 @@ eye = T.eye(4).to(device=device, dtype=T.float16)  # <--
                 finder.visit_Call(mv.node)
         for node, factory, target in finder.found:
             random = factory in _RANDOM
+            edit = _pass_device(node, factory)
             yield Report(
                 node,
                 f"`torch.{factory}(...)` is built on the host and then copied to the device; "
                 f"pass `device={target}` to `torch.{factory}` instead",
                 fix=f"pass `device={target}` to `torch.{factory}(...)` and drop the move"
                 + (" (random values then come from the device generator)" if random else ""),
+                edit=edit,
+                applicability="unsafe" if random else "safe",
             )
+
+
+# Factories whose values do not depend on the dtype they are computed in: a cast after them
+# equals asking for the dtype up front.
+_EXACT = {"zeros", "ones", "empty", "eye"}
+# Factory arguments that mean something else (or fail) once the factory runs on the device.
+_HOST_ONLY = {"generator", "pin_memory", "requires_grad", "out", "device", "names"}
+
+
+def _factory_of(call: cst.Call):
+    """The factory call under a move and its chain of shape/dtype methods."""
+    inner = call.func.value
+    while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in _CHAIN:
+        inner = inner.func.value
+    return inner
+
+
+def _pass_device(node: cst.Call, factory: str):
+    """The edit `torch.f(s).chain().to(d)` -> `torch.f(s, device=d).chain()`, or None when
+    the move does more than move, or the factory would mean something else on the device."""
+    method = node.func.attr.value
+    inner = _factory_of(node)
+    if any(a.star or (a.keyword is not None and a.keyword.value in _HOST_ONLY) for a in inner.args):
+        return None
+    if method == "cuda":
+        if node.args:
+            return None  # `.cuda(1)`, `.cuda(non_blocking=True)`
+        device, dtype = cst.SimpleString('"cuda"'), None
+    else:
+        positional = [a for a in node.args if a.keyword is None]
+        named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if any(a.star for a in node.args) or len(positional) > 1 or set(named) - {"device", "dtype"}:
+            return None
+        if positional and "device" in named:
+            return None
+        device = positional[0].value if positional else named.get("device")
+        dtype = named.get("dtype")
+        if device is None:
+            return None
+        if dtype is not None and (factory not in _EXACT or keyword(inner, "dtype") is not None):
+            return None
+    depth = 0
+    n = node.func.value
+    while n is not inner:
+        n, depth = n.func.value, depth + 1
+
+    def rebuild(value, level):
+        if level == 0:
+            call = add_keyword(value, "device", device)
+            return add_keyword(call, "dtype", dtype) if dtype is not None else call
+        return value.with_changes(func=value.func.with_changes(value=rebuild(value.func.value, level - 1)))
+
+    def edit(call: cst.Call):
+        chain = rebuild(call.func.value, depth)
+        # keep the move's own parentheses and comments around the expression
+        return chain.with_changes(lpar=call.lpar, rpar=call.rpar) if call.lpar else chain
+
+    return edit
 
 
 class _Finder(cst.CSTVisitor):

@@ -3,7 +3,9 @@ import re
 import libcst as cst
 
 from devicelint.names import dotted
+from devicelint.rewrite import Scopes, add_keyword, binds_before, bound_names, stmt_binds
 from devicelint.rules.base import Report, Rule
+from devicelint.values import Kind, surely_on_host
 
 _GUARD = re.compile(r"cuda|gpu|is_available|device_count", re.IGNORECASE)
 _LOADS = {"torch.load", "torch.serialization.load"}
@@ -20,7 +22,8 @@ class LoadWithoutMapLocation(Rule):
     second positional argument), in files that move data to a device or mention CUDA.
     Calls that pass `**kwargs` through, calls inside a branch that tests for CUDA, and
     loads from an in-memory `io.BytesIO` buffer (bytes this same run serialized, e.g. to
-    broadcast an object) are left alone, as are states known to hold no device tensors
+    broadcast an object) and files this same code saved host data to (`torch.save(t.cpu(), path)`,
+    tensors built from NumPy) are left alone, as are states known to hold no device tensors
     (a learning-rate scheduler's or a GradScaler's `state_dict`, saved RNG states: the
     receiver or the path says `scheduler`, `scaler` or `rng`).
 
@@ -44,12 +47,17 @@ class LoadWithoutMapLocation(Rule):
     ```
 
     ## Fix safety
-    `map_location=device` loads the tensors where this run wants them; `load_state_dict`
-    copies into the model's own parameters either way, so `"cpu"` is always safe.
+    The fix adds `map_location=device` when a variable named like a device (`device`,
+    `dev`, `self`-less names only) is certainly bound where the load runs and the inference
+    knows it holds a device (built by `torch.device(...)`, a device string, or passed one
+    by every caller it sees); otherwise `map_location="cpu"`. Either is safe: the tensors
+    are loaded where this run wants them (or on the host), `load_state_dict` copies them
+    into the model's own parameters either way, and a load that worked before still works.
     """
 
     code = "DL009"
     name = "load-without-map-location"
+    fixable = True
     VALID = (
         """
 import torch
@@ -74,6 +82,46 @@ optimizer_state = load("optim.pt", weights_only=True)  # <--
 """,
     )
 
+    FIXES = (
+        (
+            """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+model.load_state_dict(torch.load("model.pt"))
+
+def resume(path, model, optimizer):
+    state = torch.load(path, weights_only=True)
+    model.load_state_dict(state["model"])
+    device = "cpu"
+
+class Trainer:
+    def restore(self, path):
+        return torch.load(
+            path,
+        )
+""",
+            """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+model.load_state_dict(torch.load("model.pt", map_location=device))
+
+def resume(path, model, optimizer):
+    state = torch.load(path, weights_only=True, map_location="cpu")
+    model.load_state_dict(state["model"])
+    device = "cpu"
+
+class Trainer:
+    def restore(self, path):
+        return torch.load(
+            path,
+            map_location=device,
+        )
+""",
+        ),
+    )
+
     def check(self, ctx):
         if b"load" not in ctx.source:
             return
@@ -88,15 +136,72 @@ optimizer_state = load("optim.pt", weights_only=True)  # <--
             return  # no candidate: skip both walks
         buffers = _Buffers()
         ctx.module.visit(buffers)
-        finder = _Finder(ctx.imports, buffers.names)
+        finder = _Finder(ctx.imports, buffers.names | _host_files(ctx.facts.saves))
         ctx.module.visit(finder)
+        scopes = Scopes(ctx.module)
         for node in finder.found:
+            where = _device_in_scope(scopes, node, ctx.facts.load_scopes.get(node, ()))
             yield Report(
                 node,
                 "`torch.load` without `map_location` restores tensors to the device they were saved "
                 "from: a GPU checkpoint then fails to load on a machine without CUDA",
-                fix="pass `map_location=device` (or `\"cpu\"`)",
+                fix=f"pass `map_location={where}`" if where else "pass `map_location=device` (or `\"cpu\"`)",
+                edit=(lambda call, w=where: add_keyword(call, "map_location", cst.parse_expression(w))) if where else None,
             )
+
+
+def _device_in_scope(scopes: Scopes, node: cst.Call, contexts) -> str | None:
+    """The code to pass as `map_location`: the device variable, or `"cpu"`; None when the
+    call is one we cannot add a keyword to."""
+    if any(a.star for a in node.args):
+        return None
+    if not contexts:
+        return '"cpu"'
+    names = set(contexts[0])
+    for ctx in contexts[1:]:
+        names &= set(ctx)
+    for name in sorted(names, key=lambda n: (n != "device", n)):
+        vals = [ctx[name] for ctx in contexts]
+        if any(v.kind is not Kind.DEVICE for v in vals):
+            continue
+        if not any(not (isinstance(v.key, tuple) and v.key[:1] == ("txt",)) for v in vals):
+            continue  # a device only by its name in every context: not proof
+        if _certainly_bound(scopes, node, name):
+            return name
+    return '"cpu"'
+
+
+def _certainly_bound(scopes: Scopes, node, name: str) -> bool:
+    """`name` is bound when `node` runs: in its own function before it, or, when no
+    function on the way binds it, at module level by a top-level statement (so also when
+    another module imports this one and calls the function)."""
+    scope = scopes.scope_of(node)
+    while scope is not scopes.module:
+        if isinstance(scope, cst.FunctionDef):
+            if name in bound_names(scope):
+                return binds_before(scopes, scope, name, node)
+        elif isinstance(scope, cst.ClassDef):
+            pass  # a class body's names are not seen by its methods
+        else:
+            return False  # lambdas and comprehensions: keep it simple
+        scope = scopes.scope_of(scope)
+    if scopes.scope_of(node) is scopes.module:
+        return binds_before(scopes, scopes.module, name, node)
+    return any(stmt_binds(stmt, name) for stmt in scopes.module.body)
+
+
+def _host_files(saves) -> set:
+    """Paths (as spelled) that this file only ever `torch.save`s host data to: loading them back
+    restores host tensors, whatever machine wrote them."""
+    host, other = set(), set()
+    for call, val in saves:
+        path = [a.value for a in call.args if a.keyword is None][1:2] or [
+            a.value for a in call.args if a.keyword is not None and a.keyword.value == "f"
+        ]
+        if not path:
+            continue
+        (host if surely_on_host(val) else other).add(_code(path[0]))
+    return host - other
 
 
 def _code(node) -> str:
@@ -154,6 +259,6 @@ class _Finder(cst.CSTVisitor):
         if sum(1 for a in node.args if a.keyword is None) >= 2:
             return
         first = node.args[0].value if node.args and node.args[0].keyword is None else None
-        if first is not None and (_is_buffer(first) or (isinstance(first, cst.Name) and first.value in self.buffers)):
+        if first is not None and (_is_buffer(first) or _code(first) in self.buffers):
             return  # bytes serialized by this same process/machine: they go back where they came from
         self.found.append(node)

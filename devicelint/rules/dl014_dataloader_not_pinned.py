@@ -1,3 +1,6 @@
+import libcst as cst
+
+from devicelint.rewrite import add_keyword, set_keyword
 from devicelint.rules.base import Report, Rule
 
 
@@ -27,11 +30,19 @@ class DataloaderNotPinned(Rule):
     for x, y in loader:
         x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
     ```
+
+    ## Fix safety
+    The fix adds `pin_memory=torch.cuda.is_available()` to the DataLoader call (or turns
+    `pin_memory=False` into it); `pin_memory=True` where the file has no `torch` name to
+    spell that with. It is safe: the batches hold the same values, only in page-locked
+    memory, and on a machine without CUDA nothing is pinned. No fix is offered for a
+    DataLoader that takes `**kwargs` (they may set `pin_memory` too).
     """
 
     code = "DL014"
     name = "dataloader-not-pinned"
     default = False
+    fixable = True
     VALID = (
         """
 import torch
@@ -61,6 +72,42 @@ for x, y in loader:
 """,
     )
 
+    FIXES = (
+        (
+            """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+train_loader = DataLoader(
+    TensorDataset(torch.randn(32, 4), torch.randn(32, 1)),
+    batch_size=8,
+    shuffle=True,
+)
+val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=8, pin_memory=False)
+for x, y in train_loader:
+    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+for x, y in val_loader:
+    x = x.to(device)
+""",
+            """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+train_loader = DataLoader(
+    TensorDataset(torch.randn(32, 4), torch.randn(32, 1)),
+    batch_size=8,
+    shuffle=True,
+    pin_memory=torch.cuda.is_available(),
+)
+val_loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=8, pin_memory=torch.cuda.is_available())
+for x, y in train_loader:
+    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+for x, y in val_loader:
+    x = x.to(device)
+""",
+        ),
+    )
+
     def check(self, ctx):
         loaders = ctx.facts.loaders
         for mv in ctx.facts.loader_moves:
@@ -68,8 +115,25 @@ for x, y in loader:
             if state not in ("missing", "false"):
                 continue
             built = ctx.line(mv.loader)
+            value = _pin_value(ctx)
+            edit = None
+            if not any(a.star == "**" for a in mv.loader.args):
+                if state == "missing":
+                    edit = lambda call, v=value: add_keyword(call, "pin_memory", cst.parse_expression(v))  # noqa: E731
+                else:
+                    edit = lambda call, v=value: set_keyword(call, "pin_memory", cst.parse_expression(v))  # noqa: E731
             yield Report(
                 mv.node,
                 f"this batch comes from the DataLoader on line {built}, built without `pin_memory=True`: "
                 "the copy from pageable memory is slow and cannot overlap compute",
+                fix=f"pass `pin_memory={value}` to the DataLoader on line {built}",
+                edit=edit,
+                edit_node=mv.loader,
             )
+
+
+def _pin_value(ctx) -> str:
+    """`torch.cuda.is_available()` where `torch` names the torch module here, else `True`."""
+    if ctx.imports.qualname(cst.Name("torch")) == "torch":
+        return "torch.cuda.is_available()"
+    return "True"

@@ -1,6 +1,7 @@
 """Fixture header parsing and bad/fixed pair discovery (see fixtures/README.md).
 
-The header is the leading run of comment lines of a ``bad*.py``::
+The header is the leading run of comment lines of a ``bad*.py`` (of a ``bad*.ipynb``'s
+code cells joined, so: at the top of its first code cell)::
 
     # devicelint-fixture
     # expect: DL002 at 41, 57
@@ -18,8 +19,10 @@ from pathlib import Path
 
 MARKER = "devicelint-fixture"
 _DIR_RE = re.compile(r"^(DL\d{3})-([a-z0-9][a-z0-9-]*)$")
-_BAD_RE = re.compile(r"^bad(_\d+)?\.py$")
-_EXPECT_RE = re.compile(r"^(DL\d{3})\s+at\s+(\d+(?:\s*,\s*\d+)*)$")
+_BAD_RE = re.compile(r"^bad(_\d+)?\.(py|ipynb)$")
+# `41` in a script; `cell 9:8` (cell 9, its line 8) in a notebook
+_PLACE = r"(?:\d+|cell\s+\d+:\d+)"
+_EXPECT_RE = re.compile(rf"^(DL\d{{3}})\s+at\s+({_PLACE}(?:\s*,\s*{_PLACE})*)$")
 
 
 class FixtureError(ValueError):
@@ -130,7 +133,7 @@ def parse_outcome(spec: str) -> Outcome:
 
 @dataclass(frozen=True)
 class Header:
-    expect: dict[str, tuple[int, ...]]  # code -> lines the linter must flag
+    expect: dict[str, tuple]  # code -> lines the linter must flag ((cell, line) in a notebook)
     outcome: Outcome
     runtime_text: str
 
@@ -145,6 +148,25 @@ def _comment_block(source: str) -> list[str]:
     return block
 
 
+def _place(item: str):
+    """41 -> 41; `cell 9:8` -> (9, 8), which is how a notebook finding's (cell, line) reads."""
+    item = item.strip()
+    if item.startswith("cell"):
+        cell, _, line = item[4:].strip().partition(":")
+        return (int(cell), int(line))
+    return int(item)
+
+
+def header_source(path: Path) -> str:
+    """The text whose leading comment block is the header: the script itself, or for a
+    notebook its code cells joined (the header opens its first code cell)."""
+    if path.suffix == ".ipynb":
+        from devicelint.notebook import script
+
+        return script(path.read_bytes())
+    return path.read_text(encoding="utf-8")
+
+
 def parse_header(source: str, where: str = "<fixture>") -> Header:
     block = _comment_block(source)
     if MARKER not in block:
@@ -157,7 +179,7 @@ def parse_header(source: str, where: str = "<fixture>") -> Header:
         elif text.startswith("|") and keyed:
             k, v = keyed[-1]
             keyed[-1] = (k, f"{v} {text}")
-    expect: dict[str, tuple[int, ...]] = {}
+    expect: dict[str, tuple] = {}
     runtime = None
     for key, value in keyed:
         if key == "expect":
@@ -166,7 +188,7 @@ def parse_header(source: str, where: str = "<fixture>") -> Header:
                 raise FixtureError(f"{where}: bad expect line {value!r} (want 'DL002 at 41, 57')")
             if m.group(1) in expect:
                 raise FixtureError(f"{where}: two expect lines for {m.group(1)}")
-            expect[m.group(1)] = tuple(int(n) for n in m.group(2).split(","))
+            expect[m.group(1)] = tuple(_place(item) for item in m.group(2).split(","))
         else:
             if runtime is not None:
                 raise FixtureError(f"{where}: more than one runtime line")
@@ -207,8 +229,8 @@ def _pairs_in(folder: Path, code: str) -> list[Pair]:
         error = None if fixed.is_file() else f"{fixed.name} is missing"
         header = None
         try:
-            header = parse_header(bad.read_text(encoding="utf-8"), str(bad))
-        except (FixtureError, OSError, UnicodeDecodeError) as exc:
+            header = parse_header(header_source(bad), str(bad))
+        except (FixtureError, OSError, UnicodeDecodeError, ValueError) as exc:
             error = str(exc)
         pairs.append(Pair(code, folder, bad, fixed if fixed.is_file() else None, header, error))
     return pairs

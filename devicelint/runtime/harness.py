@@ -251,6 +251,30 @@ def _forward_hook(nn_module, hook):
         return nn_module.register_module_forward_hook(hook)
 
 
+def _run_main(script: str) -> None:
+    """Run `script` as `__main__`. A notebook runs its code cells in order as one script
+    (magics masked), compiled under the notebook's own path so that every line counted or
+    blamed is a line of that joined source, the one the linter reports on."""
+    if not script.endswith(".ipynb"):
+        runpy.run_path(script, run_name="__main__")
+        return
+    import types
+
+    from devicelint.notebook import script as notebook_script
+
+    with open(script, "rb") as fh:
+        code = compile(notebook_script(fh.read()), script, "exec", dont_inherit=True)
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = __builtins__
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
 def run_script(script: str, simulate: bool) -> dict:
     """Run ``script`` in this process and return the result record (see module doc)."""
     import contextlib
@@ -297,7 +321,7 @@ def run_script(script: str, simulate: bool) -> dict:
         sys.argv = [script]
         sys.path[0] = os.path.dirname(script)
         try:
-            runpy.run_path(script, run_name="__main__")
+            _run_main(script)
         except SystemExit as exc:
             code = exc.code
             exit_code = code if isinstance(code, int) else (0 if code is None else 1)

@@ -128,6 +128,10 @@ def pytest_collection_finish(session):
         if case is not None and case[0] not in selected:
             selected.append(case[0])
     state.selected = selected
+    if selected:
+        # Start the scripts now: they run in their own processes while the rest of the
+        # suite (the lint tests) runs here, so the two overlap on the machine's cores.
+        state.get_runner()
 
 
 class Case:

@@ -13,6 +13,14 @@ Verdicts (``Result.verdict``); only the first two count as a pass:
 * ``failed-otherwise``  a script died of something other than the declared outcome
 * ``not-clean``         fixed script failed, or showed the bad script's symptom
 * ``timeout`` / ``error`` / ``fixture-error``  nothing trustworthy to judge
+* ``lint-mismatch``     (``devicelint verify``) the run passed, but the linter does not flag
+                        the bad script at exactly its ``expect:`` lines, or flags the fixed one
+
+Each bad script also gets an ``autofix`` verdict: ``devicelint --fix --unsafe-fixes`` is
+applied to a copy of it (beside copies of its helper files), which then runs as a fixed
+script would: ``proven`` (the rule no longer fires and the copy runs clean), ``fails``
+(it does not: ``autofix_detail`` says why), ``no-fix`` (devicelint has no edit for the
+rule's findings there, or for some of them: ``autofix_detail`` says "partial").
 
 New outcome kinds: add a parser in fixture.PARSERS and a judge in JUDGES below.
 
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
@@ -35,10 +44,12 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from devicelint.lines import split_lines
 from devicelint.runtime.fixture import Outcome, Pair
+from devicelint.runtime.warm import WarmServer, root_on_path
 
 PASSING = ("confirmed", "clean", "no-runtime-proof")
 
@@ -88,6 +99,9 @@ class Result:
     detail: str = ""
     simulated: bool = False
     flagged: list[int] = field(default_factory=list)  # lines the linter flags for `code`
+    lint: list[str] = field(default_factory=list)  # static protocol problems (verify.py)
+    autofix: str | None = None  # bad scripts: "proven" | "fails" | "no-fix"
+    autofix_detail: str = ""
 
     @property
     def ok(self) -> bool:
@@ -97,36 +111,52 @@ class Result:
         return asdict(self)
 
 
-def run_script(script: str | Path, simulate: bool, timeout: float = 120.0, env_extra: dict | None = None) -> Run:
-    """Run one script through the harness in a fresh ``sys.executable`` process
-    (``env_extra`` is added to its environment, e.g. ``CUDA_VISIBLE_DEVICES=""``)."""
+def run_script(script: str | Path, simulate: bool, timeout: float = 120.0, env_extra: dict | None = None,
+               server=None) -> Run:
+    """Run one script through the harness in its own process (``env_extra`` is added to
+    its environment, e.g. ``CUDA_VISIBLE_DEVICES=""``): a child forked by ``server`` (a
+    warm.WarmServer that has imported torch already) or, without one, a fresh
+    ``sys.executable``. A server that fails is not trusted with a verdict: the script
+    runs again in a fresh process."""
     script = str(Path(script).resolve())
+    args = (["--simulate"] if simulate else []) + [script]
     with tempfile.TemporaryDirectory(prefix="devicelint-") as tmp:
         out = os.path.join(tmp, "result.json")
-        cmd = [sys.executable, "-X", "faulthandler", "-m", "devicelint.runtime.harness"]
-        cmd += (["--simulate"] if simulate else []) + [script, "--out", out]
-        env = dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {}))
-        # make the harness importable even when devicelint is used from a checkout
-        root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         start = time.monotonic()
+        if server is not None:
+            log = os.path.join(tmp, "output.log")
+            env = dict(env_extra or {}, PYTHONUNBUFFERED="1")
+            try:
+                code, timed_out = server.run(args + ["--out", out], tmp, env, log, timeout)
+            except OSError:
+                code, timed_out = "fallback", False
+            if code != "fallback":
+                output = Path(log).read_bytes() if os.path.exists(log) else b""
+                return _finish(script, out, code, timed_out, output, timeout, time.monotonic() - start)
+        cmd = [sys.executable, "-X", "faulthandler", "-m", "devicelint.runtime.harness", *args, "--out", out]
+        env = root_on_path(dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {})))
         # own session, so a timeout can kill the script's children (DataLoader workers) too
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp, env=env,
                                 start_new_session=True)
+        timed_out = False
         try:
             output, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             output, _ = proc.communicate()
-            return Run(script, None, f"timed out after {timeout:g}s", None, _tail(output), time.monotonic() - start)
-        seconds = time.monotonic() - start
-        tail = _tail(output)
-        if not os.path.exists(out):
-            return Run(script, None, f"harness wrote no result (exit code {proc.returncode})",
-                       proc.returncode, tail, seconds)
-        with open(out, encoding="utf-8") as fh:
-            record = json.load(fh)
-        return Run(script, record, None, proc.returncode, tail, seconds)
+            timed_out = True
+        return _finish(script, out, proc.returncode, timed_out, output, timeout, time.monotonic() - start)
+
+
+def _finish(script: str, out: str, code, timed_out: bool, output: bytes, timeout: float, seconds: float) -> Run:
+    tail = _tail(output)
+    if timed_out:
+        return Run(script, None, f"timed out after {timeout:g}s", None, tail, seconds)
+    if not os.path.exists(out):
+        return Run(script, None, f"harness wrote no result (exit code {code})", code, tail, seconds)
+    with open(out, encoding="utf-8") as fh:
+        record = json.load(fh)
+    return Run(script, record, None, code, tail, seconds)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -145,7 +175,13 @@ def _tail(output: bytes | None, limit: int = 4000) -> str:
 def flagged_ranges(path: Path, code: str) -> list[tuple[int, int]]:
     from devicelint.engine import lint_source
 
-    findings = lint_source(path.read_bytes(), str(path), select=[code])  # off-by-default rules too
+    data = path.read_bytes()
+    findings = lint_source(data, str(path), select=[code])  # off-by-default rules too
+    if path.suffix == ".ipynb":  # back to lines of the joined cells, which the harness ran
+        from devicelint.notebook import Notebook
+
+        nb = Notebook(data)
+        findings = [replace(f, line=nb.row(f.cell, f.line), end_line=nb.row(f.cell, f.end_line)) for f in findings if f.cell]
     return sorted({(f.line, max(f.end_line, f.line)) for f in findings if f.code == code})
 
 
@@ -197,8 +233,12 @@ def _per_line(run: Run, kind: str) -> Counter:
 
 def _line_texts(path: Path) -> list[str]:
     try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        if path.suffix == ".ipynb":
+            from devicelint.notebook import script
+
+            return split_lines(script(path.read_bytes()))
+        return split_lines(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # UnicodeDecodeError and a broken notebook are ValueErrors
         return []
 
 
@@ -380,6 +420,8 @@ def _judge_bad(pair: Pair, bad: Run, fixed: Run | None, expected: str, base: dic
     if via is not None:
         blamed = via[0]
         obs.observed += f"; line {via[0]} uses `{via[2]}`, made wrong on flagged line {via[1]}"
+    if blamed is not None and pair.bad.suffix == ".ipynb":
+        obs.observed += f"; line {blamed} of the joined cells is {_notebook_place(pair.bad, blamed)}"
     if blamed is None:
         blamed = obs.candidates[0] if obs.candidates else None
         what = f"blamed line {blamed}" if blamed is not None else "no script line to blame"
@@ -392,6 +434,14 @@ def _judge_bad(pair: Pair, bad: Run, fixed: Run | None, expected: str, base: dic
     return Result(pair.name, "bad", expected=expected, observed=obs.observed, line=blamed,
                   verdict="cross-check-failed" if problem else "confirmed", detail=problem or "",
                   flagged=flagged, **base)
+
+
+def _notebook_place(path: Path, row: int) -> str:
+    """`cell 9:8` for a line of a notebook's joined code cells (the lines the harness runs)."""
+    from devicelint.notebook import Notebook
+
+    cell = Notebook(path.read_bytes()).cell_at(row)
+    return f"cell {cell.index}:{row - cell.start + 1}"
 
 
 def _judge_fixed(pair: Pair, fixed: Run | None, expected: str, base: dict) -> Result | None:
@@ -416,34 +466,116 @@ def _judge_fixed(pair: Pair, fixed: Run | None, expected: str, base: dict) -> Re
                   verdict="not-clean" if symptom else "clean", detail=symptom or "", **base)
 
 
+def autofix_run(pair: Pair, simulate: bool, timeout: float, env_extra: dict | None, server=None,
+                bad: Run | None = None) -> tuple[str, str]:
+    """(verdict, detail) for the bad script of `pair` after `devicelint --fix --unsafe-fixes`
+    (the default rules and the pair's own). For a counted waste, `bad` (the bad script's
+    run) must show that waste over the fixed copy, as over the hand-fixed script."""
+    import shutil
+
+    from devicelint.engine import analyse
+    from devicelint.fix import fix_source
+    from devicelint.rules import ALL_RULES
+
+    source = pair.bad.read_bytes()
+    select = sorted({r.code for r in ALL_RULES if r.default} | {pair.code})
+    before = [r for f, r in analyse(source, str(pair.bad), select=select)[0] if f.code == pair.code]
+    if not any(r is not None and r.edit is not None for r in before):
+        return "no-fix", ""
+    new, count = fix_source(source, str(pair.bad), select=select, unsafe=True)
+    after = [(f.line, r) for f, r in analyse(new, str(pair.bad), select=[pair.code])[0] if f.code == pair.code]
+    if any(r is not None and r.edit is not None for _line, r in after):
+        return "fails", f"{pair.code} still offers fixes after --fix at lines {[ln for ln, _r in after]}"
+    if after:
+        return "no-fix", (f"partial: {len(after)} of {len(before)} {pair.code} findings have no automatic fix "
+                          f"(lines {[ln for ln, _r in after]})")
+    with tempfile.TemporaryDirectory(prefix="devicelint-autofix-") as tmp:
+        folder = Path(tmp) / pair.folder.name
+        shutil.copytree(pair.folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+        copy = folder / pair.bad.name
+        copy.write_bytes(new)
+        run = run_script(copy, simulate, timeout, env_extra, server)
+    result = _judge_fixed(pair, run, "", dict(code=pair.code, simulated=simulate))
+    if result.verdict != "clean":
+        return "fails", f"{result.verdict}: {result.observed} {result.detail}".strip()
+    outcome = pair.header.outcome
+    if outcome.kind.startswith("wastes"):
+        if bad is None or bad.record is None:
+            return "fails", "no run of the bad script to compare the waste with"
+        obs = JUDGES[outcome.kind](outcome, bad, run, pair.bad)
+        if not obs.matched:
+            return "fails", f"the fixed copy still wastes: {obs.observed}"
+    return "proven", f"{count} fix{'es' if count > 1 else ''} applied; {result.observed}"
+
+
 class PairRunner:
     """Runs each pair once (bad + fixed) and caches the verdicts, so that the bad and
     the fixed test of a pair, the report, and ``verify`` all share one pair of runs.
     ``prefetch`` runs pairs in background threads (each run is its own process)."""
 
-    def __init__(self, simulate: bool, timeout: float = 120.0, jobs: int | None = None):
+    def __init__(self, simulate: bool, timeout: float = 120.0, jobs: int | None = None, warm: bool | None = None,
+                 autofix: bool = True):
         self.simulate = simulate
+        self.autofix = autofix
         self.timeout = timeout
         self.jobs = jobs or (min(4, os.cpu_count() or 1) if simulate else 1)
+        # Simulated runs fork from warm servers (warm.py); real-CUDA runs keep one fresh
+        # process per script, so no CUDA state can ever be inherited through a fork.
+        if warm is None:
+            warm = simulate and os.environ.get("DEVICELINT_FRESH_PROCESSES", "") in ("", "0")
+        self.warm = warm
+        self._servers: queue.SimpleQueue = queue.SimpleQueue()
+        self._all_servers: list[WarmServer] = []
         self.env: dict | None = None  # device/versions as seen inside the first run
         self._futures: dict[Path, Future] = {}
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
 
     def _compute(self, pair: Pair) -> tuple[Result, Result | None]:
-        bad = fixed = None
+        bad = fixed = auto = None
         simulate, env_extra = self.simulate, None
         if pair.header is not None and pair.header.outcome.kind in REAL_RUNS:
             simulate, env_extra = False, REAL_RUNS[pair.header.outcome.kind]
         if not pair.error:
-            bad = run_script(pair.bad, simulate, self.timeout, env_extra)
-            fixed = run_script(pair.fixed, simulate, self.timeout, env_extra) if pair.fixed else None
+            server = self._take_server()
+            try:
+                bad = run_script(pair.bad, simulate, self.timeout, env_extra, server)
+                fixed = run_script(pair.fixed, simulate, self.timeout, env_extra, server) if pair.fixed else None
+                if self.autofix and pair.header is not None:
+                    try:
+                        auto = autofix_run(pair, simulate, self.timeout, env_extra, server, bad)
+                    except Exception as exc:  # noqa: BLE001 - a crash of --fix is a failed autofix
+                        auto = ("fails", f"--fix raised {exc!r}")
+            finally:
+                self._give_back(server)
             for run in (bad, fixed):
                 # the session's device/versions come from runs made in the session's own mode
                 if run is not None and run.record and self.env is None and simulate == self.simulate:
                     keys = ("device", "driver", "cuda", "torch", "python", "simulated")
                     self.env = {k: run.record.get(k) for k in keys}
-        return judge_pair(pair, bad, fixed, simulate)
+        bad_result, fixed_result = judge_pair(pair, bad, fixed, simulate)
+        if auto is not None:
+            bad_result.autofix, bad_result.autofix_detail = auto
+        return bad_result, fixed_result
+
+    def _take_server(self) -> WarmServer | None:
+        if not self.warm:
+            return None
+        try:
+            return self._servers.get_nowait()
+        except queue.Empty:
+            pass
+        try:
+            server = WarmServer(root_on_path(os.environ))
+        except OSError:
+            return None
+        with self._lock:
+            self._all_servers.append(server)
+        return server
+
+    def _give_back(self, server: WarmServer | None) -> None:
+        if server is not None and server.alive:
+            self._servers.put(server)
 
     def _submit(self, pair: Pair) -> Future:
         with self._lock:
@@ -474,3 +606,5 @@ class PairRunner:
     def close(self) -> None:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
+        for server in self._all_servers:
+            server.close()

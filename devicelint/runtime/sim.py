@@ -500,7 +500,11 @@ def _patch_torch(sim, stack):
         "set_stream": _fresh_noop(),
         "synchronize": _fresh_noop(),
     }
-    targets = [(torch.cuda, cuda)]
+    # Simulated tensors are host tensors, so cuDNN never applies: asking it would, on a
+    # CUDA build without a GPU, initialise the CUDA runtime ("Found no NVIDIA driver"
+    # when an LSTM is moved) and, on a CPU build, warn about a missing cuDNN.
+    cudnn = {"is_acceptable": lambda tensor: False}
+    targets = [(torch.cuda, cuda), (torch.backends.cudnn, cudnn)]
     if hasattr(torch, "accelerator"):
         targets.append((torch.accelerator, accelerator))
     import torch.utils.data._utils.pin_memory as pin

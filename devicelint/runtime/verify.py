@@ -8,7 +8,10 @@ lazily, and only to check for a GPU):
     ``path`` as one such folder), run each script in its own subprocess — on the real
     GPU, or on the simulated device when ``simulate`` — and return one ``Result`` per
     script (``runner.Result``: fixture, role, code, expected, observed, line, verdict,
-    detail, simulated, flagged; ``.ok`` is True for "confirmed"/"clean"). Raises
+    detail, simulated, flagged, lint; ``.ok`` is True for "confirmed"/"clean"). Each
+    script also gets the static checks of ``runtime.static`` (bad: flagged at exactly its
+    ``expect:`` lines; fixed: clean under every rule); a script that fails them gets the
+    verdict "lint-mismatch" and its problems in ``lint``. Raises
     ``VerifyError`` (message meant for the user; exit 2) when torch is missing, when
     ``simulate`` is False and torch sees no CUDA device, or when no pairs are found.
 
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from devicelint.runtime.fixture import discover_pairs
 from devicelint.runtime.runner import PairRunner, Result
+from devicelint.runtime.static import check_bad, check_fixed
 
 __all__ = ["VerifyError", "verify_folder", "format_table", "results_to_report", "check_runtime"]
 
@@ -46,7 +50,7 @@ def check_runtime(simulate: bool) -> None:
     if importlib.util.find_spec("torch") is None:
         raise VerifyError(
             "the runtime checker needs PyTorch, which is not installed in this environment "
-            "(pip install 'devicelint[runtime]'); linting itself does not need it"
+            "(pip install -e '.[runtime]' -c constraints.txt from a devicelint checkout); linting itself does not need it"
         )
     if simulate:
         return
@@ -74,10 +78,27 @@ def verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None =
             results.append(bad)
             if fixed is not None:
                 results.append(fixed)
+            if pair.header is not None and not pair.error:
+                # the static half of the protocol: the same checks as the project's tests
+                _add_lint(bad, check_bad(pair.bad, pair.code, pair.header))
+                if fixed is not None:
+                    _add_lint(fixed, check_fixed(pair.fixed))
     finally:
         runner.close()
     verify_folder.last_env = runner.env  # type: ignore[attr-defined]  # for results_to_report
     return results
+
+
+def _add_lint(result: Result, problems: list[str]) -> None:
+    """A script the linter does not flag as its header says fails, whatever the runtime saw:
+    verdict `lint-mismatch` (a runtime failure keeps its own verdict), the problems first
+    in the detail."""
+    if not problems:
+        return
+    result.lint = problems
+    if result.ok:
+        result.verdict = "lint-mismatch"
+    result.detail = "\n".join(["lint: " + p for p in problems] + ([result.detail] if result.detail else []))
 
 
 def format_table(results: list[Result]) -> str:
@@ -102,6 +123,14 @@ def format_table(results: list[Result]) -> str:
                 lines.append("    " + _cut(detail_line, 160))
     passed = sum(r.ok for r in results)
     lines += ["", f"{passed}/{len(results)} scripts passed" + (" (simulated)" if simulated else "")]
+    auto = [r for r in results if getattr(r, "autofix", None)]
+    if auto:
+        counts = {v: sum(r.autofix == v for r in auto) for v in ("proven", "fails", "no-fix")}
+        lines.append(f"autofix (devicelint --fix --unsafe-fixes on the bad scripts): {counts['proven']} proven, "
+                     f"{counts['fails']} fail, {counts['no-fix']} without a fix")
+        for r in auto:
+            if r.autofix == "fails":
+                lines.append(f"    {r.fixture}: " + _cut(r.autofix_detail, 160))
     return "\n".join(lines)
 
 

@@ -3,7 +3,7 @@ from torch import nn
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 model = nn.Linear(4, 2).to(device)
-data = [(torch.randn(3, 4), torch.randn(3, 2)) for _ in range(2)]
+data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(6, 4), torch.randn(6, 2)), batch_size=3, pin_memory=True)
 for x, y in data:
     loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))
     loss.backward()

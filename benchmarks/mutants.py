@@ -1,0 +1,687 @@
+"""Mutation recall of devicelint on real, correct training scripts.
+
+Usage:
+    python benchmarks/mutants.py                      # mutate, lint, score (needs realcode's cache)
+    python benchmarks/mutants.py --refresh-files      # re-pick the scripts (writes mutants_files.txt)
+    python benchmarks/mutants.py --keep DIR --json OUT
+
+Takes the correct, device-aware scripts listed in benchmarks/mutants_files.txt (picked from
+the repositories of benchmarks/realcode.py: a loop that moves data, a model moved to the
+device, no finding of DL001-DL004, DL006, DL010, DL011 except ones the hand audit judged false, at
+most 16 per repository; plus up to 8 model files per repository whose `forward` creates a
+tensor with `device=`, so that DL011 has sites),
+injects one rule's bug per copy with an ast-located source edit, and lints every mutant with
+`devicelint --select ALL --output-format json --no-cache --exit-zero`.
+
+Each operator keeps the line count, so the mutated line keeps its number; every mutant is
+checked with ast.parse. A mutant counts as detected when its rule reports at one of its
+expected lines: the mutated line, and for the rules whose contract reports where the bad
+value is used (DL001 model call, DL002 batch use, DL011 combination) also the later lines
+of the same scope that read the name the mutation left unmoved. Site choice is seeded
+(--seed), so a run is reproducible. A site is skipped when the original already has that
+rule's finding at one of the expected lines.
+
+Operators (one site per operator per file; --per-file N for more):
+    DL001 drop the move of a model (`m = Net().to(d)` -> `m = Net()`, `m.to(d)` -> `pass`)
+    DL002 drop a loop batch tensor's move (`x.to(d)` -> `x`)
+    DL003 drop `.cpu()` before `.numpy()` / `np.array(...)`
+    DL004 duplicate a move (`x.to(d)` -> `x.to(d).to(d)`)
+    DL005 `torch.autocast`/`torch.amp.X("cuda", ...)` -> `torch.cuda.amp.X(...)`
+    DL006 `x = x.to(d)` -> `x.to(d)` for a loop batch tensor
+    DL007 `"cuda" if torch.cuda.is_available() else "cpu"` -> `"cuda"` (the file's only check)
+    DL009 drop `map_location=` from `torch.load`
+    DL010 `total += loss.item()` -> `total += loss` in a loop that calls `loss.backward()`
+    DL011 in `forward`: drop `device=` / `.to(d)` from a new tensor, `x.new_zeros` -> `torch.zeros`
+
+The last line printed is `mutation recall R (D/N) original-findings K`, where K counts the
+findings of DL001-DL004, DL006, DL010 and DL011 on the unmutated originals (false positives on
+correct code: the picked scripts have none but audited-false ones).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import dataclasses
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import realcode  # noqa: E402
+
+FILES_LIST = HERE / "mutants_files.txt"
+RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011")
+# a picked script has no finding of these (the rules about where values live) except audited-false
+# ones; DL005/DL007/DL009 findings (deprecated amp, hard-coded CUDA, torch.load) are allowed
+CLEAN_RULES = ("DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011")
+LOSS = re.compile(r"loss|criterion", re.I)
+DEVICE_ARG = re.compile(r"device|\bdev\b|cuda|gpu|rank|accelerator", re.I)
+# frameworks that move the model and the batches themselves: dropping a user move is no bug there
+SELF_MOVING = re.compile(r"accelerator\.prepare|\bTrainer\(|LightningModule|create_supervised_|ignite\.engine|fabric")
+LOADER_LOOP = re.compile(r"loader|data|batch|enumerate|tqdm|zip|iter|sampler|episode|buffer|memory", re.I)
+
+
+@dataclasses.dataclass
+class Mutant:
+    rule: str
+    line: int               # the mutated line (1-based)
+    expect: list[int]       # lines where the rule's report counts
+    source: str             # the mutated file
+    note: str               # what was changed, for the miss list
+
+
+# --- source editing by ast positions (col offsets are UTF-8 byte offsets) ----------------
+
+class Src:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.data = text.encode()
+        self.starts = [0]
+        for ln in self.data.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(ln))
+        self.tree = ast.parse(text)
+        self.parent: dict[ast.AST, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                self.parent[child] = node
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        return (self.starts[node.lineno - 1] + node.col_offset,
+                self.starts[node.end_lineno - 1] + node.end_col_offset)
+
+    def seg(self, node: ast.AST) -> str:
+        a, b = self.span(node)
+        return self.data[a:b].decode()
+
+    def replace(self, node: ast.AST, new: str, *, expr: bool = True) -> str | None:
+        """The source with NODE's text replaced by NEW, keeping the line count (an expression
+        that lost lines is wrapped in parentheses padded with newlines); None if invalid."""
+        a, b = self.span(node)
+        old = self.data[a:b].decode()
+        lost = old.count("\n") - new.count("\n")
+        if lost < 0 or (lost and not expr):
+            return None
+        if lost:
+            new = "(" + new + "\n" * lost + ")"
+        out = (self.data[:a] + new.encode() + self.data[b:]).decode()
+        return out if valid(out, self.text) else None
+
+    def ancestors(self, node: ast.AST):
+        while node in self.parent:
+            node = self.parent[node]
+            yield node
+
+    def scope(self, node: ast.AST) -> ast.AST:
+        for a in self.ancestors(node):
+            if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                return a
+        return self.tree
+
+
+def valid(new: str, old: str) -> bool:
+    if new == old or new.count("\n") != old.count("\n"):
+        return False
+    try:
+        ast.parse(new)
+    except SyntaxError:
+        return False
+    return True
+
+
+def dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def move_call(node: ast.AST) -> bool:
+    """`R.to(<device>)` or `R.cuda(...)`: a device move, not a dtype cast."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    if node.func.attr == "cuda":
+        return True
+    if node.func.attr != "to":
+        return False
+    args = list(node.args) + [k.value for k in node.keywords if k.arg == "device"]
+    return bool(args) and bool(DEVICE_ARG.search(ast.unparse(args[0])))
+
+
+def loads_after(src: Src, scope: ast.AST, ref: str, line: int) -> list[int]:
+    """Lines after LINE inside SCOPE that read REF (a name or a dotted attribute), with the
+    first lines of the calls and the statement around each read (a finding may sit there)."""
+    out = set()
+    for n in ast.walk(scope):
+        if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) \
+                and n.lineno > line and dotted(n) == ref:
+            out.add(n.lineno)
+            for a in src.ancestors(n):
+                if a.lineno > line:
+                    out.add(a.lineno)
+                if isinstance(a, ast.stmt):
+                    break
+    return sorted(out)
+
+
+def loop_targets(loop: ast.For) -> set[str]:
+    return {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+
+
+def enclosing_loop(src: Src, node: ast.AST) -> ast.For | None:
+    for a in src.ancestors(node):
+        if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        if isinstance(a, ast.For):
+            return a
+    return None
+
+
+def in_no_grad(src: Src, node: ast.AST) -> bool:
+    for a in src.ancestors(node):
+        if isinstance(a, ast.With) and any(re.search(r"no_grad|inference_mode", ast.unparse(i.context_expr))
+                                            for i in a.items):
+            return True
+        if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return any(re.search(r"no_grad|inference_mode", ast.unparse(d)) for d in a.decorator_list)
+    return False
+
+
+def is_module_ref(src: Src, ref: str) -> bool:
+    """REF is called like a module somewhere (`ref(x)`) or asked for its parameters."""
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Call):
+            if dotted(n.func) == ref:
+                return True
+            if isinstance(n.func, ast.Attribute) and n.func.attr in ("parameters", "train", "eval", "forward") \
+                    and dotted(n.func.value) == ref:
+                return True
+    return False
+
+
+def moves_of(src: Src, ref: str) -> int:
+    """How many device moves in the file have REF as receiver or as assignment target."""
+    n = 0
+    for node in ast.walk(src.tree):
+        if move_call(node) and dotted(node.func.value) == ref:
+            n += 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and dotted(node.targets[0]) == ref \
+                and move_call(node.value) and dotted(node.value.func.value) != ref:
+            n += 1
+        elif isinstance(node, ast.Call) and any(k.arg in ("device", "device_map") for k in node.keywords) \
+                and isinstance(src.parent.get(node), ast.Assign) and dotted(src.parent[node].targets[0]) == ref:
+            n += 1
+    return n
+
+
+# --- operators: each returns candidate mutants of one source -----------------------------
+
+def op_dl001(src: Src) -> list[Mutant]:
+    if SELF_MOVING.search(src.text):
+        return []
+    out = []
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and move_call(node.value):
+            ref, recv = dotted(node.targets[0]), node.value.func.value
+            if not ref or not isinstance(recv, (ast.Call, ast.Name, ast.Attribute)):
+                continue
+            if isinstance(recv, ast.Call) and (dotted(recv.func) or "").startswith("torch."):
+                continue  # a tensor factory, not a model
+            if LOSS.search(ref) or (isinstance(recv, ast.Call) and LOSS.search(dotted(recv.func) or "")):
+                continue  # a loss module usually has no parameters: its move is no bug
+            new = src.replace(node.value, src.seg(recv))
+            stmt = node
+        elif isinstance(node, ast.Expr) and move_call(node.value) and node.lineno == node.end_lineno:
+            ref = dotted(node.value.func.value)
+            if not ref:
+                continue
+            new = src.replace(node, "pass", expr=False)
+            stmt = node
+        else:
+            continue
+        if new is None or not is_module_ref(src, ref) or moves_of(src, ref) != 1:
+            continue
+        scope = src.tree if ref.startswith("self.") else src.scope(stmt)
+        out.append(Mutant("DL001", stmt.lineno, [stmt.lineno, *loads_after(src, scope, ref, stmt.end_lineno)],
+                          new, f"dropped the move of model `{ref}`"))
+    return out
+
+
+def op_dl002(src: Src) -> list[Mutant]:
+    if SELF_MOVING.search(src.text):
+        return []
+    out = []
+    for loop in ast.walk(src.tree):
+        if not isinstance(loop, ast.For) or not LOADER_LOOP.search(ast.unparse(loop.iter)):
+            continue
+        names = loop_targets(loop)
+        for node in ast.walk(loop):
+            if not move_call(node) or enclosing_loop(src, node) is not loop:
+                continue
+            recv = node.func.value
+            base = recv.value if isinstance(recv, ast.Subscript) else recv
+            if not (isinstance(base, ast.Name) and base.id in names) or is_module_ref(src, base.id):
+                continue
+            new = src.replace(node, src.seg(recv))
+            if new is None:
+                continue
+            stmt = next(a for a in src.ancestors(node) if isinstance(a, ast.stmt))
+            refs = {base.id}
+            if isinstance(stmt, ast.Assign):
+                refs |= {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            expect = {node.lineno}
+            for r in refs:
+                expect.update(x for x in loads_after(src, loop, r, stmt.end_lineno))
+            out.append(Mutant("DL002", node.lineno, sorted(expect), new,
+                              f"dropped the move of batch `{src.seg(recv)}`"))
+    return out
+
+
+def op_dl003(src: Src) -> list[Mutant]:
+    out = []
+    for node in ast.walk(src.tree):
+        cpu = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy":
+            cur = node.func.value
+            while isinstance(cur, (ast.Call, ast.Attribute)):  # walk x.detach().cpu().data ...
+                if isinstance(cur, ast.Call) and isinstance(cur.func, ast.Attribute) and cur.func.attr == "cpu" \
+                        and not cur.args:
+                    cpu = cur
+                    break
+                cur = cur.func.value if isinstance(cur, ast.Call) else cur.value
+                if isinstance(cur, ast.Call) and not isinstance(cur.func, ast.Attribute):
+                    break
+        elif isinstance(node, ast.Call) and (dotted(node.func) or "").split(".")[-1] in ("array", "asarray") \
+                and (dotted(node.func) or "").split(".")[0] in ("np", "numpy") and node.args:
+            a = node.args[0]
+            if isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr == "cpu" and not a.args:
+                cpu = a
+        if cpu is None:
+            continue
+        new = src.replace(cpu, src.seg(cpu.func.value))
+        if new is not None:
+            out.append(Mutant("DL003", node.lineno, sorted({node.lineno, cpu.lineno, cpu.end_lineno}), new,
+                              "dropped `.cpu()` before the NumPy conversion"))
+    return out
+
+
+def op_dl004(src: Src) -> list[Mutant]:
+    out = []
+    for node in ast.walk(src.tree):
+        if not move_call(node) or not isinstance(node.func.value, (ast.Name, ast.Attribute, ast.Subscript)):
+            continue
+        if move_call(src.parent.get(node)) or (isinstance(src.parent.get(node), ast.Attribute)
+                                               and move_call(src.parent.get(src.parent[node]))):
+            continue  # already a chain of moves
+        args = ", ".join(src.seg(a) for a in [*node.args, *node.keywords])
+        new = src.replace(node, f"{src.seg(node)}.{node.func.attr}({args})")
+        if new is not None:
+            out.append(Mutant("DL004", node.lineno, sorted({node.lineno, node.end_lineno}), new,
+                              f"duplicated the move `{src.seg(node)}`"))
+    return out
+
+
+AMP = {"torch.autocast": "autocast", "torch.amp.autocast": "autocast",
+       "torch.GradScaler": "GradScaler", "torch.amp.GradScaler": "GradScaler"}
+
+
+def op_dl005(src: Src) -> list[Mutant]:
+    if not re.search(r"^import torch\b", src.text, re.M):
+        return []
+    out = []
+    for node in ast.walk(src.tree):
+        if not isinstance(node, ast.Call) or dotted(node.func) not in AMP:
+            continue
+        call = ast.Call(func=ast.parse(f"torch.cuda.amp.{AMP[dotted(node.func)]}", mode="eval").body,
+                        args=list(node.args[1:]),  # the first positional is the device type
+                        keywords=[k for k in node.keywords if k.arg not in ("device_type", "device")])
+        new = src.replace(node, ast.unparse(call))
+        if new is not None:
+            out.append(Mutant("DL005", node.lineno, [node.lineno], new,
+                              f"`{dotted(node.func)}` spelled as `torch.cuda.amp.{AMP[dotted(node.func)]}`"))
+    return out
+
+
+def dict_like(src: Src, name: str) -> bool:
+    """NAME is used like a dict batch (`b["x"]`, `**b`): HF's BatchEncoding.to() is in place."""
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name \
+                and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+            return True
+        if isinstance(n, ast.keyword) and n.arg is None and isinstance(n.value, ast.Name) and n.value.id == name:
+            return True
+    return False
+
+
+def op_dl006(src: Src) -> list[Mutant]:
+    if "torch_geometric" in src.text:
+        return []  # PyG's Data/Batch.to() moves in place: a bare call is no bug there
+    out = []
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and move_call(node.value) and node.lineno == node.end_lineno):
+            continue
+        name = node.targets[0].id
+        loop = enclosing_loop(src, node)
+        if not (isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == name) \
+                or loop is None or name not in loop_targets(loop) or is_module_ref(src, name) \
+                or dict_like(src, name):
+            continue
+        new = src.replace(node, src.seg(node.value), expr=False)
+        if new is not None:
+            out.append(Mutant("DL006", node.lineno, [node.lineno], new, f"discarded the result of moving `{name}`"))
+    return out
+
+
+def op_dl007(src: Src) -> list[Mutant]:
+    if src.text.count("is_available") != 1 or re.search(r"no_cuda|use_cuda|args\.cuda|device_count|\bmps\b", src.text):
+        return []
+    out = []
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.IfExp) and "is_available" in ast.unparse(node.test) \
+                and isinstance(node.body, ast.Constant) and str(node.body.value).startswith("cuda"):
+            new = src.replace(node, src.seg(node.body))
+            if new is not None:
+                out.append(Mutant("DL007", node.lineno, [node.lineno], new,
+                                  "hard-coded the CUDA device, dropped the fallback"))
+    return out
+
+
+def op_dl009(src: Src) -> list[Mutant]:
+    out = []
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and dotted(node.func) == "torch.load" \
+                and any(k.arg == "map_location" for k in node.keywords):
+            call = ast.Call(func=node.func, args=node.args,
+                            keywords=[k for k in node.keywords if k.arg != "map_location"])
+            new = src.replace(node, ast.unparse(call))
+            if new is not None:
+                out.append(Mutant("DL009", node.lineno, [node.lineno], new, "dropped `map_location=`"))
+    return out
+
+
+def op_dl010(src: Src) -> list[Mutant]:
+    out = []
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add)):
+            continue
+        loop = enclosing_loop(src, node)
+        if loop is None or in_no_grad(src, node):
+            continue
+        # names that reach a backward pass: `loss.backward()`, `scaler.scale(loss).backward()`,
+        # `(loss / k).backward()`, `accelerator.backward(loss)`
+        backward = {n.id for c in ast.walk(loop) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                    and c.func.attr == "backward" for part in (c.func.value, *c.args)
+                    for n in ast.walk(part) if isinstance(n, ast.Name)}
+        for item in ast.walk(node.value):
+            if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr == "item" \
+                    and isinstance(item.func.value, ast.Name) and item.func.value.id in backward:
+                new = src.replace(item, item.func.value.id)
+                if new is not None:
+                    out.append(Mutant("DL010", node.lineno, [node.lineno], new,
+                                      f"accumulated `{item.func.value.id}` instead of its `.item()`"))
+                break
+    return out
+
+
+FACTORIES = {"zeros", "ones", "randn", "rand", "empty", "full", "arange", "eye", "tensor", "linspace",
+             "randint", "randperm", "as_tensor"}
+NEW = {"new_zeros": "zeros", "new_ones": "ones", "new_empty": "empty", "new_full": "full", "new_tensor": "tensor"}
+
+
+def op_dl011(src: Src) -> list[Mutant]:
+    has_torch = re.search(r"^import torch\b", src.text, re.M) is not None
+    out = []
+    for fn in ast.walk(src.tree):
+        if not (isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == "forward"
+                and isinstance(src.parent.get(fn), ast.ClassDef)):
+            continue
+        for node in ast.walk(fn):
+            new = created = None
+            name = dotted(node.func) if isinstance(node, ast.Call) else None
+            if name and name.startswith("torch.") and name[6:] in FACTORIES \
+                    and any(k.arg == "device" for k in node.keywords):
+                created = node
+                call = ast.Call(func=node.func, args=node.args, keywords=[k for k in node.keywords if k.arg != "device"])
+                new = src.replace(node, ast.unparse(call))
+            elif move_call(node) and isinstance(node.func.value, ast.Call) \
+                    and (dotted(node.func.value.func) or "").removeprefix("torch.") in FACTORIES \
+                    and (dotted(node.func.value.func) or "").startswith("torch."):
+                created = node
+                new = src.replace(node, src.seg(node.func.value))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in NEW \
+                    and has_torch:
+                created = node
+                call = ast.Call(func=ast.parse(f"torch.{NEW[node.func.attr]}", mode="eval").body,
+                                args=node.args, keywords=node.keywords)
+                new = src.replace(node, ast.unparse(call))
+            if new is None:
+                continue
+            stmt = next(a for a in src.ancestors(created) if isinstance(a, ast.stmt))
+            expect = {created.lineno}
+            if isinstance(stmt, ast.Assign):
+                for t in stmt.targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            expect.update(loads_after(src, fn, n.id, stmt.end_lineno))
+            out.append(Mutant("DL011", created.lineno, sorted(expect), new,
+                              f"`{' '.join(src.seg(created).split())[:60]}` now created on the host"))
+    return out
+
+
+OPERATORS = {"DL001": op_dl001, "DL002": op_dl002, "DL003": op_dl003, "DL004": op_dl004, "DL005": op_dl005,
+             "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011}
+
+
+def mutants_of(text: str, seed: str, per_file: int = 1) -> list[Mutant]:
+    """Up to PER_FILE seeded mutants per operator of one source (none if it does not parse)."""
+    try:
+        src = Src(text)
+    except (SyntaxError, ValueError):
+        return []
+    out = []
+    for rule, op in OPERATORS.items():
+        cands = sorted(op(src), key=lambda m: (m.line, m.note))
+        rng = random.Random(f"{seed}:{rule}")
+        out += sorted(rng.sample(cands, min(per_file, len(cands))), key=lambda m: m.line)
+    return out
+
+
+# --- picking the scripts ------------------------------------------------------------------
+
+def device_aware_script(text: str) -> bool:
+    """A training or eval loop that moves its batches, and a model moved to the device."""
+    try:
+        src = Src(text)
+    except (SyntaxError, ValueError):
+        return False
+    moves_batch = moves_model = False
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.For) and LOADER_LOOP.search(ast.unparse(node.iter)):
+            for m in ast.walk(node):
+                if move_call(m):
+                    recv = m.func.value
+                    base = recv.value if isinstance(recv, ast.Subscript) else recv
+                    if isinstance(base, ast.Name) and not is_module_ref(src, base.id):
+                        moves_batch = True
+        if move_call(node):
+            recv = node.func.value
+            ref = dotted(recv)
+            if ref is None and isinstance(recv, ast.Call):
+                parent = src.parent.get(node)
+                ref = dotted(parent.targets[0]) if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+            if ref and is_module_ref(src, ref):
+                moves_model = True
+    return moves_batch and moves_model
+
+
+def model_file(text: str) -> bool:
+    """A module whose `forward` creates a tensor on its input's device (a DL011 site)."""
+    try:
+        return bool(op_dl011(Src(text)))
+    except (SyntaxError, ValueError):
+        return False
+
+
+def pick_files(root: Path, labels_path: Path, jobs: int, per_repo: int, seed: int) -> list[str]:
+    """Scripts (repo folder/path) that are device-aware and clean under CLEAN_RULES, apart from
+    findings the hand audit judged false; at most PER_REPO per repository (seeded choice). Model
+    files whose `forward` creates tensors on the input's device join them (PER_REPO/2 a
+    repository): training scripts seldom define `forward`, so DL011 would have few sites."""
+    scripts, models = [], []
+    for d in sorted(root.iterdir()):
+        for p in sorted(d.rglob("*.py")) if d.is_dir() else ():
+            text = p.read_text(errors="replace")
+            if device_aware_script(text):
+                scripts.append(str(p.relative_to(root)))
+            elif model_file(text):
+                models.append(str(p.relative_to(root)))
+    rel = scripts + models
+    false = {(x["repo"], x["path"], x["line"], x["code"]) for x in json.loads(labels_path.read_text())
+             if not x["label"]}
+    bad = set()
+    for f in lint(root, rel, jobs):
+        repo, _, path = f["path"].partition("/")
+        if f["code"] in CLEAN_RULES and (repo.replace("+", "/", 1), path, f["line"], f["code"]) not in false:
+            bad.add(f["path"])
+        if f["code"] == "DL000":
+            bad.add(f["path"])
+    rng = random.Random(seed)
+    out = []
+    for pool, cap in ((scripts, per_repo), (models, per_repo // 2)):
+        by_repo = collections.defaultdict(list)
+        for r in pool:
+            if r not in bad:
+                by_repo[r.split("/", 1)[0]].append(r)
+        out += [x for group in by_repo.values() for x in rng.sample(group, min(cap, len(group)))]
+    return sorted(out)
+
+
+def lint(cwd: Path, paths: list[str], jobs: int) -> list[dict]:
+    out = []
+    for i in range(0, len(paths), 500):  # keep the command line short
+        cmd = realcode.devicelint_cmd() + ["--select", "ALL", "--output-format", "json", "--no-cache",
+                                           "--exit-zero", "--jobs", str(jobs), *paths[i:i + 500]]
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        if p.returncode not in (0, 1) or "Traceback (most recent call last)" in p.stderr:
+            raise SystemExit(f"devicelint failed (exit {p.returncode}):\n{p.stderr[-3000:]}")
+        out += [{**f, "path": f["path"].replace(os.sep, "/")} for f in json.loads(p.stdout or "[]")]
+    return out
+
+
+# --- running and scoring ------------------------------------------------------------------
+
+def copy_repo(src_repo: Path, dest: Path) -> None:
+    """A cheap copy of one repository folder: hard links where the file system allows."""
+    try:
+        shutil.copytree(src_repo, dest, copy_function=os.link)
+    except OSError:
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(src_repo, dest)
+
+
+def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work: Path) -> dict:
+    originals = lint(root, files, jobs)
+    orig_at = collections.defaultdict(set)
+    for f in originals:
+        orig_at[(f["path"], f["code"])].add(f["line"])
+    jobs_list = []  # (mutant id, file, Mutant)
+    for rel in files:
+        text = (root / rel).read_text(errors="replace")
+        for m in mutants_of(text, f"{seed}:{rel}", per_file):
+            if orig_at[(rel, m.rule)] & set(m.expect):
+                continue  # already reported there before the mutation
+            jobs_list.append((f"m{len(jobs_list):04d}", rel, m))
+    for mid, rel, m in jobs_list:
+        repo = rel.split("/", 1)[0]
+        copy_repo(root / repo, work / mid / repo)
+        target = work / mid / rel
+        target.unlink()
+        target.write_text(m.source)
+    found = collections.defaultdict(list)
+    for f in lint(work, [f"{mid}/{rel}" for mid, rel, _ in jobs_list], jobs):
+        found[f["path"].split("/", 1)[0]].append(f)
+    rows = collections.defaultdict(collections.Counter)
+    misses = []
+    for mid, rel, m in jobs_list:
+        mine = [f for f in found[mid] if f["path"] == f"{mid}/{rel}"]
+        hit = any(f["code"] == m.rule and f["line"] in m.expect for f in mine)
+        rows[m.rule]["n"] += 1
+        rows[m.rule]["d"] += hit
+        rows[m.rule]["elsewhere"] += (not hit) and any(f["code"] == m.rule for f in mine)
+        if not hit:
+            misses.append({"id": mid, "rule": m.rule, "file": rel, "line": m.line, "expect": m.expect,
+                           "note": m.note, "mutated": m.source.splitlines()[m.line - 1].strip(),
+                           "other": sorted({f"{f['code']}@{f['line']}" for f in mine})})
+    k = [f for f in originals if f["code"] in CLEAN_RULES]
+    return {"rows": rows, "misses": misses, "original_findings": k, "files": len(files),
+            "mutants": len(jobs_list), "all_original_findings": len(originals)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cache", type=Path, default=realcode.DEFAULT_CACHE, help="realcode.py's export folder")
+    ap.add_argument("--mirror", type=Path, default=realcode.DEFAULT_MIRROR)
+    ap.add_argument("--labels", type=Path, default=HERE / "realcode_labels.json")
+    ap.add_argument("--files", type=Path, default=FILES_LIST, help="the pinned list of scripts to mutate")
+    ap.add_argument("--refresh-files", action="store_true", help="pick the scripts anew and write --files")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--per-repo", type=int, default=16, help="at most this many scripts per repository (--refresh-files)")
+    ap.add_argument("--per-file", type=int, default=1, help="mutants per operator per file")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--keep", type=Path, help="keep the mutant copies here (default: a temp folder, removed)")
+    ap.add_argument("--json", type=Path, help="write the per-rule counts and the misses here")
+    args = ap.parse_args()
+
+    root = args.cache.expanduser().resolve()
+    realcode.trees(argparse.Namespace(src=None, cache=root, mirror=args.mirror))  # export what is missing
+    if args.refresh_files:
+        files = pick_files(root, args.labels, args.jobs, args.per_repo, args.seed)
+        args.files.write_text("".join(f + "\n" for f in files))
+        print(f"picked {len(files)} scripts -> {args.files}")
+    files = [x for x in args.files.read_text().split() if (root / x).is_file()]
+    missing = len(args.files.read_text().split()) - len(files)
+    if missing:
+        print(f"{missing} listed scripts are not in {root}; run benchmarks/realcode.py first", file=sys.stderr)
+
+    work = args.keep.resolve() if args.keep else Path(tempfile.mkdtemp(prefix="devicelint-mutants-"))
+    if args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+    try:
+        res = run(root, files, args.seed, args.per_file, args.jobs, work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+    rows = res["rows"]
+    print(f"{res['files']} scripts, {res['mutants']} mutants (seed {args.seed})")
+    print(f"{'rule':6} {'N':>4} {'D':>4} {'recall':>6} {'same rule, other line':>22}")
+    for rule in RULES:
+        r = rows.get(rule, collections.Counter())
+        rec = f"{r['d'] / r['n']:.2f}" if r["n"] else "-"
+        print(f"{rule:6} {r['n']:4d} {r['d']:4d} {rec:>6} {r['elsewhere']:22d}")
+    for m in res["misses"]:
+        print(f"  miss {m['rule']} {m['file']}:{m['line']}  {m['note']}  | {m['mutated'][:90]}"
+              + (f"  [reported: {', '.join(m['other'])}]" if m["other"] else ""))
+    for f in res["original_findings"]:
+        print(f"  original {f['code']} {f['path']}:{f['line']}  {f['message'][:90]}")
+    if args.json:
+        args.json.write_text(json.dumps({**res, "rows": {k: dict(v) for k, v in rows.items()}}, indent=1))
+    n = sum(r["n"] for r in rows.values())
+    d = sum(r["d"] for r in rows.values())
+    print(f"mutation recall {d / n if n else 0:.2f} ({d}/{n}) original-findings {len(res['original_findings'])}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""The inference's side of project-wide imports: a call to a class or function of another
+file of the project becomes the abstract value its summary promises (project.py).
+
+A model class from `models.py` is built on the host, as a class of the file itself would be;
+a factory that returns `Net().to(device)` gives a model on the device; `to_device(batch,
+device)` gives the batch on the device. Whatever the summary cannot tell stays UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.names import dotted
+from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val
+
+
+# A damaged cache entry or a summary of an unexpected shape must not crash the linter.
+_DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError)
+
+
+def symbol(interp, func):
+    """The project symbol a called name means here, unless a local name shadows it."""
+    node = func
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    if not isinstance(node, cst.Name) or not interp.imports.from_project(node.value):
+        return None  # the common case, decided without spelling the name out
+    text = dotted(func)
+    head = node.value
+    if text is None or interp.frame.lookup(head) is not None or (
+        interp.module_frame is not None and head in interp.module_frame.state.vars
+    ):
+        return None
+    try:
+        return interp.imports.project_symbol(text)
+    except _DAMAGE:
+        return None
+
+
+def base_facts(imports, base):
+    """Facts about a base class imported from another file of the project, or None."""
+    text = dotted(base)
+    try:
+        sym = imports.project_symbol(text) if text else None
+        if sym is None or sym[0] != "class":
+            return None
+        return imports.project.class_facts(sym[1], sym[2])
+    except _DAMAGE:
+        return None
+
+
+def call(interp, node, sym) -> Val | None:
+    """The value of calling `sym`; None when the caller's own handling should decide."""
+    view = interp.imports.project
+    if sym[0] == "lib":
+        return interp.call_api(node, sym[1])
+    try:
+        if sym[0] == "class":
+            facts = view.class_facts(sym[1], sym[2])
+            if facts is None or not (facts["module"] or facts["dataset"]):
+                return None
+        elif sym[0] == "function":
+            fn = view.function(sym[1], sym[2])
+            if fn is None:
+                return None
+            fact = view.returns(sym[1], sym[2])
+            params, kwonly, pure = list(fn["params"]), list(fn["kwonly"]), set(fn["pure"])
+        else:
+            return None
+    except _DAMAGE:
+        return None
+    pos, kw = interp.args(node)
+    if sym[0] == "class":
+        given = pos + list(kw.values())
+        if facts["module"]:
+            if facts["framework"] or facts["self_moves"] or any(v.kind is Kind.DEVICE for v in given) or "**" in kw:
+                return Val(Kind.MODULE, name=sym[2])
+            if not facts["has_params"]:
+                return Val(Kind.MODULE, param_free=True, name=sym[2])
+            return interp.new_model(node, built=True, name=sym[2])
+        if facts["any_move"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in given):
+            return Val(Kind.DATASET, Dev.UNKNOWN)
+        return Val(Kind.DATASET, Dev.CPU)
+    argmap = dict(zip(params, pos))
+    for k, v in kw.items():
+        if k in params or k in kwonly:
+            argmap[k] = v
+    # what the helper moves or keeps, code we cannot see may move again
+    interp.escape([v for i, v in enumerate(pos) if i >= len(params) or params[i] not in pure])
+    interp.escape([v for k, v in kw.items() if k not in pure])
+    try:
+        return _value(interp, node, fact, argmap, sym[2])
+    except _DAMAGE:
+        return UNKNOWN
+
+
+def _target(t, argmap):
+    if isinstance(t, list) and t[:1] == ["param"]:
+        arg = argmap.get(t[1])
+        if arg is not None and arg.kind in (Kind.DEVICE, Kind.TENSOR):
+            return arg.dev, arg.key if arg.kind is Kind.DEVICE else None
+        return Dev.UNKNOWN, None
+    if t == "accel":
+        return Dev.ACCEL, None
+    if t == "cpu":
+        return Dev.CPU, ("lit", "cpu")
+    return Dev.UNKNOWN, None
+
+
+def _value(interp, node, fact, argmap, name) -> Val:
+    if fact is None:
+        return UNKNOWN
+    tag = fact[0]
+    if tag == "module":
+        if fact[1] == "host":
+            return interp.new_model(node, built=True, name=name)
+        if fact[1] == "param_free":
+            return Val(Kind.MODULE, param_free=True, name=name)
+        if fact[1] == "moved":
+            dev, key = _target(fact[2], argmap)
+            return Val(Kind.MODULE, dev, key=key, name=name)
+        return Val(Kind.MODULE, name=name)
+    if tag == "tensor":
+        if fact[1] == "cpu":
+            unsure = interp.frame.default_device_unknown or interp.default_device_set
+            return Val(Kind.TENSOR, Dev.UNKNOWN if unsure else Dev.CPU)
+        dev, key = _target(fact[1], argmap)
+        return Val(Kind.TENSOR, dev, key=key)
+    if tag == "device":
+        if fact[1] == "cpu":
+            return Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu"))
+        return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))
+    if tag == "loader":
+        return Val(Kind.LOADER, Dev.CPU)
+    if tag == "dataset":
+        return Val(Kind.DATASET, Dev.UNKNOWN if fact[1] else Dev.CPU)
+    if tag == "moved":
+        dev, key = _target(fact[1], argmap)
+        return Val(Kind.UNKNOWN, dev, key=key)
+    if tag == "moved_param":
+        arg = argmap.get(fact[1])
+        if arg is None:
+            return UNKNOWN
+        dev, key = _target(fact[2], argmap)
+        if arg.kind is Kind.MODULE:
+            return arg.with_(dev=dev, key=key, moved_at=None, mid=None)
+        if arg.kind in (Kind.SEQ, Kind.MAPPING):
+            return arg.with_(elem=Val(Kind.TENSOR, dev, key=key), parts=None, loader=None)
+        if arg.kind in (Kind.TENSOR, Kind.UNKNOWN):
+            return arg.with_(dev=dev, key=key, moved_at=None, loader=None, fresh=False, attr=None)
+        return UNKNOWN
+    if tag == "param":
+        return argmap.get(fact[1], UNKNOWN)
+    if tag == "seq":
+        return Val(Kind.SEQ, parts=tuple(_value(interp, node, f, argmap, name) for f in fact[1]))
+    if tag == "none":
+        return NONE
+    return OTHER if tag == "other" else UNKNOWN

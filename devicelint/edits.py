@@ -1,0 +1,101 @@
+"""A rule's automatic fix as data: the JSON `fix` object (DESIGN.md section 2).
+
+The edit is the one `--fix` makes (fix.py replaces the same node by the same callback):
+the node's text in the file becomes the code of the replacement node. The node's text is
+checked against the file before it is trusted; where it does not match (a byte-order mark,
+an unusual node), the edit is read off a whole-module rewrite instead, which is exact but
+costs a codegen of the file."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+import libcst as cst
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def locate(text: str, code: str, guess: int) -> int | None:
+    """Where `code` starts in `text`: at `guess`, or the nearest place close to it (LibCST's
+    columns do not count what it dropped, e.g. a leading form feed)."""
+    if text.startswith(code, guess):
+        return guess
+    best = None
+    end = guess + 64 + len(code)
+    at = text.find(code, max(0, guess - 64), end)
+    while at != -1:
+        if best is None or abs(at - guess) < abs(best - guess):
+            best = at
+        at = text.find(code, at + 1, end)
+    return best
+
+
+class _ReplaceOne(cst.CSTTransformer):
+    def __init__(self, target, edit) -> None:
+        self.target = target
+        self.edit = edit
+
+    def on_leave(self, original_node, updated_node):
+        return self.edit(updated_node) if original_node is self.target else updated_node
+
+
+class FixBuilder:
+    """Builds the fix objects of one file (`text`: the source as LibCST decoded it)."""
+
+    def __init__(self, module: cst.Module, text: str) -> None:
+        self.module = module
+        self.text = text[1:] if text.startswith("\ufeff") else text  # LibCST counts no BOM
+        # lines as Python (and LibCST) count them: \r alone ends one too
+        self._starts = [0] + [m.end() for m in _LINE_END.finditer(self.text)]
+
+    def _offset(self, line: int, column0: int) -> int:
+        return self._starts[line - 1] + column0 if 0 < line <= len(self._starts) else -1
+
+    def _position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column), columns in characters like the findings'."""
+        line = bisect_right(self._starts, offset)
+        return line, offset - self._starts[line - 1] + 1
+
+    def build(self, node, edit, message, applicability="safe", span=None) -> dict | None:
+        """`{"applicability", "message", "edits": [{line, column, end_line, end_column,
+        content}]}` for replacing `node` (whose CodeRange is `span`) by `edit(node)`, or
+        None when the edit fails or changes nothing."""
+        try:
+            old = self.module.code_for_node(node)
+            new = self.module.code_for_node(edit(node))
+        except Exception:  # a fix that cannot be built is no fix; the finding itself stands
+            return None
+        if new == old:
+            return None
+        lo = self._offset(span.start.line, span.start.column) if span is not None else -1
+        lo = locate(self.text, old, lo) if lo >= 0 else None
+        if lo is None:
+            return self._by_rewrite(node, edit, message, applicability)
+        return self._object(lo, lo + len(old), new, message, applicability)
+
+    def _by_rewrite(self, node, edit, message, applicability) -> dict | None:
+        try:
+            before = self.module.code
+            after = self.module.visit(_ReplaceOne(node, edit)).code
+        except Exception:
+            return None
+        if before != self.text or after == before:
+            return None
+        start, end_old, end_new = 0, len(before), len(after)
+        while start < min(end_old, end_new) and before[start] == after[start]:
+            start += 1
+        while end_old > start and end_new > start and before[end_old - 1] == after[end_new - 1]:
+            end_old, end_new = end_old - 1, end_new - 1
+        return self._object(start, end_old, after[start:end_new], message, applicability)
+
+    def _object(self, lo: int, hi: int, content: str, message, applicability) -> dict:
+        line, column = self._position(lo)
+        end_line, end_column = self._position(hi)
+        return {
+            "applicability": applicability,
+            "message": message,
+            "edits": [{"line": line, "column": column, "end_line": end_line, "end_column": end_column,
+                       "content": content}],
+        }

@@ -1,0 +1,119 @@
+"""`--add-noqa`: silence every current finding with a `# noqa: DLnnn` on its line, as
+`ruff check --add-noqa` does, so that a project can adopt devicelint today and fix later.
+
+A directive is appended at the end of the finding's first line, merged into a `# noqa:`
+comment already there (`# noqa: E501` becomes `# noqa: E501, DL003`). Lines that end
+inside a string (a multi-line string or f-string) or after a backslash continuation cannot
+take a comment; the finding's last line is tried then, and failing that the finding is
+left alone. Running it twice adds nothing: the findings are silenced by then."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+_NOQA = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*)", re.IGNORECASE)
+_BARE_NOQA = re.compile(r"#\s*noqa(?!\s*:)", re.IGNORECASE)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def _split(text: str) -> list:
+    """Lines as Python counts them (\\n, \\r\\n, \\r only), line ends kept."""
+    return _LINE.findall(text)
+
+
+def _comment_lines(text: str):
+    """(lines a comment may be appended to, {line: column of the comment on it}); None when
+    the text does not tokenize."""
+    closed: set = set()  # lines ending inside a string token: no comment possible there
+    comments: dict = {}
+    fstrings: list = []  # Python 3.12+: an f-string is several tokens, from START to END
+    fstart, fend = getattr(tokenize, "FSTRING_START", -1), getattr(tokenize, "FSTRING_END", -1)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                comments[tok.start[0]] = tok.start[1]
+            elif tok.type == fstart:
+                fstrings.append(tok.start[0])
+            elif tok.type == fend and fstrings:
+                closed.update(range(fstrings.pop(), tok.end[0]))
+            elif tok.start[0] != tok.end[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
+                closed.update(range(tok.start[0], tok.end[0]))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    return closed, comments
+
+
+def add_noqa(source: bytes, findings) -> tuple[bytes, int]:
+    """(the source with directives added, how many lines got one or more codes)."""
+    try:
+        text = source.decode("utf-8")
+    except UnicodeDecodeError:
+        return source, 0
+    lines = _split(text)
+    info = _comment_lines(text)
+    if info is None:
+        return source, 0
+    closed, comments = info
+    wanted: dict = {}
+    for f in findings:
+        if f.code == "DL000":
+            continue
+        for line in dict.fromkeys((f.line, f.end_line)):
+            if 0 < line <= len(lines) and line not in closed and not _continued(lines[line - 1]):
+                wanted.setdefault(line, set()).add(f.code)
+                break
+    changed = 0
+    for line, codes in wanted.items():
+        new = _with_codes(lines[line - 1], codes, comments.get(line))
+        if new != lines[line - 1]:
+            lines[line - 1] = new
+            changed += 1
+    return "".join(lines).encode("utf-8"), changed
+
+
+def _continued(line: str) -> bool:
+    return line.rstrip("\r\n").endswith("\\")
+
+
+def _with_codes(line: str, codes: set, comment_at) -> str:
+    body = line.rstrip("\r\n")
+    end = line[len(body):]
+    if comment_at is not None:
+        comment = body[comment_at:]
+        if _BARE_NOQA.search(comment):
+            return line  # already silences everything
+        m = _NOQA.search(comment)
+        if m is not None:
+            have = {c.upper() for c in re.findall(r"[A-Za-z]+[0-9]+", m.group("codes"))}
+            missing = sorted(c for c in codes if not any(c.startswith(h) for h in have))
+            if not missing:
+                return line
+            at = comment_at + m.end("codes")
+            return body[:at] + "".join(f", {c}" for c in missing) + body[at:] + end
+    directive = "# noqa: " + ", ".join(sorted(codes))
+    return body.rstrip() + "  " + directive + end if body.strip() else line
+
+
+def add_noqa_to_files(findings) -> int:
+    """Add directives for `findings` in their files (notebooks are left alone); returns how
+    many lines got one."""
+    from devicelint.fix import write_atomically
+
+    by_path: dict = {}
+    for f in findings:
+        if f.code != "DL000" and not f.path.endswith(".ipynb") and getattr(f, "cell", None) is None:
+            by_path.setdefault(f.path, []).append(f)
+    total = 0
+    for path, found in sorted(by_path.items()):
+        try:
+            with open(path, "rb") as fh:
+                source = fh.read()
+        except OSError:
+            continue
+        new, count = add_noqa(source, found)
+        if count and new != source:
+            write_atomically(path, new)
+            total += count
+    return total

@@ -1,0 +1,472 @@
+"""Jupyter notebooks (`.ipynb`): the code cells joined into one module with a map back to
+`cell N:line`, IPython magics masked so that they neither break the parse nor shift a line,
+and fixes written back into the cells without touching anything else in the JSON.
+
+Cells are numbered 1-based among all cells (markdown and raw included), as Ruff and Jupyter
+show them. Only the standard library reads the JSON: the lint path stays light.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import codecs
+import dataclasses
+import difflib
+import json
+import re
+
+# Cell magics whose body is Python run in the kernel's own namespace: only their first line
+# is masked. Every other cell magic (%%bash, %%writefile, %%html, ...) masks the whole cell.
+_PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
+# `%time stmt` runs `stmt` in the namespace: keep the statement, so a model moved there
+# is not reported as never moved.
+_TIMED = re.compile(r"%(?:time|timeit|prun)\s+(?=[^-\s])")
+# `?obj`, `obj?`, `obj??`: IPython's help
+_HELP = re.compile(r"\s*(?:\?.*|[A-Za-z_][\w.]*\s*\?\??)\s*$")
+# What may open an IPython line and never a Python one: magics, shell escapes, help, and
+# the auto-call escapes (`/f 1`, `;f a b`, `,f a b`).
+_ESCAPES = ("%", "!", "?", "/", ";", ",")
+# IPython's automagic: `pip install torch`, `cd data`, `load_ext autoreload` run as magics
+# without the `%`. Only a line that is no Python on its own is taken for one.
+_AUTOMAGICS = {
+    "pip", "conda", "mamba", "micromamba", "cd", "ls", "ll", "pwd", "env", "set_env", "load_ext",
+    "reload_ext", "unload_ext", "autoreload", "aimport", "matplotlib", "pylab", "config", "run", "cat",
+    "mkdir", "rmdir", "rm", "cp", "mv", "clear", "who", "whos", "history", "store", "reset", "bookmark",
+    "time", "timeit", "prun", "capture", "tensorboard", "load", "writefile", "xmode", "precision",
+}
+_AUTOMAGIC = re.compile(r"\s*([A-Za-z_]\w*)[ \t]+[-\w./~\"'$]")
+# `files = !ls`, `out = %sx ls`: keep the name bound, drop the command
+_ASSIGN = re.compile(r"\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*(?=[!%])")
+# "line 14" in a message: a line of the joined source, shown as "cell 5, line 3"
+_LINE_REF = re.compile(r"(?<![\w-])(?:(?:on|at) )?line (\d+)\b")
+
+
+class NotebookError(ValueError):
+    """The file is not a notebook we can read: the DL000 finding's message and place."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1, name: str = "syntax-error") -> None:
+        super().__init__(message)
+        self.message, self.line, self.column, self.name = message, line, column, name
+
+
+@dataclasses.dataclass
+class Cell:
+    index: int  # 1-based among all cells
+    position: int  # 0-based position in the JSON `cells` list
+    text: str  # the source as one string
+    lines: list  # the source's lines, each with its own ending (the last may have none)
+    start: int  # 1-based line of its first line in the joined source
+    masked: set  # 0-based line numbers within the cell that hold a magic
+
+
+def _split(text: str) -> list:
+    """Lines with their `\\n` kept, as nbformat stores a list-of-lines source."""
+    return [part for part in re.split(r"(?<=\n)", text) if part]
+
+
+def _scan(line: str, depth: int, quote: str | None):
+    """(bracket depth, open triple quote or None, continued by a backslash) after `line`:
+    just enough lexing to know whether the next line starts a logical line."""
+    i, n, comment = 0, len(line), False
+    while i < n:
+        c = line[i]
+        if quote:
+            if c == "\\":
+                i += 2
+            elif line.startswith(quote, i):
+                i += len(quote)
+                quote = None
+            else:
+                i += 1
+            continue
+        if c == "#":
+            comment = True
+            break
+        if c in "\"'":
+            quote = c * 3 if line.startswith(c * 3, i) else c
+            i += len(quote)
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        i += 1
+    body = line.rstrip("\r\n")
+    continued = not comment and body.endswith("\\")
+    if quote is not None and len(quote) == 1 and not continued:
+        quote = None  # an unterminated one-line string ends with its line (a syntax error anyway)
+    return depth, quote, continued
+
+
+def _mask_line(line: str) -> str:
+    """The Python that stands in for one magic line: same line, nothing run or reported."""
+    body = line.rstrip("\r\n")
+    indent = body[: len(body) - len(body.lstrip())]
+    stripped = body[len(indent):]
+    timed = _TIMED.match(stripped)
+    if timed:
+        rest = stripped[timed.end():]
+        try:
+            tree = ast.parse(rest)
+            simple = len(tree.body) == 1 and not hasattr(tree.body[0], "body")
+        except (SyntaxError, ValueError):
+            simple = False
+        if simple and timed.end() >= 6:  # `pass ;` fits in the magic's own width
+            return indent + "pass" + " " * (timed.end() - 5) + ";" + rest + "\n"
+    assign = _ASSIGN.match(body)
+    if assign:
+        return body[: assign.end()] + "...\n"
+    return indent + "pass\n"
+
+
+def _automagic(text: str) -> bool:
+    m = _AUTOMAGIC.match(text)
+    if m is None or m.group(1) not in _AUTOMAGICS:
+        return False
+    try:  # `time = 3`, `pip -V`, `ls if x else y` are Python: leave them be
+        ast.parse(text.strip())
+    except SyntaxError:
+        return True
+    except (ValueError, RecursionError, MemoryError):
+        return False
+    return False
+
+
+def mask(lines: list) -> tuple[list, set]:
+    """(the cell's lines as plain Python, each ending in `\\n`; the indexes of masked lines)."""
+    out, masked = [], set()
+    # IPython drops a cell's leading blank lines before it looks for a cell magic
+    top = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    first = lines[top].lstrip() if top < len(lines) else ""
+    if first.startswith("%%"):
+        name = re.match(r"%%(\w*)", first).group(1)
+        keep_body = name in _PYTHON_CELL_MAGICS
+        out = ["\n"] * (top + 1)
+        masked = set(range(top + 1))
+        if keep_body:
+            body_out, body_masked = mask(lines[top + 1 :])
+            out += body_out
+            masked |= {i + top + 1 for i in body_masked}
+        else:
+            out += ["\n"] * (len(lines) - top - 1)
+            masked |= set(range(top + 1, len(lines)))
+        return out, masked
+    depth, quote, continued, in_magic = 0, None, False, False
+    for i, line in enumerate(lines):
+        text = line.rstrip("\r\n")
+        if in_magic:  # a backslash-continued magic goes on
+            out.append("\n")
+            masked.add(i)
+            in_magic = text.endswith("\\")
+            continue
+        starts = depth == 0 and quote is None and not continued
+        stripped = text.lstrip()
+        if starts and (stripped[:1] in _ESCAPES or _HELP.match(text) or _ASSIGN.match(text) or _automagic(text)):
+            out.append(_mask_line(line))
+            masked.add(i)
+            in_magic = text.endswith("\\")
+            continue
+        out.append(text + "\n")
+        depth, quote, continued = _scan(text, depth, quote)
+    return out, masked
+
+
+class Notebook:
+    """A parsed notebook: its JSON, its code cells and their joined, masked source."""
+
+    def __init__(self, data: bytes) -> None:
+        self.bom = data.startswith(codecs.BOM_UTF8)
+        try:
+            self.text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise NotebookError(f"not valid UTF-8: {e.reason}", name="unreadable-file") from None
+        try:
+            self.raw = json.loads(self.text)
+        except json.JSONDecodeError as e:
+            raise NotebookError(f"not a valid notebook: invalid JSON: {e.msg}", e.lineno, e.colno) from None
+        except RecursionError:
+            raise NotebookError("not a valid notebook: JSON nested too deeply") from None
+        if not isinstance(self.raw, dict):
+            raise NotebookError("not a valid notebook: the JSON is not an object with a `cells` list")
+        cells = self.raw.get("cells")
+        if not isinstance(cells, list):
+            if "worksheets" in self.raw:
+                raise NotebookError("nbformat 3 notebooks are not supported: convert with `jupyter nbconvert --to notebook`")
+            raise NotebookError("not a valid notebook: no `cells` list")
+        self.python = _is_python(self.raw.get("metadata"))
+        self.cells: list[Cell] = []
+        joined: list[str] = []
+        for position, cell in enumerate(cells):
+            if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+                raise NotebookError(f"not a valid notebook: cell {position + 1} has no `cell_type`")
+            if cell["cell_type"] != "code":
+                continue
+            source = cell.get("source")
+            if isinstance(source, list) and all(isinstance(s, str) for s in source):
+                text = "".join(source)
+            elif isinstance(source, str):
+                text = source
+            else:
+                raise NotebookError(f"not a valid notebook: cell {position + 1}: `source` must be a string or a list of strings")
+            lines = _split(text)
+            code, masked = mask(lines)
+            self.cells.append(Cell(position + 1, position, text, lines, len(joined) + 1, masked))
+            joined.extend(code)
+        self.joined_lines = joined
+        self.source = "".join(joined)
+        self._starts = [c.start for c in self.cells]
+
+    # ---- positions -----------------------------------------------------------------
+    def cell_at(self, row: int) -> Cell:
+        """The code cell holding `row` (1-based, joined); past the end: the last cell."""
+        return self.cells[max(0, bisect.bisect_right(self._starts, row) - 1)]
+
+    def locate(self, finding):
+        """The finding with `cell` set and its line/column relative to that cell."""
+        if not self.cells:
+            return finding
+        cell = self.cell_at(finding.line)
+        line = finding.line - cell.start + 1
+        end_cell = self.cell_at(finding.end_line)
+        if end_cell is cell:
+            end_line, end_column = finding.end_line - cell.start + 1, finding.end_column
+        else:  # a range cannot leave its cell: stop at the cell's end
+            end_line = max(len(cell.lines), line)
+            end_column = len(cell.lines[end_line - 1].rstrip("\r\n")) + 1 if cell.lines else 1
+        message = _LINE_REF.sub(self._cell_ref, finding.message)
+        fix = finding.fix
+        if fix and fix.get("edits"):  # an edit lies inside its finding's node: the same cell
+            edits = [dict(e, line=e["line"] - cell.start + 1, end_line=e["end_line"] - cell.start + 1) for e in fix["edits"]]
+            fix = dict(fix, edits=edits)
+        return dataclasses.replace(finding, cell=cell.index, line=line, end_line=end_line, end_column=end_column,
+                                   message=message, fix=fix)
+
+    def _cell_ref(self, match) -> str:
+        # messages name other lines ("the DataLoader on line 14"): say where that is in the notebook
+        row = int(match.group(1))
+        cell = self.cell_at(row)
+        where = "in " if match.group(0)[:1] in "oa" else ""
+        return f"{where}cell {cell.index}, line {row - cell.start + 1}"
+
+    def row(self, cell_index: int, line: int) -> int | None:
+        """The joined line of `line` in the cell numbered `cell_index`, or None."""
+        for cell in self.cells:
+            if cell.index == cell_index:
+                return cell.start + line - 1
+        return None
+
+    def syntax_error(self, path: str):
+        """A DL000 finding for the first code cell that does not parse on its own, or None."""
+        from devicelint.engine import _meta
+
+        flags = ast.PyCF_ONLY_AST | getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)  # `await` runs in a cell
+        for cell in self.cells:
+            code = "".join(self.joined_lines[cell.start - 1 : cell.start - 1 + len(cell.lines)])
+            try:
+                compile(code, path, "exec", flags, dont_inherit=True)
+            except SyntaxError as e:
+                line = min(max(e.lineno or 1, 1), max(len(cell.lines), 1))
+                return dataclasses.replace(_meta(path, "syntax-error", f"cannot parse: {e.msg}", line, e.offset or 1), cell=cell.index)
+            except (ValueError, RecursionError, MemoryError):
+                continue
+        return None
+
+    # ---- writing fixes back ----------------------------------------------------------
+    def rebuild(self, new_source: str) -> dict | None:
+        """{cell position: new cell text} for the cells a rewrite of the joined source changes,
+        or None when a change touches a magic or crosses a cell boundary."""
+        old, new = self.joined_lines, _split(new_source)
+        owner = [c for c in self.cells for _ in c.lines]  # joined row (0-based) -> its cell
+        if not owner:
+            return None
+        parts: dict[int, list] = {c.position: [] for c in self.cells}
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                for row in range(i1, i2):
+                    cell = owner[row]
+                    parts[cell.position].append(cell.lines[row - cell.start + 1])
+                continue
+            cell = owner[min(i1, len(owner) - 1)]
+            if i2 > i1 and owner[i2 - 1] is not cell:
+                return None
+            if any(row - cell.start + 1 in cell.masked for row in range(i1, i2)):
+                return None
+            parts[cell.position].extend(new[j1:j2])
+        changed = {}
+        for cell in self.cells:
+            text = "".join(parts[cell.position])
+            if not cell.text.endswith("\n") and text.endswith("\n"):
+                text = text[:-1]  # the joined source added that newline, not the user
+            if text != cell.text:
+                changed[cell.position] = text
+        return changed
+
+    def dump(self, changed: dict) -> bytes:
+        """The notebook's bytes with only the changed cells' `source` values replaced: outputs,
+        metadata, ids, key order, indentation and the final newline stay as they were."""
+        text = self.text
+        for position in sorted(changed, reverse=True):  # back to front: earlier spans stay valid
+            start, end = _span(text, ("cells", position, "source"))
+            text = text[:start] + _source_json(text[start:end], changed[position]) + text[end:]
+        return (codecs.BOM_UTF8 if self.bom else b"") + text.encode("utf-8")
+
+
+def _is_python(metadata) -> bool:
+    """False only when the notebook says its kernel is another language (R, Julia...)."""
+    if not isinstance(metadata, dict):
+        return True
+    for table, key in (("language_info", "name"), ("kernelspec", "language")):
+        value = metadata.get(table, {}).get(key) if isinstance(metadata.get(table), dict) else None
+        if isinstance(value, str) and value:
+            return value.lower() in ("python", "python3", "ipython", "ipython3")
+    return True
+
+
+# ---- locating a value in the JSON text, so that it can be replaced in place -------------
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _span(text: str, path: tuple) -> tuple[int, int]:
+    """(start, end) of the JSON value at `path` (keys and list indexes) in `text`."""
+    i = _WS.match(text, 0).end()
+    for step in path:
+        if isinstance(step, str):
+            if text[i] != "{":
+                raise ValueError(f"no object at {i}")
+            i = _WS.match(text, i + 1).end()
+            while True:
+                key, i = json.decoder.scanstring(text, i + 1)
+                i = _WS.match(text, i).end() + 1  # the colon
+                i = _WS.match(text, i).end()
+                if key == step:
+                    break
+                i = _WS.match(text, _DECODER.raw_decode(text, i)[1]).end() + 1  # the comma
+                i = _WS.match(text, i).end()
+        else:
+            if text[i] != "[":
+                raise ValueError(f"no list at {i}")
+            i = _WS.match(text, i + 1).end()
+            for _ in range(step):
+                i = _WS.match(text, _DECODER.raw_decode(text, i)[1]).end() + 1
+                i = _WS.match(text, i).end()
+    return i, _DECODER.raw_decode(text, i)[1]
+
+
+def _source_json(old: str, text: str) -> str:
+    """`text` as a JSON `source` value written the way `old` was: a string, or a list of
+    lines with the same layout; lines that did not change keep their exact old spelling."""
+    ascii_only = "\\u" in old and not any(ord(c) > 127 for c in old)
+    if old.startswith('"'):
+        return json.dumps(text, ensure_ascii=ascii_only)
+    spelled = {}
+    elements = []
+    i = _WS.match(old, 1).end()
+    while i < len(old) and old[i] == '"':
+        value, end = json.decoder.scanstring(old, i + 1)
+        spelled.setdefault(value, old[i:end])
+        elements.append((i, end))
+        i = _WS.match(old, end).end()
+        if old[i] == ",":
+            i = _WS.match(old, i + 1).end()
+    lines = _split(text)
+    if not lines:
+        return "[]"
+    if elements:
+        first_ws = old[1 : elements[0][0]]
+        last_ws = old[elements[-1][1] : len(old) - 1]
+        sep = old[elements[0][1] : elements[1][0]] if len(elements) > 1 else "," + (first_ws or " ")
+    else:  # was `[]`: nbformat's own layout
+        first_ws, last_ws, sep = "\n", "\n", ",\n"
+    body = sep.join(spelled.get(line) or json.dumps(line, ensure_ascii=ascii_only) for line in lines)
+    return "[" + first_ws + body + last_ws + "]"
+
+
+# ---- the hooks the engine, the fixer, the reporter and the CLI call ----------------------
+def analyse(source: bytes | str, path: str, select=None, ignore=None, rule_classes=None, project=None):
+    """engine.analyse for a notebook: the findings carry `cell` and cell-relative lines."""
+    from devicelint import engine
+
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    try:
+        nb = Notebook(source)
+    except NotebookError as e:
+        return [(engine._meta(path, e.name, e.message, e.line, e.column), None)], None
+    if not nb.python or not nb.cells:
+        return [], None
+    pairs, module = engine.analyse_python(nb.source.encode("utf-8"), path, select, ignore, rule_classes, project)
+    if module is None and pairs and pairs[0][0].name == "syntax-error":
+        # the joined parse fails where the tokens run out, maybe cells later: Jupyter runs
+        # each cell on its own, so the first cell that does not parse alone is the one to name
+        own = nb.syntax_error(path)
+        if own is not None:
+            return [(own, None)], None
+    return [(nb.locate(f), report) for f, report in pairs], module
+
+
+def fix(source: bytes, path: str, select=None, ignore=None, unsafe: bool = False) -> tuple[bytes, int]:
+    """fix.fix_source for a notebook: fix the joined code, write the changed cells back."""
+    from devicelint.fix import fix_python
+
+    try:
+        nb = Notebook(source)
+    except NotebookError:
+        return source, 0
+    if not nb.python or not nb.cells:
+        return source, 0
+    new, count = fix_python(nb.source.encode("utf-8"), path, select, ignore, unsafe)
+    if not count:
+        return source, 0
+    changed = nb.rebuild(new.decode("utf-8"))
+    if not changed:
+        return source, 0
+    try:
+        data = nb.dump(changed)
+        # what must come back: the same JSON with those cells' sources replaced, nothing else
+        want = json.loads(nb.text)
+        for position, text in changed.items():
+            cell = want["cells"][position]
+            cell["source"] = _split(text) if isinstance(cell["source"], list) else text
+        if json.loads(data.decode("utf-8-sig")) != want:
+            return source, 0
+    except (ValueError, IndexError, KeyError, TypeError, RecursionError):
+        return source, 0  # a layout we cannot edit in place: leave the file alone
+    return data, count
+
+
+def diff(old: bytes, new: bytes, path: str) -> str:
+    """A unified diff per changed cell, headed `a/PATH:cell N`, as Ruff shows it."""
+    before, after = Notebook(old), Notebook(new)
+    out = []
+    for a, b in zip(before.cells, after.cells):
+        if a.text != b.text:
+            old_lines = [line.rstrip("\r\n") + "\n" for line in a.lines]
+            new_lines = [line.rstrip("\r\n") + "\n" for line in b.lines]
+            out.extend(difflib.unified_diff(old_lines, new_lines, f"a/{path}:cell {a.index}", f"b/{path}:cell {b.index}"))
+    return "".join(out)
+
+
+def script(source: bytes) -> str:
+    """The notebook's code cells as one plain-Python script (magics masked), line for line
+    the joined source the linter reports on: what the runtime checker executes."""
+    return Notebook(source).source
+
+
+_CELL_LINES: dict = {}
+
+
+def cell_lines(path: str, lines, cell: int) -> list:
+    """The source lines of cell `cell`, given the notebook file's text lines (for the full
+    report's excerpt); [] when they cannot be had."""
+    cached = _CELL_LINES.get(path)
+    if cached is None or cached[0] is not lines:
+        try:
+            nb = Notebook("\n".join(lines or ()).encode("utf-8"))
+            by_index = {c.index: [line.rstrip("\r\n") for line in c.lines] for c in nb.cells}
+        except NotebookError:
+            by_index = {}
+        cached = _CELL_LINES[path] = (lines, by_index)
+    return cached[1].get(cell, [])

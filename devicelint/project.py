@@ -1,0 +1,538 @@
+"""Imports across the files of one project: which file a module name means, and what the
+names it offers do to devices (from summary.py's per-file summaries).
+
+A FileView answers for one linted file and records every file it consulted (and every
+place it looked for a module and found nothing), so the result cache can tell when an
+answer may have changed. Anything it cannot follow (a cycle, a missing file, a syntax error,
+`importlib`) resolves to None: the inference then knows nothing, as for any unseen code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+
+from devicelint import summary as sm
+from devicelint import torchapi as api
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+# Never looked up among the project's files: their meaning comes from the library tables.
+LIBRARIES = {
+    "torch", "torchvision", "torchaudio", "torchtext", "numpy", "transformers", "diffusers", "timm",
+    "peft", "accelerate", "lightning", "pytorch_lightning", "tqdm", "datasets", "sklearn", "scipy",
+    "pandas", "PIL", "cv2", "matplotlib", "wandb", "tensorboard", "yaml", "einops", "hydra", "omegaconf",
+}
+_SKIP = LIBRARIES | set(getattr(sys, "stdlib_module_names", ()))
+MAX_DEPTH = 8
+
+_roots: dict = {}
+
+
+def find_root(path: str) -> str:
+    """The nearest folder above `path` with a pyproject.toml, setup.cfg, setup.py or .git;
+    the file's own folder when there is none."""
+    start = os.path.dirname(os.path.abspath(path))
+    if start in _roots:
+        return _roots[start]
+    d = start
+    while True:
+        if any(os.path.exists(os.path.join(d, m)) for m in ROOT_MARKERS):
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            d = start
+            break
+        d = parent
+    _roots[start] = d
+    return d
+
+
+class Store:
+    """Summaries by content hash, shared by every file of a run (and, with a cache folder,
+    across runs)."""
+
+    def __init__(self, cache_dir: str | None = None) -> None:
+        self.cache_dir = cache_dir
+        self.memory: dict = {}
+
+    def summary_of(self, data: bytes):
+        from devicelint.cache import _code_fingerprint
+
+        digest = hashlib.sha256(_code_fingerprint().encode() + b"\0" + data).hexdigest()
+        found = self.memory.get(digest)
+        if found is not None:
+            return found
+        path = os.path.join(self.cache_dir, "summaries", digest[:2], digest[2:] + ".json") if self.cache_dir else None
+        if path is not None:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    found = json.load(f)
+            except (OSError, ValueError):
+                found = None
+        if not (isinstance(found, dict) and isinstance(found.get("h"), str) and (
+            found.get("s") is None or (isinstance(found["s"], dict) and found["s"].get("v") == sm.VERSION
+                                       and sm.KEYS <= set(found["s"]))
+        )):
+            found = None  # missing or damaged: summarize again
+        if found is None:
+            s = sm.summarize(data)
+            h = hashlib.sha256(json.dumps(s, sort_keys=True).encode()).hexdigest()[:20] if s is not None else "bad"
+            found = {"s": s, "h": h}
+            if path is not None:
+                _write(path, found)
+        self.memory[digest] = found
+        return found
+
+
+def _write(path: str, obj) -> None:
+    import tempfile
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(obj, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+_default_store = Store()
+_stores: dict = {}
+
+
+def store_for(cache_dir: str | None) -> Store:
+    """One store per cache folder and process (summaries are read from disk once)."""
+    if cache_dir is None:
+        return _default_store
+    if cache_dir not in _stores:
+        _stores[cache_dir] = Store(cache_dir)
+    return _stores[cache_dir]
+
+
+def file_state(store: Store, path: str) -> str:
+    """What a dependency looks like now: its summary's hash, "absent", "dir" or "bad"."""
+    if os.path.isdir(path):
+        return "dir"
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return "absent"
+    return store.summary_of(data)["h"]
+
+
+# Files of the project one linted file may read summaries of. A training script's own
+# modules (models, utils, datasets) are a handful; a library's file can pull in thousands.
+MAX_FILES_PER_VIEW = 48
+
+
+class FileView:
+    """The project as seen from one linted file."""
+
+    def __init__(self, path: str, store: Store | None = None) -> None:
+        self.path = os.path.abspath(path)
+        self.store = store or _default_store
+        self.root = find_root(self.path)
+        here = os.path.dirname(self.path)
+        self.bases = list(dict.fromkeys([here, self.root, os.path.join(self.root, "src")]))
+        self.deps: dict = {}  # path -> state (see file_state)
+        self._summaries: dict = {}
+        self._classes: dict = {}
+        self._returns: dict = {}
+        self._stars: dict = {}
+        self._busy: set = set()
+
+    # ---------------------------------------------------------------- files and modules
+
+    def summary(self, path: str):
+        if path in self._summaries:
+            return self._summaries[path]
+        if len(self._summaries) >= MAX_FILES_PER_VIEW:
+            # A file that reaches this far into the project (library code importing its
+            # whole package) is not worth the reading: what lies beyond stays unknown.
+            # The limit counts this view's own reads, so the result never depends on
+            # what other files of the run have summarized.
+            return None
+        s = None
+        if os.path.isdir(path):
+            self.deps[path] = "dir"
+        else:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError:
+                self.deps[path] = "absent"
+            else:
+                entry = self.store.summary_of(data)
+                self.deps[path] = entry["h"]
+                s = entry["s"]
+        self._summaries[path] = s
+        return s
+
+    def _probe(self, base: str, name: str) -> str | None:
+        """`name.py`, `name/__init__.py` or a namespace folder `name/` in `base`."""
+        for cand in (os.path.join(base, name + ".py"), os.path.join(base, name, "__init__.py")):
+            if os.path.isfile(cand):
+                self.deps.setdefault(cand, None)
+                return cand
+            self.deps[cand] = "absent"
+        d = os.path.join(base, name)
+        if os.path.isdir(d):
+            self.deps[d] = "dir"
+            return d
+        self.deps[d] = "absent"
+        return None
+
+    def module(self, importer: str, level: int, dotted: str) -> str | None:
+        """The file (or namespace folder) `import dotted` means in `importer`, if it is ours."""
+        parts = [p for p in dotted.split(".") if p]
+        if level:
+            base = os.path.dirname(importer)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            if not parts:
+                init = os.path.join(base, "__init__.py")
+                return init if os.path.isfile(init) else base
+        else:
+            if not parts or parts[0] in _SKIP:
+                return None
+            here = os.path.dirname(importer)
+            bases = [here] + [b for b in self.bases if b != here]
+            for b in bases:
+                found = self._probe(b, parts[0])
+                if found is not None:
+                    base = b
+                    break
+            else:
+                return None
+        found = None
+        for p in parts:
+            found = self._probe(base, p)
+            if found is None:
+                return None
+            base = os.path.dirname(found) if found.endswith("__init__.py") else found
+        return found
+
+    # ---------------------------------------------------------------- names
+
+    def lookup(self, path: str, chain, depth: int = 0):
+        """What `chain` (["Net"], ["sub", "build"]) names in module `path`: ("class", path,
+        name), ("function", path, name), ("module", path), ("lib", qualname), or None."""
+        if depth > MAX_DEPTH or not chain:
+            return ("module", path) if chain == [] else None
+        name, rest = chain[0], list(chain[1:])
+        s = self.summary(path) if not os.path.isdir(path) else None
+        sym = None
+        if s is not None:
+            if name in s["classes"]:
+                sym = ("class", path, name)
+            elif name in s["functions"]:
+                sym = ("function", path, name)
+            elif name in s["imports"]:
+                sym = self._imported(path, s["imports"][name], depth)
+            elif name in s["values"] and name not in s["imports"]:
+                sym = ("value", path, name)
+            else:
+                for level, mod in s["stars"]:
+                    target = self.module(path, level, mod)
+                    if target is None or (path, name) in self._busy:
+                        continue
+                    self._busy.add((path, name))
+                    try:
+                        sym = self.lookup(target, [name], depth + 1)
+                    finally:
+                        self._busy.discard((path, name))
+                    if sym is not None:
+                        break
+        if sym is None and (os.path.isdir(path) or path.endswith("__init__.py")):
+            sub = self.module(path if not os.path.isdir(path) else os.path.join(path, "__init__.py"), 1, name)
+            if sub is not None:
+                sym = ("module", sub)
+        if sym is None or not rest:
+            return sym
+        if sym[0] == "module":
+            return self.lookup(sym[1], rest, depth + 1)
+        if sym[0] == "lib":
+            return ("lib", sym[1] + "." + ".".join(rest))
+        return None
+
+    def _imported(self, path: str, spec, depth: int):
+        if spec is None:
+            return None  # bound twice differently
+        level, mod, name = spec
+        target = self.module(path, level, mod)
+        if target is None:
+            return None if level else ("lib", f"{mod}.{name}" if name else mod)
+        if name is None:
+            return ("module", target)
+        return self.lookup(target, [name], depth + 1)
+
+    def star_names(self, importer: str, level: int, mod: str, depth: int = 0) -> dict:
+        """name -> symbol for every name `from mod import *` brings into `importer`."""
+        key = (importer, level, mod)
+        if key in self._stars:
+            return self._stars[key]
+        self._stars[key] = {}  # a cycle of star imports brings nothing more
+        target = self.module(importer, level, mod)
+        if target is None or depth > MAX_DEPTH or os.path.isdir(target):
+            return {}
+        s = self.summary(target)
+        if s is None:
+            return {}
+        out = {}
+        for lvl, m in s["stars"]:
+            out.update(self.star_names(target, lvl, m, depth + 1))
+        names = s["all"] if s["all"] is not None else [n for n in s["names"] if not n.startswith("_")]
+        for n in names:
+            sym = self.lookup(target, [n], depth + 1)
+            if sym is not None:
+                out[n] = sym
+        self._stars[key] = out
+        return out
+
+    def qualify(self, path: str, text: str, depth: int = 0):
+        """A dotted name as module `path` spells it -> a symbol (see lookup)."""
+        s = self.summary(path)
+        if s is None or depth > MAX_DEPTH:
+            return None
+        parts = text.split(".")
+        head = parts[0]
+        if head in s["classes"] or head in s["functions"] or head in s["imports"] or head in s["values"]:
+            return self.lookup(path, parts, depth + 1)
+        for level, mod in s["stars"]:
+            got = self.star_names(path, level, mod, depth + 1).get(head)
+            if got is not None:
+                if len(parts) == 1:
+                    return got
+                if got[0] == "module":
+                    return self.lookup(got[1], parts[1:], depth + 1)
+                if got[0] == "lib":
+                    return ("lib", ".".join([got[1]] + parts[1:]))
+        return None
+
+    # ---------------------------------------------------------------- classes
+
+    def class_facts(self, path: str, name: str) -> dict | None:
+        """Is this class an nn.Module (through any chain of bases, in any file), a Dataset,
+        a framework module; does it place itself, does it hold weights?"""
+        key = (path, name)
+        if key in self._classes:
+            return self._classes[key]
+        self._classes[key] = None  # a cycle of bases: unknown
+        s = self.summary(path)
+        c = s["classes"].get(name) if s is not None else None
+        if c is None:
+            return None
+        module = dataset = framework = inherits = opaque = False
+        self_moves, any_move = c["self_moves"], c["any_move"]
+        for text in c["bases"]:
+            last = text.rsplit(".", 1)[-1]
+            sym = self.qualify(path, text) if text != "?" else None
+            q = sym[1] if sym is not None and sym[0] == "lib" else ""
+            if sym is not None and sym[0] == "class":
+                parent = self.class_facts(sym[1], sym[2])
+                if parent is None:
+                    opaque = True
+                    continue
+                module |= parent["module"]
+                inherits |= parent["has_params"]
+                dataset |= parent["dataset"]
+                framework |= parent["framework"]
+                self_moves |= parent["self_moves"]
+                any_move |= parent["any_move"]
+                opaque |= parent["opaque"]
+            elif q.startswith("torch.nn."):
+                module = True
+                inherits |= last != "Module" and last not in api.PARAM_FREE_LAYERS
+            elif q.startswith("torch.utils.data") and "Dataset" in last:
+                dataset = True
+            elif "LightningModule" in last or q.startswith(("lightning", "pytorch_lightning")):
+                module = framework = inherits = True
+            elif last.endswith("PreTrainedModel") or last == "ModelMixin":
+                module = inherits = True
+            elif last not in ("object", "ABC", "Generic", "Protocol", "NamedTuple", "Enum") and not q.startswith(
+                ("abc.", "typing.", "enum.", "dataclasses.")
+            ):
+                opaque = True
+        facts = {"module": module, "dataset": dataset, "framework": framework, "self_moves": self_moves,
+                 "any_move": any_move, "has_params": module and (inherits or c["state"]), "opaque": opaque}
+        self._classes[key] = facts
+        return facts
+
+    # ---------------------------------------------------------------- functions
+
+    def function(self, path: str, name: str):
+        s = self.summary(path)
+        return s["functions"].get(name) if s is not None else None
+
+    def returns(self, path: str, name: str):
+        """What calling the function yields (a fact, see _resolve), or None."""
+        key = (path, name)
+        if key in self._returns:
+            return self._returns[key]
+        self._returns[key] = None  # recursion through other files: unknown
+        fn = self.function(path, name)
+        out = self._resolve(path, fn["ret"], 0) if fn is not None else None
+        self._returns[key] = out
+        return out
+
+    def _resolve(self, path: str, d, depth: int):
+        """A descriptor of module `path` -> a fact:
+        ("module", "host" | "param_free" | "unknown") / ("module", "moved", target),
+        ("tensor", target), ("device", "accel" | "cpu"), ("loader",), ("dataset", moves),
+        ("moved", target) (something unknown, moved), ("moved_param", param, target),
+        ("param", name), ("seq", [facts]), ("none",), or None."""
+        if depth > MAX_DEPTH or not d:
+            return None
+        tag = d[0]
+        if tag == "call":
+            return self._call(path, d, depth)
+        if tag == "move":
+            inner = self._resolve(path, d[1], depth + 1)
+            target = d[2]
+            if inner is None or inner[0] == "moved":
+                return ("moved", target)
+            if inner[0] == "module" and inner[1] != "param_free":
+                return ("module", "moved", target)
+            if inner[0] == "module":
+                return inner
+            if inner[0] == "tensor":
+                return ("tensor", target)
+            if inner[0] == "param":
+                return ("moved_param", inner[1], target)
+            return None
+        if tag == "each_move":
+            return ("moved_param", d[1], d[2])
+        if tag == "param":
+            return ("param", d[1])
+        if tag == "device":
+            return ("device", d[1])
+        if tag == "none":
+            return ("none",)
+        if tag == "tuple":
+            return ("seq", [self._resolve(path, x, depth + 1) for x in d[1]])
+        if tag == "join":
+            out = None
+            for i, x in enumerate(d[1]):
+                f = self._resolve(path, x, depth + 1)
+                out = f if i == 0 else join(out, f)
+                if out is None:
+                    return None
+            return out
+        if tag == "global":
+            s = self.summary(path)
+            v = s["values"].get(d[1]) if s is not None else None
+            if v is not None and d[1] not in s["imports"]:
+                return self._resolve(path, v, depth + 1)
+        return None
+
+    def _call(self, path: str, d, depth: int):
+        _, text, kws, args = d
+        sym = self.qualify(path, text)
+        if sym is None:
+            return None
+        if sym[0] == "class":
+            facts = self.class_facts(sym[1], sym[2])
+            if facts is None:
+                return None
+            if facts["module"]:
+                if facts["framework"] or facts["self_moves"] or "device" in kws or "**" in kws:
+                    return ("module", "unknown")
+                return ("module", "host") if facts["has_params"] else ("module", "param_free")
+            if facts["dataset"]:
+                return ("dataset", facts["any_move"] or "device" in kws)
+            return None
+        if sym[0] == "function":
+            out = self.returns(sym[1], sym[2])
+            if out is None or _mentions_param(out):
+                # a nested call's parameters are not the caller's: only a module's
+                # placement survives, as "moved somewhere"
+                if out is not None and out[0] == "module" and out[1] == "moved":
+                    return ("module", "unknown")
+                return None
+            return out
+        if sym[0] == "lib":
+            return self._library(path, sym[1], kws, args, depth)
+        return None
+
+    def _library(self, path: str, q: str, kws, args, depth: int):
+        parts = q.split(".")
+        last = parts[-1]
+        if q == "torch.device":
+            first = self._resolve(path, args[0], depth + 1) if args else None
+            return ("device", "cpu") if first == ("device", "cpu") else ("device", "accel")
+        if parts[0] == "torch" and len(parts) == 2 and last in api.TENSOR_FACTORIES:
+            return None if "device" in kws or "**" in kws else ("tensor", "cpu")
+        if last == "DataLoader" and parts[0] == "torch":
+            if "collate_fn" in kws or "**" in kws or not args:
+                return None
+            ds = self._resolve(path, args[0], depth + 1)
+            if ds is not None and (ds == ("dataset", True) or ds[0] in ("moved", "moved_param") or (ds[0] == "tensor" and ds[1] != "cpu")):
+                return None
+            return ("loader",)
+        if q == "torch.compile":
+            return self._resolve(path, args[0], depth + 1) if args else None
+        if parts[0] == "torch" and parts[1:2] == ["nn"] and last[:1].isupper() and len(parts) <= 4:
+            if last in api.WRAPPERS or last == "Module" or "device" in kws or "**" in kws:
+                return ("module", "unknown")
+            if last in api.PARAM_FREE_LAYERS:
+                return ("module", "param_free")
+            if last.endswith("Loss"):
+                return ("module", "param_free") if not ({"weight", "pos_weight"} & set(kws)) else None
+            if last in ("Sequential", "ModuleList", "ModuleDict"):
+                inner = [self._resolve(path, a, depth + 1) for a in args]
+                if inner and all(f == ("module", "param_free") for f in inner):
+                    return ("module", "param_free")
+                if any(f is None or f[0] != "module" for f in inner) or len(args) == 8:
+                    return None
+            return ("module", "host")
+        hub = (
+            (parts[0] == "torchvision" and "models" in parts and last[:1].islower() and last != "get_weight")
+            or q in ("timm.create_model", "torch.hub.load")
+            or (last == "from_pretrained" and parts[0] in ("transformers", "diffusers", "peft") and len(parts) >= 2
+                and api.is_model_hub_class(parts[-2]))
+        )
+        if hub:
+            return ("module", "unknown") if {"device", "device_map", "**"} & set(kws) else ("module", "host")
+        return None
+
+
+def _mentions_param(fact) -> bool:
+    if fact is None:
+        return False
+    if fact[0] in ("param", "moved_param"):
+        return True
+    if fact[0] == "seq":
+        return any(_mentions_param(f) for f in fact[1])
+    return any(isinstance(x, list) and x[:1] == ["param"] for x in fact)
+
+
+def join(a, b):
+    """The fact that holds on either return path, or None."""
+    if a == b:
+        return a
+    if a is None or b is None:
+        return None
+    if a == ("none",):
+        return b
+    if b == ("none",):
+        return a
+    if a[0] == b[0] == "device":
+        return ("device", "accel")
+    if a[0] == b[0] == "module":
+        return ("module", "unknown")
+    return None
+
+
+def dependency_key(store: Store, deps: dict) -> str:
+    """One hash over the present state of the files a result depended on."""
+    h = hashlib.sha256()
+    for path in sorted(deps):
+        h.update(path.encode("utf-8", "surrogateescape"))
+        h.update(b"\0")
+        h.update(file_state(store, path).encode())
+        h.update(b"\0")
+    return h.hexdigest()

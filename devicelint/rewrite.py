@@ -1,0 +1,206 @@
+"""Small building blocks of the rules' automatic fixes: adding a keyword argument the way the
+call is already laid out, calling a method on an expression, and asking which names a scope
+binds (a fix that assigns or reads a name must not change which variable the name means)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.flow import child_nodes
+
+_PRECISE = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+
+
+def method_call(value: cst.BaseExpression, method: str) -> cst.Call:
+    """`value.method()`, parenthesising `value` where the call would bind tighter."""
+    if not isinstance(value, _PRECISE) and not value.lpar:
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(func=cst.Attribute(value=value, attr=cst.Name(method)))
+
+
+def keyword(call: cst.Call, name: str):
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def add_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """`call` with `name=value` appended, in the call's own layout: one line stays one line,
+    one argument per line stays so, and a trailing comma stays trailing."""
+    new = cst.Arg(
+        value=value,
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[new])
+    last = args[-1]
+    between = args[-2].comma if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma) else None
+    if between is None and isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        between = cst.Comma(whitespace_after=call.whitespace_before_args)  # `f(\n    a,\n)`
+    if between is None:
+        between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if isinstance(last.comma, cst.Comma):  # a trailing comma: the new argument inherits it
+        args[-1] = last.with_changes(comma=between)
+        args.append(new.with_changes(comma=last.comma))
+    else:
+        args[-1] = last.with_changes(comma=between)
+        args.append(new)
+    return call.with_changes(args=args)
+
+
+def set_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """`call` with the value of its existing `name=` argument replaced."""
+    return call.with_changes(
+        args=[a.with_changes(value=value) if a.keyword is not None and a.keyword.value == name else a for a in call.args]
+    )
+
+
+# ----------------------------------------------------------------------------- scopes
+
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+class Scopes:
+    """Parents of the nodes of one module, built once on first use (only files with a fix
+    candidate pay for it)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._parent: dict | None = None
+
+    def parent(self, node):
+        if self._parent is None:
+            self._parent = {}
+            stack = [self.module]
+            while stack:
+                n = stack.pop()
+                for c in child_nodes(n):
+                    self._parent[id(c)] = n
+                    stack.append(c)
+        return self._parent.get(id(node))
+
+    def ancestors(self, node):
+        p = self.parent(node)
+        while p is not None:
+            yield p
+            p = self.parent(p)
+
+    def scope_of(self, node):
+        """The innermost function, lambda, class body or comprehension around `node`, or the module."""
+        return next((a for a in self.ancestors(node) if isinstance(a, _SCOPES)), self.module)
+
+    def function_of(self, node):
+        """The innermost function around `node`, or None at module level (or in a class
+        body, a lambda or a comprehension: scopes where we do not offer fixes that bind)."""
+        scope = self.scope_of(node)
+        return scope if isinstance(scope, cst.FunctionDef) else (None if scope is self.module else False)
+
+
+
+def bound_names(scope) -> set:
+    """Every name `scope` (a FunctionDef or the Module) binds locally: parameters, assignment
+    and loop targets, `with ... as`, `except ... as`, imports, nested defs and classes, walrus
+    targets. Nested scopes are not entered. `global`/`nonlocal` names are removed."""
+    names, declared = set(), set()
+    if isinstance(scope, cst.FunctionDef):
+        p = scope.params
+        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+            names.add(param.name.value)
+        for star in (p.star_arg, p.star_kwarg):
+            if isinstance(star, cst.Param):
+                names.add(star.name.value)
+        body = scope.body
+    else:
+        body = scope
+    stack = list(child_nodes(body))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            names.add(n.name.value)
+            continue  # decorators and defaults run here, but bind nothing we care about
+        if isinstance(n, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            continue
+        if isinstance(n, (cst.Global, cst.Nonlocal)):
+            declared.update(item.name.value for item in n.names)
+            continue
+        targets = ()
+        if isinstance(n, cst.Assign):
+            targets = [t.target for t in n.targets]
+        elif isinstance(n, (cst.AnnAssign, cst.AugAssign)):
+            targets = [n.target]
+        elif isinstance(n, cst.For):
+            targets = [n.target]
+        elif isinstance(n, cst.WithItem) and n.asname is not None:
+            targets = [n.asname.name]
+        elif isinstance(n, cst.ExceptHandler) and n.name is not None:
+            targets = [n.name.name]
+        elif isinstance(n, cst.NamedExpr):
+            targets = [n.target]
+        elif isinstance(n, (cst.Import, cst.ImportFrom)) and not isinstance(n.names, cst.ImportStar):
+            for alias in n.names:
+                local = alias.asname.name if alias.asname else alias.name
+                head = local
+                while isinstance(head, cst.Attribute):
+                    head = head.value
+                if isinstance(head, cst.Name):
+                    names.add(head.value)
+        for t in targets:
+            names.update(_target_names(t))
+        stack.extend(child_nodes(n))
+    return names - declared
+
+
+def _target_names(t) -> set:
+    if isinstance(t, cst.Name):
+        return {t.value}
+    if isinstance(t, (cst.Tuple, cst.List)):
+        out = set()
+        for el in t.elements:
+            out |= _target_names(el.value)
+        return out
+    if isinstance(t, cst.StarredElement):
+        return _target_names(t.value)
+    return set()
+
+
+def binds_before(scopes: Scopes, scope, name: str, node) -> bool:
+    """Is `name` certainly bound in `scope` when `node` runs? True for a parameter, or for an
+    assignment to it in an earlier statement of a block that also holds `node` (it ran on
+    every path to `node`). A binding inside a branch, loop or `try` that `node` is not in
+    does not count."""
+    if isinstance(scope, cst.FunctionDef):
+        p = scope.params
+        if any(param.name.value == name for param in (*p.posonly_params, *p.params, *p.kwonly_params)):
+            return True
+    chain = [node, *scopes.ancestors(node)]
+    for anc in chain:
+        if anc is scope:
+            break
+        block = scopes.parent(anc)
+        if isinstance(block, (cst.IndentedBlock, cst.Module)):
+            for stmt in block.body:
+                if stmt is anc:
+                    break
+                if stmt_binds(stmt, name):
+                    return True
+    return False
+
+
+def stmt_binds(stmt, name: str) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        targets = ()
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            targets = [small.target]
+        elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+            for alias in small.names:
+                local = alias.asname.name if alias.asname else alias.name
+                if isinstance(local, cst.Name) and local.value == name:
+                    return True
+        for t in targets:
+            if name in _target_names(t):
+                return True
+    return False

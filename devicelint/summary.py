@@ -1,0 +1,577 @@
+"""What one module offers to the files that import it, from its text alone (stdlib `ast`).
+
+A summary depends only on the file's content, so it is cached by content hash. It keeps
+names unresolved ("the class `Net` has a base spelled `BaseModel`", "`build` returns the
+result of calling `create_model(...)` moved with `.to(device)`): tying names to other files
+is project.py's work. Everything here is JSON data (lists, dicts, strings), so a summary can
+be stored on disk as it is.
+
+Descriptors of what an expression yields (the first item says which):
+    ["call", text, kw_names, arg_descs]   a call of a dotted name, resolved later
+    ["move", desc, target]                desc moved with .to()/.cuda()/.cpu()
+    ["each_move", param, target]          a comprehension moving every element of a parameter
+    ["param", name]                       a parameter, unchanged
+    ["global", name]                      a module-level name
+    ["device", "accel" | "cpu"]
+    ["tuple", [descs]], ["join", [descs]], ["none"], ["self"] (a recursive call), ["unknown"]
+Targets of a move: ["param", name], "accel", "cpu", "unknown".
+"""
+
+from __future__ import annotations
+
+import ast
+
+from devicelint import torchapi as api
+
+VERSION = 1
+KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
+UNKNOWN = ["unknown"]
+# Module methods that neither move the module nor hand it to code we cannot see.
+SAFE_METHODS = {
+    "eval", "train", "parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
+    "load_state_dict", "zero_grad", "modules", "named_modules", "children", "named_children",
+    "requires_grad_", "apply", "half", "float", "double", "bfloat16", "register_buffer", "numel",
+    "size", "dim", "forward", "extra_repr", "get_submodule", "add_module", "register_module",
+}
+_SELF_RETURNING = {"eval", "train", "half", "float", "double", "bfloat16", "requires_grad_", "apply"}
+_MOVES = ("to", "cuda", "cpu")
+
+
+def dotted(node) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def summarize(source: bytes) -> dict | None:
+    """The module's summary, or None when it does not parse (importers then know nothing)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
+        return None
+    out = {"v": VERSION, "imports": {}, "stars": [], "all": None, "classes": {}, "functions": {},
+           "values": {}, "names": []}
+    try:
+        _module_body(tree.body, out)
+    except RecursionError:
+        return None
+    out["names"] = sorted(set(out["names"]))
+    return out
+
+
+def _module_body(body, out) -> None:
+    for stmt in body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    _bind_import(out, alias.asname, [0, alias.name, None])
+                else:
+                    top = alias.name.split(".")[0]
+                    _bind_import(out, top, [0, top, None])
+        elif isinstance(stmt, ast.ImportFrom):
+            mod = stmt.module or ""
+            for alias in stmt.names:
+                if alias.name == "*":
+                    out["stars"].append([stmt.level, mod])
+                else:
+                    _bind_import(out, alias.asname or alias.name, [stmt.level, mod, alias.name])
+        elif isinstance(stmt, ast.ClassDef):
+            out["classes"][stmt.name] = _class(stmt)
+            out["names"].append(stmt.name)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out["functions"][stmt.name] = _function(stmt, out)
+            out["names"].append(stmt.name)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    out["names"].append(t.id)
+                    if t.id == "__all__" and isinstance(stmt.value, (ast.List, ast.Tuple)):
+                        names = [e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                        out["all"] = names if len(names) == len(stmt.value.elts) else None
+                    elif stmt.value is not None:
+                        d = _Walker(None, out).desc(stmt.value)
+                        old = out["values"].get(t.id)
+                        out["values"][t.id] = d if old is None or old == d else UNKNOWN
+        elif isinstance(stmt, (ast.If, ast.Try)) or type(stmt).__name__ == "TryStar":
+            # `try: import x / except ImportError:` and `if TYPE_CHECKING:` blocks
+            for block in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])):
+                _module_body(block, out)
+            for h in getattr(stmt, "handlers", ()):
+                _module_body(h.body, out)
+
+
+def _bind_import(out, local: str, spec) -> None:
+    old = out["imports"].get(local, spec)
+    out["imports"][local] = spec if old == spec else None  # bound twice differently: ambiguous
+    out["names"].append(local)
+
+
+# ----------------------------------------------------------------------------- classes
+
+
+def _class(cls: ast.ClassDef) -> dict:
+    moves = state = any_move = False
+    for n in ast.walk(cls):  # one walk: summaries are paid for every file a project imports
+        if isinstance(n, ast.Call):
+            if any(k.arg in ("device", "device_map") for k in n.keywords):
+                moves = True  # layers built on a device (`nn.Linear(4, 2, device=...)`): it places itself
+            if isinstance(n.func, ast.Attribute):
+                attr = n.func.attr
+                if attr in ("to", "cuda"):
+                    any_move = True
+                if attr in ("to", "cuda", "to_empty") and dotted(n.func.value) == "self":
+                    moves = True
+                if attr in ("register_buffer", "register_parameter", "add_module", "register_module"):
+                    state = True
+        elif isinstance(n, ast.Assign) and not state and any(
+            isinstance(t, ast.Attribute) and dotted(t.value) == "self" for t in n.targets
+        ) and _stateful(n.value):
+            state = True
+    return {"bases": [dotted(b) or "?" for b in cls.bases], "self_moves": moves, "state": state,
+            "any_move": any_move}
+
+
+def _stateful(value) -> bool:
+    """Evidence that `self.x = value` creates weights: a layer or something we cannot see
+    (a tensor factory or a parameter-free layer is not)."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return any(_stateful(e) for e in value.elts)
+    if not isinstance(value, ast.Call):
+        return False
+    text = dotted(value.func) or ""
+    last = text.rsplit(".", 1)[-1]
+    if text.startswith(("torch.", "nn.")) or "." not in text and last[:1].isupper():
+        if last in api.TENSOR_FACTORIES or last in api.PARAM_FREE_LAYERS or (last.endswith("Loss") and not value.args):
+            return False
+        if text.startswith("torch.") and last[:1].islower():
+            return False
+        if last in ("Sequential", "ModuleList", "ModuleDict"):
+            return not value.args or any(_stateful(a) for a in value.args)
+    return True
+
+
+# ----------------------------------------------------------------------------- functions
+
+
+_HARMLESS_DECORATORS = {"no_grad", "inference_mode", "enable_grad", "staticmethod", "wraps", "cache", "lru_cache"}
+
+
+def _function(fn, out) -> dict:
+    a = fn.args
+    params = [p.arg for p in (*a.posonlyargs, *a.args)]
+    kwonly = [p.arg for p in a.kwonlyargs]
+    if isinstance(fn, ast.AsyncFunctionDef) or any(
+        (dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1] not in _HARMLESS_DECORATORS
+        for d in fn.decorator_list
+    ):
+        # a coroutine, or a decorator that may wrap the result or move the arguments
+        return {"params": params, "kwonly": kwonly, "ret": UNKNOWN, "pure": []}
+    w = _Walker(fn, out)
+    try:
+        w.block(fn.body, conditional=False)
+    except RecursionError:
+        return {"params": params, "kwonly": kwonly, "ret": UNKNOWN, "pure": []}
+    rets = [r for r in w.returns if r != ["self"]]
+    ret = _function_result(rets, w.isinstance_params) if rets and not w.generator else UNKNOWN
+    pure = [p for p in params + kwonly if p not in w.impure]
+    return {"params": params, "kwonly": kwonly, "ret": ret, "pure": pure}
+
+
+def _function_result(rets, checked) -> list:
+    """One descriptor for all return paths. A helper that moves a parameter and returns it
+    unchanged on other paths counts as moving it only if it dispatches on the parameter's
+    type (`if isinstance(batch, dict): ...`): then the unchanged path is for non-tensors."""
+    moved = {}
+    for r in rets:
+        if r[0] == "each_move" or (r[0] == "move" and r[1][0] == "param"):
+            p = r[1] if r[0] == "each_move" else r[1][1]
+            moved.setdefault(p, []).append(r[2])
+    if len(moved) == 1:
+        (p, targets), = moved.items()
+        if all(t == targets[0] for t in targets) and all(
+            r in (["param", p],) or (r[0] == "each_move" and r[1] == p) or (r[0] == "move" and r[1] == ["param", p])
+            for r in rets
+        ) and (all(r != ["param", p] for r in rets) or p in checked):
+            return ["each_move", p, targets[0]]
+    return rets[0] if len(rets) == 1 else ["join", rets]
+
+
+class _Walker:
+    """Runs a function body in order with a descriptor list per local name: an assignment on
+    every path replaces it, one under a branch adds to it (the join decides later)."""
+
+    def __init__(self, fn, out):
+        self.fn = fn
+        self.out = out
+        self.env: dict = {}
+        self.returns: list = []
+        self.impure: set = set()
+        self.isinstance_params: set = set()
+        self.generator = False
+        self.loops = 0
+        if fn is not None:
+            a = fn.args
+            for p in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+                self.env[p.arg] = [["param", p.arg]]
+            for p in (a.vararg, a.kwarg):
+                if p is not None:
+                    self.env[p.arg] = [UNKNOWN]
+                    self.impure.add(p.arg)
+
+    # ---- statements
+
+    def block(self, body, conditional: bool) -> None:
+        for stmt in body:
+            self.stmt(stmt, conditional)
+
+    def stmt(self, s, cond: bool) -> None:
+        if isinstance(s, ast.Assign):
+            d = self.desc(s.value)
+            self.alias(s.value, [t for t in s.targets])
+            for t in s.targets:
+                self.assign(t, d, cond)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                d = self.desc(s.value)
+                self.alias(s.value, [s.target])
+                self.assign(s.target, d, cond)
+        elif isinstance(s, ast.AugAssign):
+            self.uses(s.value)
+            self.assign(s.target, UNKNOWN, cond)
+        elif isinstance(s, ast.Expr):
+            v = s.value
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _MOVES and isinstance(v.func.value, ast.Name):
+                name = v.func.value.id
+                target = self.target(v)
+                if target == "dtype":
+                    return
+                self.uses_move_args(v)
+                if name in self.env:
+                    self.impure_params(name)
+                    self.set(name, ["move", self.current(name), target], cond)
+                    return
+            if isinstance(v, (ast.Yield, ast.YieldFrom, ast.Await)) and not isinstance(v, ast.Await):
+                self.generator = True
+            self.uses(v)
+        elif isinstance(s, ast.Return):
+            if s.value is None:
+                self.returns.append(["none"])
+            else:
+                d = self.desc(s.value)
+                self.returns.append(UNKNOWN if self.loops else d)
+        elif isinstance(s, ast.If):
+            self.note_isinstance(s.test)
+            self.uses(s.test)
+            self.block(s.body, True)
+            self.block(s.orelse, True)
+        elif isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            if isinstance(s, ast.While):
+                self.uses(s.test)
+            else:
+                self.uses(s.iter)
+                self.assign(s.target, UNKNOWN, True)
+            self.loops += 1
+            self.block(s.body, True)
+            self.loops -= 1
+            self.block(s.orelse, True)
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                self.uses(item.context_expr)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, UNKNOWN, cond)
+            self.block(s.body, cond)
+        elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+            self.block(s.body, True)
+            for h in s.handlers:
+                self.block(h.body, True)
+            self.block(s.orelse, True)
+            self.block(s.finalbody, cond)
+        elif type(s).__name__ == "Match":
+            self.uses(s.subject)
+            for case in s.cases:
+                self.block(case.body, True)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for n in ast.walk(s):
+                if isinstance(n, ast.Name) and n.id in self.env:
+                    self.escape(n.id)  # a closure may do anything with it later
+            self.env[s.name] = [UNKNOWN]
+        else:
+            for child in ast.iter_child_nodes(s):
+                if isinstance(child, ast.expr):
+                    self.uses(child)
+
+    def alias(self, value, targets) -> None:
+        """`net = model`, `net = model.eval()`, `self.model = model`: two names for one module,
+        so what happens through one happens to the other; we stop following it."""
+        root = value
+        while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr in _MOVES + tuple(_SELF_RETURNING):
+            root = root.func.value
+        if isinstance(root, ast.Name) and root.id in self.env and any(
+            not (isinstance(t, ast.Name) and t.id == root.id) for t in targets
+        ):
+            self.escape(root.id)
+
+    def note_isinstance(self, test) -> None:
+        for n in ast.walk(test):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "isinstance" and n.args:
+                if isinstance(n.args[0], ast.Name):
+                    self.isinstance_params.add(n.args[0].id)
+
+    def assign(self, target, d, cond: bool) -> None:
+        if isinstance(target, ast.Name):
+            self.set(target.id, d, cond)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            parts = d[1] if d[0] == "tuple" and len(d[1]) == len(target.elts) else None
+            for i, el in enumerate(target.elts):
+                self.assign(el, parts[i] if parts else UNKNOWN, cond)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, UNKNOWN, cond)
+        else:
+            # `self.x = model`, `d[k] = model`: stored where we cannot follow it
+            self.uses(target)
+
+    def set(self, name: str, d, cond: bool) -> None:
+        if cond and name in self.env:
+            self.env[name] = self.env[name] + [d]
+        else:
+            self.env[name] = [d]
+
+    def current(self, name: str):
+        ds = self.env.get(name)
+        if not ds:
+            return ["global", name]
+        return ds[0] if all(x == ds[0] for x in ds) else ["join", list(ds)]
+
+    def impure_params(self, name: str) -> None:
+        for d in self.env.get(name, ()):
+            if d[0] == "param":
+                self.impure.add(d[1])
+
+    def escape(self, name: str) -> None:
+        ds = self.env.get(name)
+        if ds is None:
+            return
+        for d in ds:
+            if d[0] == "param":
+                self.impure.add(d[1])
+        self.env[name] = ds + [UNKNOWN]
+
+    # ---- expressions
+
+    def desc(self, e):
+        """What `e` yields; names it hands on to code we cannot see escape."""
+        if isinstance(e, ast.Name):
+            return self.current(e.id)
+        if isinstance(e, ast.Constant):
+            if isinstance(e.value, str):
+                where = api.parse_device_string(e.value)
+                return ["device", where] if where else UNKNOWN
+            return ["none"] if e.value is None else UNKNOWN
+        if isinstance(e, ast.IfExp):
+            self.uses(e.test)
+            return ["join", [self.desc(e.body), self.desc(e.orelse)]]
+        if isinstance(e, ast.Tuple):
+            return ["tuple", [self.desc(x) for x in e.elts]]
+        if isinstance(e, ast.Call):
+            return self.call(e)
+        if isinstance(e, (ast.DictComp, ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return self.comprehension(e)
+        if isinstance(e, (ast.Yield, ast.YieldFrom)):
+            self.generator = True
+        self.uses(e)
+        return UNKNOWN
+
+    def call(self, e: ast.Call):
+        f = e.func
+        if isinstance(f, ast.Attribute) and f.attr in _MOVES:
+            target = self.target(e)
+            self.uses_move_args(e)
+            inner = self.desc(f.value) if isinstance(f.value, (ast.Name, ast.Call)) else self.desc_use(f.value)
+            if isinstance(f.value, ast.Name):
+                self.impure_params(f.value.id)  # the helper moves what it was given
+            return inner if target == "dtype" else ["move", inner, target]
+        if isinstance(f, ast.Attribute) and f.attr in _SELF_RETURNING and isinstance(f.value, (ast.Name, ast.Call)):
+            self.uses_args(e)
+            return self.desc(f.value)
+        if isinstance(f, ast.Attribute) and f.attr in SAFE_METHODS and isinstance(f.value, ast.Name):
+            self.uses_args(e)
+            return UNKNOWN
+        text = dotted(f)
+        if text is not None and self.fn is not None and text == self.fn.name:
+            self.uses_args(e)
+            return ["self"]
+        if text in ("tuple", "list") and len(e.args) == 1 and not e.keywords and isinstance(e.args[0], (ast.GeneratorExp, ast.ListComp)):
+            return self.comprehension(e.args[0])
+        if text in api.NON_ESCAPING_BUILTINS or text == "getattr":
+            for a in e.args:
+                if not isinstance(a, ast.Name):
+                    self.uses(a)
+            return UNKNOWN
+        if text is None:
+            self.uses(f)
+            self.uses_args(e)
+            return UNKNOWN
+        if isinstance(f, ast.Attribute):
+            self.uses(f.value)
+        args = [self.desc(a) if not isinstance(a, ast.Starred) else self.desc_use(a) for a in e.args]
+        for a, d in zip(e.args, args):
+            self.escape_desc(a, d)
+        kws = []
+        for k in e.keywords:
+            d = self.desc(k.value)
+            self.escape_desc(k.value, d)
+            kws.append(k.arg or "**")
+        return ["call", text, kws, args[:8]]
+
+    def escape_desc(self, node, d) -> None:
+        """An argument to a call: whatever it names may be moved or kept by the callee."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in self.env:
+                self.escape(n.id)
+
+    def desc_use(self, e):
+        self.uses(e)
+        return UNKNOWN
+
+    def comprehension(self, e):
+        gens = e.generators
+        elt = e.value if isinstance(e, ast.DictComp) else e.elt
+        if len(gens) == 1 and not gens[0].ifs:
+            it = gens[0].iter
+            src = it
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "values") and not it.args:
+                src = it.func.value
+            var = gens[0].target
+            if isinstance(var, ast.Tuple) and len(var.elts) == 2 and isinstance(e, ast.DictComp):
+                var = var.elts[1]
+            if isinstance(src, ast.Name) and isinstance(var, ast.Name) and ["param", src.id] in self.env.get(src.id, []) \
+                    and len(self.env[src.id]) == 1 and isinstance(elt, ast.Call):
+                f = elt.func
+                if isinstance(f, ast.Attribute) and f.attr in ("to", "cuda") and isinstance(f.value, ast.Name) and f.value.id == var.id:
+                    target = self.target(elt)
+                    self.uses_move_args(elt)
+                    if target != "dtype":
+                        self.impure.add(src.id)
+                        return ["each_move", src.id, target]
+                if self.fn is not None and dotted(f) == self.fn.name and elt.args and isinstance(elt.args[0], ast.Name) \
+                        and elt.args[0].id == var.id:
+                    target = self.target_of_recursion(elt)
+                    if target is not None:
+                        self.impure.add(src.id)
+                        return ["each_move", src.id, target]
+        for n in ast.walk(e):
+            if isinstance(n, ast.Name) and n.id in self.env and isinstance(n.ctx, ast.Load):
+                self.escape(n.id)
+        return UNKNOWN
+
+    def target_of_recursion(self, call: ast.Call):
+        """`to_device(v, device)` inside `to_device(batch, device)`: the same move, if the
+        device argument is passed on unchanged."""
+        params = [p.arg for p in self.fn.args.args]
+        if len(call.args) != len(params) or any(
+            not (isinstance(a, ast.Name) and a.id == p) for a, p in list(zip(call.args, params))[1:]
+        ):
+            return None
+        for stmt in ast.walk(self.fn):
+            if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Call):
+                f = stmt.value.func
+                if isinstance(f, ast.Attribute) and f.attr in ("to", "cuda") and isinstance(f.value, ast.Name) and f.value.id == params[0]:
+                    t = self.target(stmt.value)
+                    return t if t != "dtype" else None
+        return None
+
+    def target(self, call: ast.Call):
+        """Where a .to()/.cuda()/.cpu() call moves to: ["param", p], "accel", "cpu", "unknown",
+        or "dtype" for a cast."""
+        method = call.func.attr
+        if method == "cpu":
+            return "cpu"
+        arg = next((k.value for k in call.keywords if k.arg == "device"), None)
+        if arg is None and call.args and not isinstance(call.args[0], ast.Starred):
+            arg = call.args[0]
+        if method == "cuda":
+            return "accel" if arg is None or isinstance(arg, (ast.Constant, ast.Name, ast.Attribute)) else "unknown"
+        if arg is None:
+            return "dtype"
+        text = dotted(arg)
+        if isinstance(arg, ast.Constant):
+            if isinstance(arg.value, int) and not isinstance(arg.value, bool):
+                return "accel"
+            where = api.parse_device_string(arg.value) if isinstance(arg.value, str) else None
+            return where or "unknown"
+        if text is not None and "." in text and api.looks_like_dtype(text) and text.split(".")[0] in ("torch", "th"):
+            return "dtype"
+        if isinstance(arg, ast.Name):
+            ds = self.env.get(arg.id)
+            if ds is not None:
+                if ds == [["param", arg.id]]:
+                    return ["param", arg.id]
+                if all(d[0] == "device" for d in ds):
+                    return "accel" if any(d[1] == "accel" for d in ds) else "cpu"
+                if len(ds) == 1 and ds[0][0] == "call" and ds[0][1].rsplit(".", 1)[-1] == "device":
+                    return "accel"
+            else:
+                g = self.out["values"].get(arg.id)
+                if g is not None and g[0] == "device":
+                    return g[1]
+        if isinstance(arg, ast.Call) and (dotted(arg.func) or "").rsplit(".", 1)[-1] == "device":
+            return "accel"
+        if text is not None:
+            if api.looks_like_dtype(text):
+                return "dtype"
+            if api.looks_like_device_name(text) and (
+                "." not in text or text.split(".")[0] in api.CONFIG_OBJECTS
+            ):
+                return "accel"
+        return "unknown"
+
+    def uses_move_args(self, call: ast.Call) -> None:
+        """The device (or dtype) given to `.to()` is only read."""
+        for a in [*call.args, *(k.value for k in call.keywords)]:
+            if not isinstance(a, ast.Name):
+                self.uses(a)
+
+    def uses_args(self, call: ast.Call) -> None:
+        for a in call.args:
+            self.uses(a)
+        for k in call.keywords:
+            self.uses(k.value)
+
+    def uses(self, e) -> None:
+        """Names read by `e`: harmless reads (`model.fc`, `model(x)`, `model.eval()`) keep the
+        value; anything else (an argument, an alias, a container) lets it escape."""
+        if e is None:
+            return
+        stack = [e]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.Name):
+                if n.id in self.env and isinstance(n.ctx, ast.Load):
+                    self.escape(n.id)
+                continue
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+                continue  # `model.fc`, `batch.shape`: reading an attribute moves nothing
+            if isinstance(n, ast.Call):
+                f = n.func
+                if isinstance(f, ast.Name) and f.id in self.env:
+                    stack.extend(n.args)  # calling it (a model's forward) moves nothing
+                    stack.extend(k.value for k in n.keywords)
+                    continue
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.env:
+                    if f.attr not in SAFE_METHODS:
+                        self.escape(f.value.id)  # `model.setup(device)`: it may place itself
+                    stack.extend(n.args)
+                    stack.extend(k.value for k in n.keywords)
+                    continue
+                if isinstance(f, ast.Name) and f.id in api.NON_ESCAPING_BUILTINS:
+                    stack.extend(a for a in n.args if not isinstance(a, ast.Name))
+                    continue
+            if isinstance(n, (ast.Yield, ast.YieldFrom)):
+                self.generator = True
+            stack.extend(ast.iter_child_nodes(n))

@@ -1,0 +1,87 @@
+"""`--add-noqa`: one `# noqa: DLnnn` per flagged line, merged with what is there, never
+inside a string, idempotent."""
+
+import textwrap
+
+from click.testing import CliRunner
+
+from devicelint.cli import cli
+from devicelint.engine import lint_source
+from devicelint.noqa import add_noqa
+
+SCRIPT = '''\
+import numpy as np
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+x = torch.randn(8, 4, device=device)
+with torch.no_grad():
+    logits = model(x)
+preds = logits.argmax(dim=1).numpy()
+probs = np.asarray(logits.softmax(-1))  # noqa: E501
+labels = logits.argmax(1).numpy()  # keep for the report
+print("""probs:""", np.asarray(logits.softmax(-1)), """
+""")
+scaler = torch.cuda.amp.GradScaler()  # noqa: DL003
+x.cpu() ; y = logits.numpy()
+'''
+
+
+def run(tmp_path, *args):
+    return CliRunner().invoke(cli, [str(tmp_path / "train.py"), "--no-cache", *args])
+
+
+def test_add_noqa_appends_merges_and_keeps_strings(tmp_path):
+    (tmp_path / "train.py").write_text(SCRIPT)
+    before = lint_source(SCRIPT, "train.py")
+    assert {f.line for f in before} == {9, 10, 11, 12, 14, 15}
+    r = run(tmp_path, "--add-noqa")
+    assert r.exit_code == 0, r.output
+    assert "Added 5 noqa directives." in r.output
+    after = (tmp_path / "train.py").read_text().splitlines()
+    assert after[8] == "preds = logits.argmax(dim=1).numpy()  # noqa: DL003"
+    assert after[9] == "probs = np.asarray(logits.softmax(-1))  # noqa: E501, DL003"
+    assert after[10] == "labels = logits.argmax(1).numpy()  # keep for the report  # noqa: DL003"
+    # the line ends inside a string: a comment there would change the text
+    assert after[11] == 'print("""probs:""", np.asarray(logits.softmax(-1)), """'
+    assert after[13] == "scaler = torch.cuda.amp.GradScaler()  # noqa: DL003, DL005"
+    assert after[14] == "x.cpu() ; y = logits.numpy()  # noqa: DL003, DL006"
+    left = lint_source((tmp_path / "train.py").read_text(), "train.py")
+    assert [f.line for f in left] == [12]  # only the one a comment cannot reach
+
+
+def test_add_noqa_is_idempotent(tmp_path):
+    (tmp_path / "train.py").write_text(SCRIPT)
+    run(tmp_path, "--add-noqa")
+    once = (tmp_path / "train.py").read_bytes()
+    r = run(tmp_path, "--add-noqa")
+    assert r.exit_code == 0 and "Added 0 noqa directives." in r.output
+    assert (tmp_path / "train.py").read_bytes() == once
+
+
+def test_multiline_statement_and_backslash_and_crlf():
+    src = textwrap.dedent('''\
+    import torch
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    x = torch.randn(8, 4, device=device)
+    arr = (x +
+           1).numpy()
+    b = x \\
+        .numpy()
+    ''').replace("\n", "\r\n").encode()
+    findings = lint_source(src, "t.py")
+    assert sorted((f.line, f.end_line) for f in findings) == [(4, 5), (6, 7)]
+    new, count = add_noqa(src, findings)
+    assert count == 2
+    lines = new.split(b"\r\n")
+    assert lines[3] == b"arr = (x +  # noqa: DL003"
+    # a comment after a backslash would break the code: the finding's last line takes it
+    assert lines[5] == b"b = x \\" and lines[6] == b"    .numpy()  # noqa: DL003"
+    assert lint_source(new, "t.py") == []
+    assert new.count(b"\r\n") == src.count(b"\r\n")
+
+
+def test_stdin_is_refused(tmp_path):
+    r = CliRunner().invoke(cli, ["-", "--add-noqa", "--no-cache"], input=SCRIPT)
+    assert r.exit_code == 2 and "cannot read stdin" in r.output

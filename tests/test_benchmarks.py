@@ -1,0 +1,196 @@
+"""The real-code benchmark scripts: mutation operators and label scoring (no network, no repos)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import mutants  # noqa: E402
+import realcode  # noqa: E402
+
+SCRIPT = '''\
+import argparse
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=2)
+parser.add_argument("--resume", default="")
+args = parser.parse_args()
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Classifier(nn.Module):
+    def __init__(self, n_in=20, n_out=4):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(n_in, 64), nn.ReLU(), nn.Linear(64, n_out))
+
+    def forward(self, x):
+        bias = torch.zeros(x.size(0), 4, device=x.device)
+        return self.body(x) + bias
+
+
+data = TensorDataset(torch.randn(256, 20), torch.randint(0, 4, (256,)))
+train_loader = DataLoader(data, batch_size=32, shuffle=True)
+model = Classifier().to(device)
+if args.resume:
+    model.load_state_dict(torch.load(args.resume, map_location=device))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda")
+
+for epoch in range(args.epochs):
+    running = 0.0
+    for features, labels in train_loader:
+        features = features.to(device)
+        labels = labels.to(device)
+        optimizer.zero_grad()
+        with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=device.type == "cuda"):
+            logits = model(features)
+            loss = F.cross_entropy(logits, labels)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        running += loss.item()
+    print(f"epoch {epoch}: {running / len(train_loader):.3f}")
+
+model.eval()
+with torch.no_grad():
+    preds = model(torch.randn(8, 20, device=device)).argmax(dim=1)
+print(np.bincount(preds.cpu().numpy(), minlength=4))
+'''
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, ln in enumerate(text.splitlines(), 1) if needle in ln)
+
+
+def changed_lines(a: str, b: str) -> list[int]:
+    return [i for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines()), 1) if x != y]
+
+
+@pytest.fixture(scope="module")
+def by_rule() -> dict[str, list]:
+    src = mutants.Src(SCRIPT)
+    return {rule: op(src) for rule, op in mutants.OPERATORS.items()}
+
+
+def test_every_operator_applies_and_keeps_the_file_valid(by_rule):
+    for rule, found in by_rule.items():
+        assert found, f"{rule}: no site in the realistic script"
+        for m in found:
+            ast.parse(m.source)
+            assert m.source.count("\n") == SCRIPT.count("\n"), rule
+            assert changed_lines(SCRIPT, m.source) == [m.line], (rule, m.note)
+            assert m.line in m.expect
+
+
+@pytest.mark.parametrize("rule, before, after", [
+    ("DL001", "model = Classifier().to(device)", "model = Classifier()"),
+    ("DL003", "print(np.bincount(preds.cpu().numpy(), minlength=4))", "print(np.bincount(preds.numpy(), minlength=4))"),
+    ("DL004", "labels = labels.to(device)", "labels = labels.to(device).to(device)"),
+    ("DL005", 'scaler = torch.amp.GradScaler("cuda", enabled=device.type == "cuda")',
+     "scaler = torch.cuda.amp.GradScaler(enabled=device.type == 'cuda')"),
+    ("DL005", 'with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=device.type == "cuda"):',
+     "with torch.cuda.amp.autocast(dtype=torch.float16, enabled=device.type == 'cuda'):"),
+    ("DL006", "features = features.to(device)", "features.to(device)"),
+    ("DL007", 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")', 'device = torch.device("cuda")'),
+    ("DL009", "model.load_state_dict(torch.load(args.resume, map_location=device))",
+     "model.load_state_dict(torch.load(args.resume))"),
+    ("DL010", "running += loss.item()", "running += loss"),
+    ("DL011", "bias = torch.zeros(x.size(0), 4, device=x.device)", "bias = torch.zeros(x.size(0), 4)"),
+])
+def test_operator_makes_the_intended_edit(by_rule, rule, before, after):
+    line = line_of(SCRIPT, before)
+    hits = [m for m in by_rule[rule] if m.line == line]
+    assert hits, f"{rule} did not mutate line {line}: {before}"
+    assert hits[0].source.splitlines()[line - 1].strip() == after
+
+
+def test_batch_move_dropped_and_its_uses_expected(by_rule):
+    line = line_of(SCRIPT, "features = features.to(device)")
+    m = next(m for m in by_rule["DL002"] if m.line == line)
+    assert m.source.splitlines()[line - 1].strip() == "features = features"
+    assert line_of(SCRIPT, "logits = model(features)") in m.expect
+
+
+def test_model_move_dropped_expects_the_model_calls(by_rule):
+    m = next(m for m in by_rule["DL001"] if "model" in m.note)
+    assert line_of(SCRIPT, "logits = model(features)") in m.expect
+
+
+def test_operators_skip_what_is_no_bug():
+    src = mutants.Src(
+        "import torch\n"
+        "criterion = torch.nn.CrossEntropyLoss().to(device)\n"   # a loss module: no parameters
+        "for step in range(10):\n"
+        "    with torch.no_grad():\n"
+        "        val = criterion(a, b)\n"
+        "        total += val.item()\n"                           # no backward, under no_grad
+        "x = torch.randn(3).to(torch.float16)\n"                   # a cast, not a move
+    )
+    assert mutants.op_dl001(src) == []
+    assert mutants.op_dl010(src) == []
+    assert mutants.op_dl004(src) == []
+
+
+def test_mutants_are_seeded():
+    a = mutants.mutants_of(SCRIPT, "s:train.py")
+    b = mutants.mutants_of(SCRIPT, "s:train.py")
+    assert [(m.rule, m.line, m.source) for m in a] == [(m.rule, m.line, m.source) for m in b]
+    assert {m.rule for m in a} == set(mutants.OPERATORS)
+    assert mutants.mutants_of("def broken(:\n", "s") == []
+
+
+def test_device_aware_script_picks_training_loops():
+    assert mutants.device_aware_script(SCRIPT)
+    assert not mutants.device_aware_script("import torch\nx = torch.zeros(3)\nprint(x.sum())\n")
+
+
+def finding(repo, path, line, code):
+    return {"repo": repo, "path": path, "line": line, "code": code}
+
+
+def test_realcode_scores_a_label_file():
+    findings = [
+        finding("a/b", "train.py", 10, "DL003"),
+        finding("a/b", "train.py", 20, "DL003"),
+        finding("a/b", "train.py", 20, "DL003"),   # a second finding on the same line: one key
+        finding("a/b", "eval.py", 5, "DL004"),
+        finding("c/d", "main.py", 7, "DL009"),     # not labelled
+    ]
+    labels = [
+        {**finding("a/b", "train.py", 10, "DL003"), "label": True, "reason": "device output"},
+        {**finding("a/b", "train.py", 20, "DL003"), "label": False, "reason": "PIL image"},
+        {**finding("a/b", "eval.py", 5, "DL004"), "label": False, "reason": "moved back after .cpu()"},
+        {**finding("a/b", "old.py", 3, "DL004"), "label": True, "reason": "gone: now a miss"},
+        {**finding("a/b", "old.py", 4, "DL001"), "label": False, "reason": "gone: fixed false positive"},
+    ]
+    rows = realcode.score(findings, labels)
+    assert dict(rows["DL003"]) == {"found": 2, "labelled": 2, "true": 1, "false": 1}
+    assert rows["DL004"]["found"] == 1 and rows["DL004"]["false"] == 1 and rows["DL004"]["true"] == 0
+    assert rows["DL004"]["gone_true"] == 1
+    assert rows["DL001"]["gone_false"] == 1 and rows["DL001"]["found"] == 0
+    assert rows["DL009"]["found"] == 1 and rows["DL009"]["labelled"] == 0
+
+
+def test_realcode_audit_sample_is_seeded_and_complete_when_small():
+    findings = [finding("a/b", "f.py", n, "DL008") for n in range(100)]
+    s1 = realcode.audit_sample(findings, "DL008", 30, 0)
+    assert len(s1) == 30 and s1 == realcode.audit_sample(findings, "DL008", 30, 0)
+    assert len(realcode.audit_sample(findings, "DL008", 500, 0)) == 100
+
+
+def test_pinned_repos_are_well_formed():
+    assert len(realcode.REPOS) >= 15
+    for repo, commit, parts in realcode.REPOS:
+        assert repo.count("/") == 1 and len(commit) == 40 and int(commit, 16) >= 0
+        assert isinstance(parts, tuple)

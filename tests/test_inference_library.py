@@ -1,0 +1,731 @@
+"""Device inference on code shaped like real training and inference repositories: library
+objects (transformers, diffusers, torchvision, PyG), in-place `.to()`, collate functions,
+branches on a device flag, statement order, Python-number losses, host-data checkpoints.
+
+Each case is a small but realistic program; lines ending in `# <- DLnnn` must be flagged
+with that code and nothing else may be flagged (all rules on by default run).
+"""
+
+import pytest
+from inference_cases import expected, program
+
+from devicelint.engine import lint_source
+
+RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL009", "DL010", "DL011"]
+
+CASES = {
+    # ------------------------------------------------ a. models from code we cannot see
+    "imported_teacher_never_moved": """
+from models import ResNetTeacher, StudentNet
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+teacher = ResNetTeacher(num_classes=3)
+teacher.load_state_dict(torch.load("teacher.pt", map_location="cpu"))
+teacher.eval()
+student = StudentNet(num_classes=3).to(device)
+optimizer = torch.optim.SGD(student.parameters(), lr=0.1)
+for x, y in make_loader():
+    x, y = x.to(device), y.to(device)
+    with torch.no_grad():
+        soft = teacher(x).softmax(-1)  # <- DL001
+    loss = F.kl_div(student(x).log_softmax(-1), soft, reduction="batchmean")
+""",
+    "torchvision_arch_by_name_never_moved": """
+import torchvision
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--arch", default="resnet18")
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = getattr(torchvision.models, args.arch)(weights=None)
+model.eval()
+images = torch.randn(2, 3, 224, 224).to(device)
+logits = model(images)  # <- DL001
+""",
+    "architecture_function_from_a_package": """
+import robust_models as rc
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = rc.wide_resnet(depth=28, widen_factor=10)
+state = torch.load("wrn.pt", map_location="cpu")
+model.load_state_dict(state["model"])
+model.eval()
+correct = 0
+for x, y in make_loader():
+    x, y = x.to(device), y.to(device)
+    correct += (model(x).argmax(1) == y).sum().item()  # <- DL001
+""",
+    "imported_model_moved_or_handed_over_is_fine": """
+from accelerate import Accelerator
+from models import Encoder, Decoder, build_model
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+enc = Encoder()
+enc.load_state_dict(torch.load("enc.pt", map_location="cpu"))
+enc.to(device)
+dec = Decoder()
+dec.eval()
+accelerator = Accelerator()
+dec = accelerator.prepare(dec)
+net = build_model("resnet")
+net.eval()
+x = torch.randn(2, 8).to(device)
+z = enc(x)
+y = dec(z)
+w = net(x)
+""",
+    "imported_callable_not_proved_a_module": """
+from transforms import Normalize
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+norm = Normalize(0.5, 0.2)
+x = norm(torch.randn(2, 8).to(device))
+""",
+    # ------------------------------------------------ b. batches from sources not modelled
+    "tokenizer_output_not_moved": """
+from transformers import AutoModel, AutoTokenizer
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+encoder = AutoModel.from_pretrained("bert-base-uncased").to(device)
+
+def embed(texts):
+    enc = tokenizer(texts, padding=True, truncation=True, return_tensors="pt")
+    with torch.no_grad():
+        out = encoder(**enc)  # <- DL002
+    return out.last_hidden_state[:, 0]
+""",
+    "hf_collator_loader_not_moved": """
+from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
+
+def train(model, tokenizer, train_ds, device):
+    loader = DataLoader(train_ds, batch_size=16, collate_fn=DataCollatorWithPadding(tokenizer))
+    model.to(device)
+    model.train()
+    for batch in loader:
+        outputs = model(**batch)  # <- DL002
+        outputs.loss.backward()
+""",
+    "data_iter_parameter_not_moved": """
+def evaluate(model, data_iter, device):
+    correct = 0
+    for images, labels in data_iter:
+        images = images.to(device)
+        preds = model(images).argmax(1)
+        correct += (preds == labels).sum().item()  # <- DL002
+    return correct
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+""",
+    "eval_loop_of_a_script_whose_train_loop_moves": """
+from data import get_loaders
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+train_loader, test_loader = get_loaders(batch_size=32)
+model = Net().to(device)
+optimizer = torch.optim.Adam(model.parameters())
+for x, y in train_loader:
+    x, y = x.to(device), y.to(device)
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+model.eval()
+with torch.no_grad():
+    for x, y in test_loader:
+        logits = model(x)  # <- DL002
+""",
+    "prepared_loaders_stay_unknown": """
+from accelerate import Accelerator
+from data import get_loaders
+
+accelerator = Accelerator()
+device = accelerator.device
+train_loader, test_loader = get_loaders(batch_size=32)
+model = Net().to(device)
+model, train_loader, test_loader = accelerator.prepare(model, train_loader, test_loader)
+for x, y in train_loader:
+    loss = F.cross_entropy(model(x), y)
+for x, y in test_loader:
+    logits = model(x)
+""",
+    "loader_class_over_device_data_stays_unknown": """
+from torch_geometric.datasets import Planetoid
+from torch_geometric.loader import NeighborLoader
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+data = Planetoid("data", "Cora")[0].to(device, "x", "y")
+train_loader = NeighborLoader(data, num_neighbors=[10, 5], batch_size=128)
+model = Net().to(device)
+for batch in train_loader:
+    out = model(batch.x, batch.edge_index.to(device))
+    loss = F.cross_entropy(out, batch.y)
+""",
+    "visible_loader_factory_is_followed_not_guessed": """
+from torch_geometric.datasets import Planetoid
+from torch_geometric.loader import NeighborLoader
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+data = Planetoid("data", "Cora")[0]
+data.to(device, "x", "y")
+
+def get_loader(nodes):
+    return NeighborLoader(data, input_nodes=nodes, num_neighbors=[10, 5], batch_size=128)
+
+train_loader = get_loader(data.train_mask)
+model = Net().to(device)
+for batch in train_loader:
+    out = model(batch.x, batch.edge_index.to(device))
+    loss = F.cross_entropy(out, batch.y)
+""",
+    # ------------------------------------------------ c. model methods other than __call__
+    "model_method_with_host_batch": """
+from transformers import CLIPModel
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+clip = CLIPModel.from_pretrained("openai/clip-vit-base-patch32").to(device)
+loader = DataLoader(TensorDataset(torch.randn(32, 3, 224, 224)), batch_size=8)
+for (pixels,) in loader:
+    with torch.no_grad():
+        feats = clip.get_image_features(pixel_values=pixels)  # <- DL002
+""",
+    "peft_wrapper_keeps_the_placement": """
+from peft import LoraConfig, PeftModel, get_peft_model
+from transformers import AutoModelForCausalLM
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+base = AutoModelForCausalLM.from_pretrained("gpt2", device_map=device)
+model = get_peft_model(base, LoraConfig(r=8))
+model.eval()
+ids = torch.randint(10, 100, (1, 16)).to(device)
+out = model(ids)
+plain = AutoModelForCausalLM.from_pretrained("gpt2")
+tuned = PeftModel.from_pretrained(plain, "adapter")
+logits = tuned(ids)  # <- DL001
+""",
+    "storage_object_moved_in_place_is_not_a_model": """
+from storage import RolloutStorage
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+rollouts = RolloutStorage(128, 8)
+rollouts.to(device)
+for step in range(128):
+    masks = torch.FloatTensor([[1.0] for _ in range(8)])
+    rollouts.insert(torch.randn(8, 4), masks)
+""",
+    "adapter_wrapper_moved_again_is_not_redundant": """
+from peft import PeftModel
+from diffusers import UNet2DConditionModel
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+unet = UNet2DConditionModel.from_pretrained("sd", subfolder="unet").to(device)
+model = PeftModel.from_pretrained(unet, "adapter")
+model = model.to(device)
+""",
+    # ------------------------------------------------ 1. non-tensors read from models
+    "diffusers_pipeline_images_are_pil": """
+from diffusers import StableDiffusionPipeline
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+pipe = StableDiffusionPipeline.from_pretrained("some/checkpoint", torch_dtype=torch.float16)
+pipe = pipe.to(device)
+result = pipe(prompt="a watercolor fox", num_inference_steps=30, guidance_scale=7.5)
+image = result.images[0]
+pixels = np.asarray(image)
+grid = np.stack([np.array(im) for im in pipe(["a", "b"]).images])
+""",
+    "diffusers_pipeline_moved_in_place": """
+from diffusers import DiffusionPipeline
+
+def generate(prompts, out_dir):
+    pipe = DiffusionPipeline.from_pretrained("some/checkpoint")
+    pipe.to("cuda")
+    for i, prompt in enumerate(prompts):
+        images = pipe(prompt, num_images_per_prompt=2).images
+        for j, img in enumerate(images):
+            arr = np.array(img).astype(np.float32) / 255.0
+            np.save(f"{out_dir}/{i}_{j}.npy", arr)
+""",
+    "diffusers_pipeline_pt_output_is_a_device_tensor": """
+from diffusers import StableDiffusionPipeline
+
+pipe = StableDiffusionPipeline.from_pretrained("some/checkpoint").to("cuda")
+batch = pipe("a red bicycle", output_type="pt").images
+arr = batch.numpy()  # <- DL003
+""",
+    "transformers_pipeline_outputs_are_python": """
+from transformers import pipeline
+
+classifier = pipeline("sentiment-analysis", device=0)
+results = classifier(["great movie", "terrible plot"])
+scores = np.array([r["score"] for r in results])
+""",
+    "numbers_and_strings_from_model_outputs": """
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+model = AutoModelForCausalLM.from_pretrained("gpt2").to(device)
+
+class Generator:
+    def __init__(self, model, tokenizer):
+        self.model = model
+        self.tokenizer = tokenizer
+
+    def run(self, prompt):
+        enc = self.tokenizer(prompt, return_tensors="pt").to(device)
+        with torch.no_grad():
+            out_ids = self.model.generate(**enc, max_new_tokens=20)
+        text = self.tokenizer.decode(out_ids[0], skip_special_tokens=True)
+        n_tokens = out_ids.size(1)
+        lengths = np.array([len(text), n_tokens, out_ids.shape[0]])
+        return np.asarray(text.split()), lengths
+
+Generator(model, tokenizer).run("Hello")
+""",
+    "to_pil_then_numpy": """
+from torchvision import transforms
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+to_pil = transforms.ToPILImage()
+model = Net().to(device)
+x = torch.randn(4, 8).to(device)
+recon = model(x)
+img = to_pil(recon.cpu())
+arr = np.asarray(img)
+item = recon.mean().item()
+vals = np.array([item, float(recon.sum())])
+""",
+    "converter_callables_do_not_return_device_tensors": """
+class Demo:
+    def __init__(self, model, render_fn, decode_fn, device):
+        self.model = model
+        self.render = render_fn
+        self.decode = decode_fn
+        self.device = device
+
+    def run(self, x):
+        pred = self.model(x.to(self.device))
+        frame = np.asarray(self.render(pred))
+        words = np.array(self.decode(pred.argmax(-1)))
+        return frame, words, pred.numpy()  # <- DL003
+
+def encode_prompts(text_encoder, ids, device):
+    with torch.no_grad():
+        emb = text_encoder(ids.to(device))[0]
+    return emb.numpy()  # <- DL003
+""",
+    # ------------------------------------------------ 2. in-place .to()
+    "batch_encoding_moved_in_place": """
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased").to(device)
+texts = ["a", "b"]
+inputs = tokenizer(texts, padding=True, truncation=True, return_tensors="pt")
+inputs.to(device)
+with torch.no_grad():
+    logits = model(**inputs).logits
+""",
+    "loader_batch_object_moved_in_place": """
+from transformers import AutoModelForSequenceClassification
+
+def evaluate(model, eval_dataloader, device):
+    model.eval()
+    for batch in eval_dataloader:
+        batch.to(device)
+        with torch.no_grad():
+            outputs = model(**batch)
+        preds = outputs.logits.argmax(-1).cpu().numpy()
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+model.to(device)
+evaluate(model, DataLoader([], batch_size=8), device)
+""",
+    "pyg_batches_move_in_place": """
+from torch_geometric.data import Data
+from torch_geometric.loader import DataLoader as GraphLoader
+
+class GCN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 2)
+
+    def forward(self, x, edge_index):
+        return self.lin(x)
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = GCN().to(device)
+graph = Data(x=torch.randn(10, 16), edge_index=torch.randint(0, 10, (2, 30)))
+graph.to(device)
+out = model(graph.x, graph.edge_index)
+loader = GraphLoader([graph], batch_size=4)
+for data in loader:
+    data.to(device)
+    loss = F.cross_entropy(model(data.x, data.edge_index), data.y)
+""",
+    "user_class_with_own_to": """
+class Episode:
+    def __init__(self, obs, actions):
+        self.obs = obs
+        self.actions = actions
+
+    def to(self, device):
+        self.obs = self.obs.to(device)
+        self.actions = self.actions.to(device)
+        return self
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+ep = Episode(torch.randn(5, 8), torch.randint(0, 3, (5,)))
+ep.to(device)
+loss = F.cross_entropy(model(ep.obs), ep.actions)
+""",
+    "module_parameter_of_a_module_method": """
+class Adapter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def replace(self, parent, name, new_module, child):
+        setattr(parent, name, new_module)
+        new_module.to(child.weight.device)
+
+    def forward(self, x, mask):
+        mask.to(x.device)  # <- DL006
+        return self.proj(x)
+""",
+    "quantized_model_is_placed_by_the_loader": """
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+
+model = AutoModelForCausalLM.from_pretrained("opt", quantization_config=BitsAndBytesConfig(load_in_8bit=True))
+ids = torch.randint(0, 100, (1, 8)).to("cuda")
+out = model(input_ids=ids)
+""",
+    "tensor_to_as_statement_still_flagged": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+for x, y in make_loader():
+    x.to(device)  # <- DL006
+    y = y.to(device)
+""",
+    # ------------------------------------------------ 3. collate functions that move
+    "collate_builds_tensors_on_device": """
+class Collator:
+    def __init__(self, device):
+        self.device = device
+
+    def collate(self, samples):
+        xs = torch.tensor([s[0] for s in samples], device=self.device)
+        ys = torch.tensor([s[1] for s in samples], device=self.device)
+        return xs, ys
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+collator = Collator(device)
+loader = DataLoader(list(range(100)), batch_size=8, collate_fn=collator.collate)
+for xs, ys in loader:
+    loss = F.cross_entropy(model(xs), ys)
+""",
+    "collate_function_calls_to_device": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def collate(samples):
+    xs = torch.stack([s[0] for s in samples])
+    ys = torch.stack([s[1] for s in samples])
+    return to_device((xs, ys))
+
+def to_device(batch):
+    return tuple(t.to(device) for t in batch)
+
+model = Net().to(device)
+loader = DataLoader(list(range(100)), batch_size=8, collate_fn=collate)
+for xs, ys in loader:
+    loss = F.cross_entropy(model(xs), ys)
+""",
+    # ------------------------------------------------ 4. branches on a device flag
+    "gpu_mode_flag_branches": """
+class GAN:
+    def __init__(self, args):
+        self.gpu_mode = args.gpu_mode
+        self.G = Net()
+        if self.gpu_mode:
+            self.G.cuda()
+
+    def sample(self, z):
+        if self.gpu_mode:
+            z = z.cuda()
+        samples = self.G(z)
+        if self.gpu_mode:
+            samples = samples.cpu().data.numpy()
+        else:
+            samples = samples.data.numpy()
+        return samples
+""",
+    "args_gpu_none_is_the_cpu_path": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--gpu", type=int, default=None)
+args = parser.parse_args()
+model = Net()
+if args.gpu is not None:
+    model = model.cuda(args.gpu)
+x = torch.randn(4, 8)
+if args.gpu is not None:
+    x = x.cuda(args.gpu)
+out = model(x)
+if args.gpu is None:
+    arr = out.detach().numpy()
+else:
+    arr = out.detach().cpu().numpy()
+""",
+    "use_cuda_flag_numpy_in_cpu_branch": """
+use_cuda = torch.cuda.is_available()
+model = Net()
+if use_cuda:
+    model.cuda()
+for x, y in make_loader():
+    if use_cuda:
+        x, y = x.cuda(), y.cuda()
+    out = model(x)
+    if not use_cuda:
+        preds = out.argmax(1).numpy()
+""",
+    "device_chosen_under_flag": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--cuda", action="store_true")
+args = parser.parse_args()
+device = "cpu"
+if args.cuda:
+    device = "cuda"
+model = Net().to(device)
+noise = torch.randn(4, 8, device=device)
+out = model(noise)
+if not args.cuda:
+    arr = out.detach().numpy()
+    arr2 = noise.numpy()
+""",
+    "device_type_check": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+out = model(torch.randn(2, 8, device=device))
+if device.type == "cuda":
+    arr = out.detach().cpu().numpy()
+else:
+    arr = out.detach().numpy()
+""",
+    "availability_guarded_move_then_numpy": """
+model = Net()
+x = torch.randn(4, 8)
+if torch.cuda.is_available():
+    model = model.cuda()
+    x = x.cuda()
+with torch.no_grad():
+    out = model(x)
+preds = out.argmax(1).numpy()  # <- DL003
+""",
+    # ------------------------------------------------ 5. statement order
+    "shape_probe_before_move": """
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Linear(8, 32), nn.ReLU())
+        with torch.no_grad():
+            n_feat = self.features(torch.zeros(1, 8)).shape[1]
+        self.head = nn.Linear(n_feat, 3)
+
+    def forward(self, x):
+        return self.head(self.features(x))
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+backbone = Net()
+with torch.no_grad():
+    probe = backbone(torch.zeros(2, 8))
+print(probe.shape)
+backbone.to(device)
+model = Classifier().to(device)
+out = model(torch.randn(2, 8).to(device))
+""",
+    "probe_in_init_then_attribute_moved": """
+class Trainer:
+    def __init__(self, device):
+        self.device = device
+        self.model = Net()
+        with torch.no_grad():
+            n_out = self.model(torch.zeros(1, 8)).shape[1]
+        self.model = self.model.to(device)
+        self.head = nn.Linear(n_out, 2).to(device)
+
+    def predict(self, x):
+        with torch.no_grad():
+            return self.model(x.to(self.device)).numpy()  # <- DL003
+""",
+    "checkpoint_cpu_then_back": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+for epoch in range(3):
+    for x, y in make_loader():
+        loss = F.cross_entropy(model(x.to(device)), y.to(device))
+    model.cpu()
+    torch.save(model.state_dict(), f"ckpt_{epoch}.pt")
+    model.to(device)
+""",
+    "checkpoint_through_eval_chain": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+for epoch in range(3):
+    for batch_id, (x, y) in enumerate(make_loader()):
+        loss = F.cross_entropy(model(x.to(device)), y.to(device))
+        if batch_id % 100 == 0:
+            model.eval().cpu()
+            torch.save(model.state_dict(), "ckpt.pth")
+            model.to(device).train()
+""",
+    "save_helper_moves_to_cpu": """
+def save_checkpoint(model, path):
+    model.cpu()
+    torch.save(model.state_dict(), path)
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net()
+model.to(device)
+save_checkpoint(model, "init.pt")
+model.to(device)
+out = model(torch.randn(2, 8, device=device))
+""",
+    # ------------------------------------------------ 6. floats and host checkpoints
+    "python_float_losses": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+total, seen = 0.0, 0
+for x, y in make_loader():
+    x, y = x.to(device), y.to(device)
+    out = model(x)
+    loss = F.cross_entropy(out, y)
+    loss.backward()
+    ratio = x.size(0) / y.size(0)
+    total += ratio
+    loss = loss.item()
+    total += loss
+    seen += float(out.shape[0])
+    total += float(loss) * x.size(0)
+""",
+    "ratio_returned_by_forward_is_a_number": """
+class Pooled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 1)
+
+    def forward(self, x):
+        keep = x[x.sum(1) > 0]
+        ratio = keep.size(0) / x.size(0)
+        return self.fc(keep).view(-1), ratio
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Pooled().to(device)
+
+def evaluate(loader):
+    total_ratio = 0
+    for x, y in loader:
+        out, ratio = model(x.to(device))
+        total_ratio += ratio
+    return total_ratio / len(loader)
+
+evaluate(make_loader())
+""",
+    "graph_accumulated_in_eval_loop": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+val_loss = 0.0
+for x, y in make_loader():
+    loss = F.cross_entropy(model(x.to(device)), y.to(device))
+    val_loss += loss  # <- DL010
+""",
+    "load_of_host_features": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+feats = []
+with torch.no_grad():
+    for x, _ in make_loader():
+        feats.append(model(x.to(device)).cpu())
+torch.save(torch.cat(feats), "features.pt")
+torch.save(torch.from_numpy(np.zeros((3, 3))), "table.pt")
+features = torch.load("features.pt")
+table = torch.load("table.pt")
+state = torch.load("model.pt")  # <- DL009
+""",
+}
+
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_library_case(name):
+    code = program(CASES[name])
+    got = {(f.code, f.line) for f in lint_source(code, f"{name}.py", select=RULES)}
+    listing = "\n".join(f"{n:3d} {line}" for n, line in enumerate(code.splitlines(), 1))
+    assert got == expected(code), f"got {sorted(got)}\n{listing}"
+
+
+def test_model_kwargs_unpacked_into_from_pretrained_may_place_it():
+    # a notebook-style generation script: the placement hides in a dict of loader options
+    src = '''
+import torch
+from peft import PeftModel
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+model_kwargs = {"device_map": "auto"}
+model = AutoModelForCausalLM.from_pretrained("base-model", **model_kwargs)
+model = PeftModel.from_pretrained(model, "adapter")
+tokenizer = AutoTokenizer.from_pretrained("base-model")
+inputs = tokenizer("Write an essay.", return_tensors="pt")
+inputs = {k: v.to(device) for k, v in inputs.items()}
+outputs = model.generate(**inputs, max_new_tokens=64)
+print(tokenizer.decode(outputs[0]))
+'''
+    assert lint_source(src.encode(), "generate.py", select=["ALL"]) == []
+
+
+def test_unmoved_model_method_call_names_the_model_not_the_method():
+    src = '''
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+device = torch.device("cuda")
+model = AutoModelForCausalLM.from_pretrained("base-model")
+model.eval()
+tokenizer = AutoTokenizer.from_pretrained("base-model")
+inputs = tokenizer("Write an essay.", return_tensors="pt").to(device)
+outputs = model.generate(**inputs, max_new_tokens=64)
+'''
+    found = [f for f in lint_source(src.encode(), "generate.py") if f.code == "DL001"]
+    assert [f.line for f in found] == [10]
+    assert found[0].message.startswith("`model.generate()` is called with tensors on the device but `model` is never moved")
+    assert "use `model.to(device)`" in found[0].message
+
+
+def test_a_move_chained_onto_the_same_move_is_redundant_whatever_moves():
+    src = '''
+import argparse
+
+import torch
+import torchvision
+from transformers import AutoTokenizer
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--arch", default="resnet18")
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = getattr(torchvision.models, args.arch)(weights=None)
+model = model.to(device).to(device)
+teacher = torchvision.models.resnet50().cuda().cuda()
+tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+batch = tokenizer(["a photo"], return_tensors="pt")
+batch.to(device).to(device)
+images = torch.rand(8, 3, 224, 224).to(device).to(torch.float16)
+half = torch.rand(8, 3, 224, 224).to(device, non_blocking=True).to(device)
+'''
+    found = [(f.line, f.code) for f in lint_source(src.encode(), "train.py", select=["DL004"])]
+    # line 18 changes the dtype; line 19 (flagged by the inference) moves a tensor already there
+    assert found == [(13, "DL004"), (14, "DL004"), (17, "DL004"), (19, "DL004")]

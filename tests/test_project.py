@@ -1,0 +1,704 @@
+"""Project-wide inference: models, factories and helpers imported from other files."""
+
+import json
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from devicelint.cli import cli
+from devicelint.engine import lint_file, lint_source
+
+MODELS = '''
+import torch
+import torch.nn as nn
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+        self.bn = nn.BatchNorm2d(channels)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x))) + x
+
+
+class ResNetLike(nn.Module):
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 16, 3, padding=1)
+        self.blocks = nn.Sequential(BasicBlock(16), BasicBlock(16))
+        self.head = nn.Linear(16, num_classes)
+
+    def forward(self, x):
+        x = self.blocks(self.stem(x))
+        return self.head(x.mean(dim=(2, 3)))
+
+
+def build_model(cfg, device):
+    model = ResNetLike(cfg.num_classes)
+    model.to(device)
+    return model
+
+
+def build_model_on_host(cfg):
+    model = ResNetLike(cfg.num_classes)
+    model.eval()
+    return model
+'''
+
+UTILS = '''
+import torch
+import torch.nn as nn
+import numpy as np
+
+
+def get_device():
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def to_device(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {k: to_device(v, device) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return [to_device(v, device) for v in batch]
+    return batch
+
+
+def count_parameters(model):
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def setup(model, device):
+    model.to(device)
+'''
+
+TRAIN = '''
+import argparse
+
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+from models import ResNetLike
+from utils import count_parameters, get_device
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--lr", type=float, default=0.1)
+    args = parser.parse_args()
+    device = get_device()
+    model = ResNetLike(num_classes=10)
+    print(f"{count_parameters(model)} parameters")
+    data = TensorDataset(torch.randn(64, 3, 8, 8), torch.randint(0, 10, (64,)))
+    loader = DataLoader(data, batch_size=16, shuffle=True)
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    for epoch in range(args.epochs):
+        for images, labels in loader:
+            images, labels = images.to(device), labels.to(device)
+            loss = F.cross_entropy(model(images), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def make(root: Path, files: dict) -> Path:
+    for name, text in files.items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def found(path: Path):
+    return [(f.code, f.line) for f in lint_file(str(path))]
+
+
+def line_of(path: Path, text: str) -> int:
+    lines = path.read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
+
+
+def test_model_class_from_models_py_never_moved_is_flagged(tmp_path):
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": TRAIN})
+    train = tmp_path / "train.py"
+    assert found(train) == [("DL001", line_of(train, "F.cross_entropy(model(images)"))]
+
+
+def test_the_same_model_moved_is_clean(tmp_path):
+    moved = TRAIN.replace("model = ResNetLike(num_classes=10)", "model = ResNetLike(num_classes=10).to(device)")
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": moved})
+    assert found(tmp_path / "train.py") == []
+
+
+def test_without_the_imported_file_the_model_is_unknown(tmp_path):
+    infer = """
+        import torch
+        from models import ResNetLike
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = ResNetLike(num_classes=10)
+        with torch.no_grad():
+            logits = model(torch.randn(1, 3, 8, 8, device=device))
+        """
+    make(tmp_path, {"pyproject.toml": "", "infer.py": infer})
+    # ResNetLike is something we cannot see: we stay silent
+    assert found(tmp_path / "infer.py") == []
+    make(tmp_path, {"models.py": MODELS})
+    assert found(tmp_path / "infer.py") == [("DL001", 7)]
+
+
+def test_factory_returning_a_moved_model(tmp_path):
+    train = TRAIN.replace("from models import ResNetLike", "from models import build_model").replace(
+        "model = ResNetLike(num_classes=10)", "model = build_model(args, device)"
+    )
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": train})
+    assert found(tmp_path / "train.py") == []
+    # the model is on the device now: a batch that is not moved meets it
+    unmoved = train.replace("            images, labels = images.to(device), labels.to(device)\n", "")
+    (tmp_path / "train.py").write_text(textwrap.dedent(unmoved).lstrip("\n"))
+    path = tmp_path / "train.py"
+    # `model(images)` and `cross_entropy(..., labels)` both meet the device on that line
+    assert set(found(path)) == {("DL002", line_of(path, "F.cross_entropy(model(images)"))}
+
+
+def test_factory_returning_a_host_model_is_flagged(tmp_path):
+    train = TRAIN.replace("from models import ResNetLike", "from models import build_model_on_host").replace(
+        "model = ResNetLike(num_classes=10)", "model = build_model_on_host(args)"
+    )
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": train})
+    path = tmp_path / "train.py"
+    assert found(path) == [("DL001", line_of(path, "F.cross_entropy(model(images)"))]
+
+
+def test_to_device_helper_moves_the_batch(tmp_path):
+    train = TRAIN.replace("from utils import count_parameters, get_device", "from utils import get_device, to_device").replace(
+        '    print(f"{count_parameters(model)} parameters")\n', ""
+    ).replace("images, labels = images.to(device), labels.to(device)", "images, labels = to_device((images, labels), device)")
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": train})
+    path = tmp_path / "train.py"
+    # the batch counts as moved, so the model that is not moved is the bug
+    assert found(path) == [("DL001", line_of(path, "F.cross_entropy(model(images)"))]
+    moved = train.replace("model = ResNetLike(num_classes=10)", "model = ResNetLike(num_classes=10).to(device)")
+    path.write_text(textwrap.dedent(moved).lstrip("\n"))
+    assert found(path) == []  # no DL002: the helper moved the batch
+
+
+def test_dict_batch_through_to_device_helper(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "utils.py": UTILS,
+        "finetune.py": '''
+            import torch
+            from transformers import AutoModelForSequenceClassification
+            from utils import to_device
+
+            def train(loader, epochs=1):
+                device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+                model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+                optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+                for _ in range(epochs):
+                    for batch in loader:
+                        batch = to_device(batch, device)
+                        outputs = model(**batch)
+                        outputs.loss.backward()
+                        optimizer.step()
+            ''',
+    }
+    make(tmp_path, files)
+    path = tmp_path / "finetune.py"
+    assert found(path) == [("DL001", line_of(path, "outputs = model(**batch)"))]
+
+
+def test_helpers_that_read_or_move_the_model(tmp_path):
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": TRAIN})
+    path = tmp_path / "train.py"
+    # count_parameters only reads the model: the finding stays (see the first test); a helper
+    # that moves the model silences it
+    text = path.read_text().replace("from utils import count_parameters, get_device", "from utils import get_device, setup")
+    text = text.replace('print(f"{count_parameters(model)} parameters")', "setup(model, device)")
+    path.write_text(text)
+    assert found(path) == []
+
+
+def test_star_import_brings_torch_into_scope(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "common.py": '''
+            import torch
+            import torch.nn as nn
+            import numpy as np
+
+            SEED = 0
+            ''',
+        "train.py": '''
+            from common import *
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 2))
+            x = torch.randn(16, 32, device=device)
+            logits = model(x)
+            with torch.cuda.amp.autocast():
+                loss = logits.sum()
+            ''',
+    }
+    make(tmp_path, files)
+    path = tmp_path / "train.py"
+    assert found(path) == [("DL001", 6), ("DL005", 7)]
+
+
+def test_relative_imports_inside_a_package(tmp_path):
+    files = {
+        "setup.py": "",
+        "detector/__init__.py": "from .model import Detector\n",
+        "detector/model.py": '''
+            from torch import nn
+
+            class Backbone(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 8, 3)
+
+            class Detector(Backbone):
+                def forward(self, x):
+                    return self.conv(x)
+            ''',
+        "detector/engine.py": '''
+            import torch
+            from . import model as models
+            from .model import Detector
+
+            def run(images, device):
+                net = Detector()
+                return net(images.to(device))
+
+            def run_module_attr(images, device):
+                net = models.Detector()
+                return net(images.to(device))
+            ''',
+        "infer.py": '''
+            import torch
+            import detector.model as m
+            from detector import Detector
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            a = m.Detector()
+            b = Detector().to(device)
+            x = torch.randn(1, 3, 32, 32, device=device)
+            a(x)
+            b(x)
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "detector" / "engine.py") == [("DL001", 7), ("DL001", 11)]
+    assert found(tmp_path / "infer.py") == [("DL001", 9)]
+
+
+def test_src_layout(tmp_path):
+    files = {
+        "pyproject.toml": "[project]\nname = 'segment'\n",
+        "src/segment/__init__.py": "",
+        "src/segment/nets.py": '''
+            import torch.nn as nn
+
+            class UNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.down = nn.Conv2d(1, 4, 3)
+            ''',
+        "scripts/train.py": '''
+            import torch
+            from segment.nets import UNet
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            net = UNet()
+            out = net(torch.zeros(1, 1, 16, 16, device=device))
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "scripts" / "train.py") == [("DL001", 6)]
+
+
+def test_local_class_with_a_base_from_another_file(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "base.py": '''
+            import torch.nn as nn
+
+            class BaseModel(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.encoder = nn.Linear(8, 8)
+            ''',
+        "train.py": '''
+            import torch
+            from base import BaseModel
+
+            class Classifier(BaseModel):
+                def forward(self, x):
+                    return self.encoder(x)
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            clf = Classifier()
+            clf(torch.randn(2, 8, device=device))
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "train.py") == [("DL001", 10)]
+
+
+def test_dataset_from_another_file_that_moves_its_items_is_not_a_host_loader(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "data.py": '''
+            import torch
+            from torch.utils.data import Dataset
+
+            class GPUDataset(Dataset):
+                def __init__(self, x, device):
+                    self.x = x.to(device)
+
+                def __len__(self):
+                    return len(self.x)
+
+                def __getitem__(self, i):
+                    return self.x[i]
+            ''',
+        "train.py": '''
+            import torch
+            from torch.utils.data import DataLoader
+            from data import GPUDataset
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model = torch.nn.Linear(4, 2).to(device)
+            loader = DataLoader(GPUDataset(torch.randn(8, 4), device), batch_size=2)
+            for x in loader:
+                model(x)
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "train.py") == []
+
+
+def test_import_cycle_does_not_crash(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "a.py": '''
+            import torch
+            from b import *
+
+            class A(B):
+                pass
+
+            def make():
+                return make_b()
+            ''',
+        "b.py": '''
+            import torch
+            from a import *
+
+            class B(A):
+                pass
+
+            def make_b():
+                return make()
+            ''',
+        "train.py": '''
+            import torch
+            from a import A, make
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            x = torch.randn(2, 2, device=device)
+            A()(x)
+            make()(x)
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "train.py") == []
+    assert found(tmp_path / "a.py") == []
+
+
+def test_missing_module_and_dynamic_import_are_silent(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "train.py": '''
+            import importlib
+            import torch
+            from nowhere import Net
+            from .also_missing import Other
+
+            models = importlib.import_module("models")
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            x = torch.randn(2, 2, device=device)
+            Net()(x)
+            Other()(x)
+            models.Net()(x)
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "train.py") == []
+
+
+def test_syntax_error_in_an_imported_file(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "models.py": "import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self)\n        pass\n",
+        "train.py": '''
+            import torch
+            from models import Net
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            Net()(torch.randn(2, 2, device=device))
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "train.py") == []
+    assert [f[0] for f in found(tmp_path / "models.py")] == ["DL000"]
+    r = CliRunner().invoke(cli, [str(tmp_path), "--no-cache", "--output-format", "json"])
+    assert [(Path(f["path"]).name, f["code"]) for f in json.loads(r.output)] == [("models.py", "DL000")]
+
+
+def _cli(args):
+    r = CliRunner().invoke(cli, [*args, "--output-format", "json"], catch_exceptions=False)
+    return [(Path(f["path"]).name, f["line"], f["code"]) for f in json.loads(r.output)]
+
+
+def test_cache_is_invalidated_when_an_imported_file_changes(tmp_path, monkeypatch):
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": TRAIN})
+    monkeypatch.chdir(tmp_path)
+    bug = [("train.py", line_of(tmp_path / "train.py", "F.cross_entropy(model(images)"), "DL001")]
+    assert _cli(["train.py"]) == bug
+    assert _cli(["train.py"]) == bug  # warm
+    # the class now places itself: the importer's finding must go, warm cache or not
+    models = tmp_path / "models.py"
+    models.write_text(models.read_text().replace(
+        "        self.head = nn.Linear(16, num_classes)\n",
+        "        self.head = nn.Linear(16, num_classes)\n        self.to('cuda' if torch.cuda.is_available() else 'cpu')\n",
+    ))
+    assert _cli(["train.py"]) == [] == _cli(["train.py", "--no-cache"])
+    # and back
+    models.write_text(textwrap.dedent(MODELS).lstrip("\n"))
+    assert _cli(["train.py"]) == bug
+    # a module that did not exist appears: what was unknown becomes known
+    (tmp_path / "helpers.py").write_text("import torch.nn as nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 2)\n")
+    (tmp_path / "infer.py").write_text(
+        "import torch\nfrom helpers2 import Head\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nHead()(torch.randn(2, 2, device=device))\n"
+    )
+    assert _cli(["infer.py"]) == []
+    (tmp_path / "helpers.py").rename(tmp_path / "helpers2.py")
+    assert _cli(["infer.py"]) == [("infer.py", 4, "DL001")] == _cli(["infer.py", "--no-cache"])
+
+
+def test_an_edit_that_keeps_the_summary_keeps_the_cached_result(tmp_path, monkeypatch):
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": TRAIN})
+    monkeypatch.chdir(tmp_path)
+    first = _cli(["train.py"])
+    entries = sorted(p for p in (tmp_path / ".devicelint_cache").rglob("*.json") if "summaries" not in p.parts)
+    (tmp_path / "models.py").write_text((tmp_path / "models.py").read_text() + "\n# a comment changes nothing\n")
+    assert _cli(["train.py"]) == first
+    after = sorted(p for p in (tmp_path / ".devicelint_cache").rglob("*.json") if "summaries" not in p.parts)
+    assert after == entries  # no new result entry: the dependency key did not change
+
+
+def test_one_file_alone_gives_what_the_whole_folder_gives(tmp_path, monkeypatch):
+    files = {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": TRAIN,
+             "eval.py": TRAIN.replace("from models import ResNetLike", "from models import build_model_on_host").replace(
+                 "model = ResNetLike(num_classes=10)", "model = build_model_on_host(args)")}
+    make(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    whole = _cli([".", "--no-cache", "--jobs", "1"])
+    assert {name for name, _, _ in whole} == {"train.py", "eval.py"}
+    for name in ("train.py", "eval.py", "models.py", "utils.py"):
+        alone = _cli([name, "--no-cache"])
+        assert alone == [f for f in whole if f[0] == name]
+        assert _cli([name]) == alone  # through the cache (pre-commit runs) too
+
+
+def test_a_class_that_builds_its_layers_on_a_device_is_not_a_host_model(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "models.py": '''
+            import torch
+            import torch.nn as nn
+
+            DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+            class Probe(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2, device=DEVICE)
+            ''',
+        "train.py": '''
+            import torch
+            from models import DEVICE, Probe
+
+            probe = Probe()
+            probe(torch.randn(4, 8, device=DEVICE))
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "train.py") == []
+
+
+def test_damaged_summary_cache_entries_are_recomputed(tmp_path, monkeypatch):
+    from devicelint import project
+
+    monkeypatch.setattr(project, "_stores", {})  # a fresh run: summaries come from disk
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS, "utils.py": UTILS, "train.py": TRAIN})
+    monkeypatch.chdir(tmp_path)
+    first = _cli(["train.py"])
+    assert first
+    summaries = list((tmp_path / ".devicelint_cache" / "summaries").rglob("*.json"))
+    assert len(summaries) == 2  # models.py and utils.py
+    for damage in ("{not json", "[]", '{"s": {"v": 1}, "h": "x"}', '{"h": 3}', '{"s": {"v": 1, "imports": 2}, "h": "y"}'):
+        for p in summaries:
+            p.write_text(damage)
+        # the result entries go too, so the summaries are read again
+        for p in (tmp_path / ".devicelint_cache").glob("??/*.json"):
+            p.unlink()
+        monkeypatch.setattr(project, "_stores", {})
+        assert _cli(["train.py"]) == first
+
+
+def test_star_imports_through_a_models_package(tmp_path):
+    # the layout of many CIFAR repositories: main.py does `from models import *`, and
+    # models/__init__.py re-exports every architecture with star imports
+    files = {
+        ".git/HEAD": "ref: refs/heads/main\n",
+        "models/__init__.py": "from .vgg import *\nfrom .resnet import *\n",
+        "models/vgg.py": '''
+            import torch.nn as nn
+
+            class VGG(nn.Module):
+                def __init__(self, name):
+                    super().__init__()
+                    self.features = nn.Conv2d(3, 64, 3)
+            ''',
+        "models/resnet.py": '''
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            __all__ = ["ResNet18"]
+
+            class ResNet(nn.Module):
+                def __init__(self, blocks):
+                    super().__init__()
+                    self.conv1 = nn.Conv2d(3, 64, 3)
+
+            def ResNet18():
+                return ResNet([2, 2, 2, 2])
+            ''',
+        "main.py": '''
+            import argparse
+            import torch
+            import torch.nn as nn
+            import models.vgg
+            from models import *
+
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            net = ResNet18()
+            vgg = models.vgg.VGG("VGG16")
+            moved = VGG("VGG11").to(device)
+            criterion = nn.CrossEntropyLoss()
+            inputs = torch.randn(4, 3, 32, 32).to(device)
+            outputs = net(inputs)
+            features = vgg(inputs)
+            logits = moved(inputs)
+            hidden = ResNet([1, 1, 1, 1])
+            ''',
+    }
+    make(tmp_path, files)
+    # ResNet is not in resnet.py's __all__: the star import does not bring it
+    assert [f for f in found(tmp_path / "main.py") if f[0] == "DL001"] == [("DL001", 13), ("DL001", 14)]
+
+
+def test_factories_we_cannot_follow_stay_unknown(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "models.py": MODELS + '''
+
+REGISTRY = {}
+
+
+def build_aliased():
+    model = ResNetLike()
+    net = model.eval()
+    net.cuda()  # moves `model` too: one module, two names
+    return model
+
+
+def build_cached(name):
+    model = ResNetLike()
+    REGISTRY[name] = model  # anyone may move it later
+    return model
+
+
+def build_maybe_on_gpu(use_gpu):
+    model = ResNetLike()
+    if use_gpu:
+        model.cuda()
+    return model
+
+
+def register(fn):
+    return fn
+
+
+@register
+def build_registered():
+    return ResNetLike()
+''',
+        "train.py": '''
+            import torch
+            from models import build_aliased, build_cached, build_maybe_on_gpu, build_registered
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            x = torch.randn(2, 3, 8, 8, device=device)
+            build_aliased()(x)
+            build_cached("a")(x)
+            build_maybe_on_gpu(True)(x)
+            build_registered()(x)
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "train.py") == []
+
+
+def test_loader_factory_in_another_file_yields_host_batches(tmp_path):
+    files = {
+        "pyproject.toml": "",
+        "data.py": '''
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+            def make_loaders(batch_size):
+                train = TensorDataset(torch.randn(64, 10), torch.randint(0, 2, (64,)))
+                val = TensorDataset(torch.randn(16, 10), torch.randint(0, 2, (16,)))
+                return DataLoader(train, batch_size=batch_size, shuffle=True), DataLoader(val, batch_size=batch_size)
+            ''',
+        "train.py": '''
+            import torch
+            import torch.nn as nn
+            from data import make_loaders
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model = nn.Linear(10, 2).to(device)
+            train_batches, val_batches = make_loaders(8)
+            for x, y in train_batches:
+                loss = nn.functional.cross_entropy(model(x), y.to(device))
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "train.py") == [("DL002", 9)]
+    # the names alone say nothing: without the project the batches are unknown
+    assert lint_source((tmp_path / "train.py").read_bytes(), "<stdin>") == []

@@ -1,0 +1,58 @@
+"""The runtime checker's autofix verdict: `--fix --unsafe-fixes` on a copy of a bad script,
+run simulated like a fixed script (runner.autofix_run)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from devicelint.runtime.fixture import discover_pairs  # noqa: E402
+from devicelint.runtime.runner import autofix_run, run_script  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def pair_of(tmp_path, folder: str, bad: str = "bad.py"):
+    dst = tmp_path / folder
+    shutil.copytree(FIXTURES / folder, dst)
+    return next(p for p in discover_pairs(dst) if p.bad.name == bad)
+
+
+def test_a_fixed_copy_that_runs_clean_is_proven(tmp_path):
+    pair = pair_of(tmp_path, "DL006-discarded-to")
+    verdict, detail = autofix_run(pair, True, 120, None)
+    assert verdict == "proven", detail
+    assert pair.bad.read_text() == (FIXTURES / "DL006-discarded-to" / "bad.py").read_text()  # only a copy changed
+
+
+def test_a_waste_must_be_gone_from_the_fixed_copy(tmp_path):
+    pair = pair_of(tmp_path, "DL008-cpu-alloc-then-move")
+    bad = run_script(pair.bad, True, 120)
+    verdict, detail = autofix_run(pair, True, 120, None, bad=bad)
+    assert verdict == "proven", detail
+    # compared with a "bad" run that wastes nothing, the copy's waste cannot be shown gone
+    fixed = run_script(pair.fixed, True, 120)
+    assert autofix_run(pair, True, 120, None, bad=fixed)[0] == "fails"
+
+
+def test_no_fix_for_rules_without_one(tmp_path):
+    pair = pair_of(tmp_path, "DL001-model-not-moved")
+    assert autofix_run(pair, True, 120, None) == ("no-fix", "")
+
+
+def test_a_fix_that_does_not_repair_fails(tmp_path, monkeypatch):
+    import devicelint.fix as fixmod
+
+    pair = pair_of(tmp_path, "DL006-discarded-to")
+    real = fixmod.fix_source
+
+    def wrong(source, path, select=None, ignore=None, unsafe=False):
+        # silences the rule without moving anything: the script still fails
+        return source.replace(b"inputs.to(device)\n", b"inputs.to(device) if False else None\n"), 1
+
+    monkeypatch.setattr(fixmod, "fix_source", wrong)
+    verdict, detail = autofix_run(pair, True, 120, None)
+    monkeypatch.setattr(fixmod, "fix_source", real)
+    assert verdict == "fails" and "not-clean" in detail
