@@ -47,6 +47,7 @@ class Mix:
     node: cst.CSTNode
     operands: list  # Val of every tensor / module taking part
     cls: cst.ClassDef | None = None  # the nn.Module class whose method does this, if any
+    in_forward: bool = False  # in that class's `forward` or a method it calls
 
 
 @dataclass
@@ -274,7 +275,20 @@ class Interpreter:
                 self.analyze_function(stmt, module_frame, None)
             elif isinstance(stmt, cst.ClassDef):
                 info = self.class_of(stmt)
-                self_val = Val(Kind.OBJECT, ref=Instance(stmt))
+                inst = Instance(stmt)
+                self_val = Val(Kind.OBJECT, ref=inst)
+                if _is_test_case(stmt):
+                    # each test runs on a fresh instance prepared by setUp: what one test
+                    # moves, the next one does not see
+                    first = [f for f in (info["methods"].get(n) for n in ("__init__", "setUp")) if f is not None]
+                    for fn in first:
+                        self.analyze_function(fn, module_frame, self_val)
+                    prepared = dict(inst.attrs)
+                    for fn in info["methods"].values():
+                        if fn not in first:
+                            inst.attrs = dict(prepared)
+                            self.analyze_function(fn, module_frame, self_val)
+                    continue
                 methods = sorted(info["methods"].values(), key=lambda f: f.name.value != "__init__")
                 for fn in methods:
                     self.analyze_function(fn, module_frame, self_val)
@@ -642,12 +656,24 @@ class Interpreter:
                 # `self.model = self.model.to(device)`: the same model, now moved
                 same = old is not None and old.mid is not None and old.mid is value.mid
                 base.ref.attrs[target.attr.value] = value if old is None or same else join(old, value)
+            elif base.kind in (Kind.MODULE, Kind.OBJECT) and base.moved_at is not None and not (
+                value.kind is Kind.MODULE and value.dev is base.dev and value.key == base.key
+            ):
+                # `pipe.unet = PeftModel.from_pretrained(pipe.unet, ...)` after `pipe.to(device)`:
+                # the new part may be anywhere, so moving the whole again is no longer redundant
+                self.rebind_text(target.value, base.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
         elif isinstance(target, cst.Subscript):
             base_text = dotted(target.value)
             if base_text:
                 self.forget_moves(base_text)
             base = self.eval(target.value)
-            if isinstance(target.value, cst.Name):
+            if base.kind is Kind.SEQ and isinstance(target.value, (cst.Name, cst.Attribute)):
+                # `self.grid[i] = self._make_grid(...)`: the list may now hold either
+                elem = join(base.elem, value) if base.elem is not None else value
+                for p in base.parts or ():
+                    elem = join(elem, p)
+                self.bind(target.value, Val(Kind.SEQ, elem=elem))
+            elif isinstance(target.value, cst.Name):
                 if base.kind is Kind.MAPPING:
                     # batch["x"] = batch["x"].to(device): the dict now holds mixed values
                     st.vars[target.value.value] = base.with_(elem=join(base.elem, value) if base.elem else value)
@@ -740,11 +766,31 @@ class Interpreter:
 
     def _mix_cls(self):
         """The module class a device mix happens in, for rules that ask whether that class runs on
-        the accelerator; None in `__init__`, which always runs before any move (a shape probe)."""
+        the accelerator; None in `__init__` and the methods it calls, which run before any move
+        (`self.feature_size()` probing a layer's output shape with a host tensor)."""
         cls = self._mod_cls()
-        if cls is not None and self.frame.func is not None and self.frame.func.name.value == "__init__":
+        if cls is not None and self.frame.func is not None and (
+            self.frame.func.name.value == "__init__" or self.frame.func.name.value in self.class_of(cls)["init_only"]
+        ):
             return None
         return cls
+
+    def _in_forward(self) -> bool:
+        """This frame runs `forward` of a module class or a method `forward` calls (and not
+        one `__init__` calls), analysed on its own or inlined only from such methods: whatever
+        device the module is on, its inputs are there too. A `forward` inlined from a script
+        or a shape probe (`self.forward(torch.zeros(1, 3, 224, 224))`) sees real arguments."""
+        f = self.frame
+        while f is not None:
+            sv = f.self_val
+            if f.func is None or sv is None or sv.kind is not Kind.OBJECT or not isinstance(sv.ref, Instance):
+                return False
+            info = self.class_of(sv.ref.cls)
+            name = f.func.name.value
+            if not info["module"] or name not in info["forward_path"] or name in info["init_only"]:
+                return False
+            f = f.parent
+        return True
 
     def _loader_loop(self):
         """The innermost enclosing loop of this frame that iterates a data loader, and the
@@ -1051,8 +1097,14 @@ class Interpreter:
         """An operation on several values (binary op, torch function): record device mixes."""
         tensors = [v for v in vals if v.kind is Kind.TENSOR or (v.kind in (Kind.SEQ, Kind.MAPPING) and host_batch_in(v))]
         if len(tensors) >= 2:
-            self.facts.mixes.append(Mix(node, tensors, self._mix_cls()))
-        return _result_of(vals)
+            self.facts.mixes.append(Mix(node, tensors, self._mix_cls(), self._in_forward()))
+        out = _result_of(vals)
+        if (out.kind is Kind.TENSOR and out.dev is Dev.UNKNOWN and not out.on_module and tensors
+                and all(v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU for v in tensors) and self._in_forward()):
+            # `torch.arange(half) * -scale` in a forward: its inputs are on_module, so the unknown
+            # is a hyper-parameter; had it been a device tensor this very operation would fail
+            return Val(Kind.TENSOR, Dev.CPU, fresh=True, grad=out.grad)
+        return out
 
     def iter_elem(self, v: Val) -> Val:
         if v.kind is Kind.LOADER:
@@ -1211,7 +1263,7 @@ class Interpreter:
         operands += [p for a in args if a.kind is Kind.SEQ and a.parts for p in a.parts if p.kind is Kind.TENSOR and p.fresh]
         cls = self._mod_cls()
         if len(operands) >= 2:
-            self.facts.mixes.append(Mix(node, operands, self._mix_cls()))
+            self.facts.mixes.append(Mix(node, operands, self._mix_cls(), self._in_forward()))
         if model.param_free:
             out = _result_of(args)
             return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN
@@ -1259,6 +1311,10 @@ class Interpreter:
             return self.module_method(node, func, recv, name)
         if recv.kind is Kind.TENSOR:
             return self.tensor_method(node, recv, name)
+        if name in _NUMBER_METHODS and recv.kind is Kind.UNKNOWN:
+            # `out.size(0) / x.size(0)` on what a library layer returned: a number either way
+            self.args(node)
+            return OTHER
         if recv.kind is Kind.MAPPING:
             pos, kw = self.args(node)
             if name == "items":
@@ -1317,7 +1373,7 @@ class Interpreter:
         if name in api.MIXING_METHODS:
             tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
             if len(tensors) >= 2:
-                self.facts.mixes.append(Mix(node, tensors, self._mix_cls()))
+                self.facts.mixes.append(Mix(node, tensors, self._mix_cls(), self._in_forward()))
         if name.startswith("new_") or name in ("type_as",):
             if name == "type_as" and pos:
                 return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key, grad=recv.grad, on_module=pos[0].on_module)
@@ -1339,10 +1395,15 @@ class Interpreter:
         if name in ("forward", "generate", "predict_step", "__call__"):
             return self.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
         if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
+            fn = self.class_of(recv.ref)["methods"].get(name)
+            if fn is not None and _places_inputs(fn):
+                # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
+                self.args(node)
+                return UNKNOWN
             # model.encoder(x) / model.encode(x): the model's own weights do the work
             return self.module_call(node, recv.with_(param_free=False), forward=False, method=name)
-        if (recv.mid is not None and not isinstance(recv.ref, cst.ClassDef) and name not in _MODULE_PROOF
-                and not name.startswith(_NOT_COMPUTE)):
+        if ((recv.mid is not None or self._in_forward()) and not isinstance(recv.ref, cst.ClassDef)
+                and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE)):
             vals = [self.eval(a.value) for a in node.args]
             if any(v.kind is Kind.TENSOR or host_batch_in(v) is not None for v in vals):
                 # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
@@ -1563,6 +1624,9 @@ class Interpreter:
             pos, kw = self.args(node)
             self.facts.saves.append((node, pos[0] if pos else kw.get("obj", UNKNOWN)))
             return OTHER
+        if parts[0] == "math":  # `math.log(10000) / half_dim`: plain numbers, never tensors
+            self.args(node)
+            return OTHER
         if q in ("numpy.array", "numpy.asarray", "numpy.asanyarray"):
             pos, kw = self.args(node)
             if pos:
@@ -1628,7 +1692,7 @@ class Interpreter:
         tensors = [v for v in flat if v.kind is Kind.TENSOR]
         functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
         if len(tensors) >= 2 and (functional or last in api.MIXING_FUNCTIONS):
-            self.facts.mixes.append(Mix(node, tensors, self._mix_cls()))
+            self.facts.mixes.append(Mix(node, tensors, self._mix_cls(), self._in_forward()))
         if not tensors:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
@@ -1789,7 +1853,9 @@ class Interpreter:
                 return self.new_model(node, built=True, name=cls)
             return Val(Kind.MODULE, w.dev if w.kind is Kind.TENSOR else Dev.UNKNOWN, key=w.key, name=cls)
         if cls in ("Sequential", "ModuleList", "ModuleDict"):
-            if not any(a.kind is Kind.MODULE and not a.param_free for a in pos + list(kw.values())) and pos:
+            # param-free only when every part is seen to be: `ModuleDict(dict(wte=...))` holds layers
+            parts = [p for a in pos + list(kw.values()) for p in (a.parts or (a.elem,) if a.kind is Kind.SEQ else (a,))]
+            if parts and all(p is not None and p.kind is Kind.MODULE and p.param_free for p in parts):
                 return Val(Kind.MODULE, param_free=True, name=cls)
         if cls in ("Module",):
             return Val(Kind.MODULE)
@@ -1850,7 +1916,8 @@ class Interpreter:
         if info is None:
             # a placeholder first: a class may build instances of itself (trees of blocks)
             self.class_info[id(cls)] = {"methods": {}, "module": True, "dataset": False, "framework": False,
-                                        "self_moves": False, "parts": set(), "has_params": True, "opaque": True}
+                                        "self_moves": False, "parts": set(), "has_params": True, "opaque": True,
+                                        "init_only": set(), "forward_path": set()}
             methods = {}
             for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
                 if isinstance(stmt, cst.FunctionDef):
@@ -1906,7 +1973,9 @@ class Interpreter:
                         if isinstance(n.target.value, cst.Name) and n.target.value.value == "self":
                             parts.add(n.target.attr.value)
             info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
-                    "self_moves": self_moves, "parts": parts, "has_params": has_params, "opaque": opaque}
+                    "self_moves": self_moves, "parts": parts, "has_params": has_params, "opaque": opaque,
+                    "init_only": _reachable(methods, "__init__") if module else set(),
+                    "forward_path": _reachable(methods, "forward") if module else set()}
             self.class_info[id(cls)] = info
         return info
 
@@ -2013,12 +2082,26 @@ class Interpreter:
         finally:
             self.frame = saved
             self.no_grad -= no_grad
+        self._forget_rebuilt_args(node, fn, params, pos)
         if frame.generator:
             return UNKNOWN
         out = None
         for r in frame.returns:
             out = join(out, r) if out is not None else r
         return out if out is not None else OTHER
+
+    def _forget_rebuilt_args(self, node: cst.Call, fn: cst.FunctionDef, params: list, pos: list) -> None:
+        """`load_adapter(pipe, ...)` doing `pipe.unet = PeftModel.from_pretrained(...)`: the
+        caller's moved model now holds a part that may be anywhere."""
+        rebuilt = _attr_assigned_params(fn)
+        if not rebuilt:
+            return
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        for i, p in enumerate(params[: len(positional)]):
+            v = pos[i] if i < len(pos) else None
+            if (p.name.value in rebuilt and v is not None and v.kind in (Kind.MODULE, Kind.OBJECT)
+                    and v.moved_at is not None and isinstance(positional[i].value, (cst.Name, cst.Attribute))):
+                self.rebind_text(positional[i].value, v.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
 
     def _harmless_decorator(self, d) -> bool:
         text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""
@@ -2322,6 +2405,57 @@ def _accel_classes(facts: Facts, interp: Interpreter) -> set:
                     out.add(part)
                     todo.append(part)
     return out
+
+
+# Methods that give a plain number (or list) whatever they are called on.
+_NUMBER_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "element_size", "item", "tolist"}
+
+
+def _attr_assigned_params(fn: cst.FunctionDef) -> set:
+    """Parameters of `fn` whose attributes it assigns (`pipe.unet = ...`)."""
+    names = {p.name.value for p in _param_names(fn)}
+    out = set()
+    for n in _walk(fn):
+        if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Attribute):
+            root = n.target.value
+            if isinstance(root, cst.Name) and root.value in names:
+                out.add(root.value)
+    return out
+
+
+def _is_test_case(cls: cst.ClassDef) -> bool:
+    return any((dotted(b.value) or "").rsplit(".", 1)[-1].endswith("TestCase") for b in cls.bases)
+
+
+def _places_inputs(fn: cst.FunctionDef) -> bool:
+    """A method that asks where the model is (`next(self.parameters()).is_cuda`, `.device`)
+    or moves something itself: what it is given need not be on the device already."""
+    for n in _walk(fn):
+        if isinstance(n, cst.Attribute) and n.attr.value in ("device", "is_cuda"):
+            return True
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda"):
+            return True
+    return False
+
+
+def _reachable(methods: dict, start: str) -> set:
+    """The methods `start` calls through `self.<name>(...)`, transitively (`start` excluded
+    unless it calls itself back)."""
+    seen: set = set()
+    todo = [start]
+    while todo:
+        fn = methods.get(todo.pop())
+        if fn is None:
+            continue
+        for n in _walk(fn):
+            if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
+                    and n.func.value.value == "self" and n.func.attr.value in methods
+                    and n.func.attr.value not in seen):
+                seen.add(n.func.attr.value)
+                todo.append(n.func.attr.value)
+    if start in methods and start not in seen and start == "forward":
+        seen.add(start)
+    return seen
 
 
 def _mentions_built_model(facts: Facts) -> bool:

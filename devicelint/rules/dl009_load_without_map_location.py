@@ -5,7 +5,7 @@ import libcst as cst
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, add_keyword, binds_before, bound_names, stmt_binds
 from devicelint.rules.base import Report, Rule
-from devicelint.values import Kind, surely_on_host
+from devicelint.values import Dev, Kind, surely_on_host
 
 _GUARD = re.compile(r"cuda|gpu|is_available|device_count", re.IGNORECASE)
 _LOADS = {"torch.load", "torch.serialization.load"}
@@ -200,8 +200,66 @@ def _host_files(saves) -> set:
         ]
         if not path:
             continue
-        (host if surely_on_host(val) else other).add(_code(path[0]))
+        if surely_on_host(val):
+            host.update({_code(path[0]), *_file_names(path[0])})
+        elif _maybe_device(val):
+            other.update({_code(path[0]), *_file_names(path[0])})
+        elif _is_checkpoint(_saved_node(call)):
+            other.add(_code(path[0]))
+        elif not isinstance(_saved_node(call), cst.Name):
+            # what this script saves there is an attribute or a tuple we cannot place (word
+            # vectors, triples, data lists): loading it back is no device bug we can show. A bare
+            # name (`torch.save(state, filename)` in a helper) is usually a checkpoint dict.
+            host.add(_code(path[0]))
     return host - other
+
+
+def _is_checkpoint(node) -> bool:
+    """`{"model": net.state_dict(), ...}`, `model.state_dict()`: a model's weights, wherever
+    the model was."""
+    return isinstance(node, cst.Dict) or (node is not None and "state_dict" in _code(node))
+
+
+def _saved_node(call: cst.Call):
+    pos = [a.value for a in call.args if a.keyword is None]
+    return pos[0] if pos else next((a.value for a in call.args if a.keyword and a.keyword.value == "obj"), None)
+
+
+def _maybe_device(v) -> bool:
+    """A saved value that may hold device tensors: a model, its state, a tensor not known to be
+    on the host, or a container of any of them."""
+    if v.kind in (Kind.MODULE, Kind.OBJECT):
+        return True
+    if v.kind is Kind.TENSOR:
+        return v.dev is not Dev.CPU
+    if v.kind in (Kind.SEQ, Kind.MAPPING):
+        return any(p is not None and _maybe_device(p) for p in (*(v.parts or ()), v.elem))
+    return False
+
+
+def _file_names(node) -> set:
+    """The file names a path expression spells (`os.path.join(args.dump, "trainfeat.pth")` ->
+    `trainfeat.pth`): a save and a load of the same file often differ only in the folder."""
+    out = set()
+    for n in _walk_strings(node):
+        try:
+            text = n.evaluated_value
+        except Exception:  # noqa: BLE001 - an f-string part or odd escape: not a plain name
+            continue
+        name = text.rsplit("/", 1)[-1] if isinstance(text, str) else ""
+        stem, dot, ext = name.rpartition(".")
+        if dot and stem and ext and "%" not in name and "{" not in name:
+            out.add("file:" + name)
+    return out
+
+
+def _walk_strings(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.SimpleString):
+            yield n
+        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
 
 
 def _code(node) -> str:
@@ -261,4 +319,7 @@ class _Finder(cst.CSTVisitor):
         first = node.args[0].value if node.args and node.args[0].keyword is None else None
         if first is not None and (_is_buffer(first) or _code(first) in self.buffers):
             return  # bytes serialized by this same process/machine: they go back where they came from
+        names = _file_names(first) if first is not None else set()
+        if names and names <= self.buffers:
+            return  # a file this script only ever saves host tensors to
         self.found.append(node)

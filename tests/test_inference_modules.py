@@ -1,0 +1,327 @@
+"""Device inference inside model code and around it, on patterns audited in real repositories:
+`forward` of a module nobody in the file moves (a module runs on its input's device), shape
+probes that `__init__` runs, unittest classes, methods that place their own inputs, parts
+swapped into a moved pipeline, checkpoints this script writes, and numbers a model returns.
+
+Each case is a realistic program; lines ending in `# <- DLnnn` must be flagged with that code
+and nothing else may be flagged.
+"""
+
+import pytest
+from inference_cases import expected, program
+
+from devicelint.engine import lint_source
+
+RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL009", "DL010", "DL011"]
+
+CASES = {
+    # ------------------------------------------------ forward of any module: inputs live on its device
+    "gpt_positions_built_on_the_host": """
+class GPT(nn.Module):
+    def __init__(self, vocab_size, block_size, n_embd):
+        super().__init__()
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(vocab_size, n_embd),
+            wpe=nn.Embedding(block_size, n_embd),
+            drop=nn.Dropout(0.1),
+        ))
+        self.lm_head = nn.Linear(n_embd, vocab_size, bias=False)
+
+    def forward(self, idx):
+        b, t = idx.size()
+        pos = torch.arange(0, t, dtype=torch.long)
+        tok_emb = self.transformer.wte(idx)
+        pos_emb = self.transformer.wpe(pos)  # <- DL011
+        return self.lm_head(self.transformer.drop(tok_emb + pos_emb))
+""",
+    "gpt_positions_on_the_input_device": """
+class GPT(nn.Module):
+    def __init__(self, vocab_size, block_size, n_embd):
+        super().__init__()
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(vocab_size, n_embd),
+            wpe=nn.Embedding(block_size, n_embd),
+        ))
+        self.lm_head = nn.Linear(n_embd, vocab_size, bias=False)
+
+    def forward(self, idx):
+        b, t = idx.size()
+        pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
+        return self.lm_head(self.transformer.wte(idx) + self.transformer.wpe(pos))
+""",
+    "sinusoidal_embedding_of_timesteps": """
+import math
+
+
+class SinusoidalPosEmb(nn.Module):
+    def __init__(self, dim, theta=10000):
+        super().__init__()
+        self.dim = dim
+        self.theta = theta
+
+    def forward(self, x):
+        half_dim = self.dim // 2
+        emb = math.log(self.theta) / (half_dim - 1)
+        emb = torch.exp(torch.arange(half_dim) * -emb)
+        emb = x[:, None] * emb[None, :]  # <- DL011
+        return torch.cat((emb.sin(), emb.cos()), dim=-1)
+""",
+    "attention_mask_from_eye": """
+class Attention(nn.Module):
+    def __init__(self, dim, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.to_qkv = nn.Linear(dim, dim * 3, bias=False)
+        self.to_out = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        q, k, v = self.to_qkv(x).chunk(3, dim=-1)
+        dots = q @ k.transpose(-1, -2) * (q.shape[-1] ** -0.5)
+        mask = torch.eye(dots.shape[-1], dtype=torch.bool)
+        dots = dots.masked_fill(mask, -torch.finfo(dots.dtype).max)  # <- DL011
+        return self.to_out(dots.softmax(dim=-1) @ v)
+""",
+    "lstm_state_helper_called_from_forward": """
+class Tagger(nn.Module):
+    def __init__(self, vocab, hidden=32):
+        super().__init__()
+        self.hidden = hidden
+        self.embed = nn.Embedding(vocab, 16)
+        self.lstm = nn.LSTM(16, hidden, batch_first=True)
+
+    def init_hidden(self, batch_size):
+        h = torch.zeros(1, batch_size, self.hidden)
+        return h, h.clone()
+
+    def forward(self, tokens):
+        state = self.init_hidden(tokens.size(0))
+        out, _ = self.lstm(self.embed(tokens), state)  # <- DL011
+        return out
+""",
+    "shape_probe_run_by_init_is_not_forward": """
+class DQN(nn.Module):
+    def __init__(self, input_shape, num_actions):
+        super().__init__()
+        self.input_shape = input_shape
+        self.features = nn.Sequential(nn.Conv2d(input_shape[0], 32, 8, stride=4), nn.ReLU())
+        self.fc = nn.Sequential(nn.Linear(self.feature_size(), 256), nn.ReLU(), nn.Linear(256, num_actions))
+
+    def forward(self, x):
+        return self.fc(self.features(x).view(x.size(0), -1))
+
+    def feature_size(self):
+        return self.features(torch.zeros(1, *self.input_shape)).view(1, -1).size(1)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = DQN((4, 84, 84), 6).to(device)
+q = model(torch.randn(2, 4, 84, 84, device=device))
+""",
+    "host_copy_of_the_output_meets_a_host_support": """
+class Categorical(nn.Module):
+    def __init__(self, n_in, n_actions, n_atoms=51):
+        super().__init__()
+        self.n_actions, self.n_atoms = n_actions, n_atoms
+        self.fc = nn.Linear(n_in, n_actions * n_atoms)
+
+    def forward(self, x):
+        return F.softmax(self.fc(x).view(-1, self.n_actions, self.n_atoms), dim=-1)
+
+    def act(self, state):
+        dist = self.forward(state).data.cpu()
+        dist = dist * torch.linspace(-10, 10, self.n_atoms)
+        return dist.sum(2).max(1)[1].numpy()[0]
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+policy = Categorical(8, 4).to(device)
+action = policy.act(torch.randn(1, 8, device=device))
+""",
+    "grid_list_rebuilt_before_use": """
+class Detect(nn.Module):
+    def __init__(self, nc=80, anchors=3, nl=3):
+        super().__init__()
+        self.nl, self.na, self.no = nl, anchors, nc + 5
+        self.grid = [torch.empty(0) for _ in range(nl)]
+        self.m = nn.ModuleList(nn.Conv2d(64, self.no * self.na, 1) for _ in range(nl))
+
+    def _make_grid(self, nx, ny, i):
+        d = self.m[i].weight.device
+        yv, xv = torch.meshgrid(torch.arange(ny, device=d), torch.arange(nx, device=d), indexing="ij")
+        return torch.stack((xv, yv), 2).expand(1, self.na, ny, nx, 2).float()
+
+    def forward(self, x):
+        z = []
+        for i in range(self.nl):
+            x[i] = self.m[i](x[i])
+            bs, _, ny, nx = x[i].shape
+            y = x[i].view(bs, self.na, self.no, ny, nx).permute(0, 1, 3, 4, 2)
+            if self.grid[i].shape[2:4] != y.shape[2:4]:
+                self.grid[i] = self._make_grid(nx, ny, i)
+            z.append(y[..., :2].sigmoid() * 2 + self.grid[i])
+        return torch.cat([t.view(bs, -1, 2) for t in z], 1)
+""",
+    # ------------------------------------------------ unittest: each test gets setUp's instance
+    "unittest_move_in_one_test_not_seen_by_another": """
+import unittest
+
+
+class TestNet(unittest.TestCase):
+    def setUp(self):
+        self.model = Net()
+
+    def test_cuda_forward(self):
+        self.model.cuda()
+        y = self.model(torch.randn(4, 8).cuda())
+
+    def test_cpu_forward(self):
+        x = torch.randn(4, 8)
+        y = self.model(x)
+        self.assertEqual(y.shape, (4, 3))
+""",
+    # ------------------------------------------------ methods that place what they are given
+    "tile_predict_moves_its_own_slices": """
+class Segmenter(nn.Module):
+    def __init__(self, n_classes=4):
+        super().__init__()
+        self.conv = nn.Conv2d(3, n_classes, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(x)
+
+    def tile_predict(self, imgs, side=32):
+        on_cuda = next(self.parameters()).is_cuda
+        out = []
+        for s in range(0, imgs.shape[-1], side):
+            tile = imgs[..., s:s + side]
+            if on_cuda:
+                tile = tile.cuda()
+            out.append(self.forward(tile).detach().cpu())
+        return torch.cat(out, -1)
+
+
+model = Segmenter()
+model.cuda(0)
+model.eval()
+img = torch.from_numpy(np.zeros((1, 3, 64, 64), dtype=np.float32))
+pred = model.tile_predict(img).numpy()
+""",
+    # ------------------------------------------------ a moved pipeline whose parts are swapped
+    "pipeline_moved_again_after_adapters_replace_parts": """
+from diffusers import StableDiffusionPipeline
+from peft import PeftModel
+
+
+def load_adapter(pipe, ckpt_dir, adapter_name="default"):
+    pipe.unet = PeftModel.from_pretrained(pipe.unet, ckpt_dir + "/unet", adapter_name=adapter_name)
+
+
+def get_pipeline(ckpt_dir, base, device="cuda"):
+    pipe = StableDiffusionPipeline.from_pretrained(base, torch_dtype=torch.float16).to(device)
+    load_adapter(pipe, ckpt_dir)
+    pipe.to(device)
+    return pipe
+
+
+def get_text_pipeline(ckpt_dir, base, device="cuda"):
+    pipe = StableDiffusionPipeline.from_pretrained(base).to(device)
+    pipe.text_encoder = PeftModel.from_pretrained(pipe.text_encoder, ckpt_dir)
+    pipe.to(device)
+    return pipe
+""",
+    "pipeline_moved_twice_for_nothing": """
+from diffusers import StableDiffusionPipeline
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+pipe = StableDiffusionPipeline.from_pretrained("runwayml/stable-diffusion-v1-5").to(device)
+pipe.set_progress_bar_config(disable=True)
+pipe.to(device)  # <- DL004
+""",
+    # ------------------------------------------------ checkpoints this script writes
+    "features_saved_on_the_host_loaded_from_another_folder": """
+import os
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--dump_features", default="")
+parser.add_argument("--load_features", default="")
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+if args.load_features:
+    train_features = torch.load(os.path.join(args.load_features, "trainfeat.pth"))
+else:
+    with torch.no_grad():
+        train_features = torch.cat([model(x.to(device)) for x, _ in make_loader()])
+    torch.save(train_features.cpu(), os.path.join(args.dump_features, "trainfeat.pth"))
+""",
+    "vocabulary_vectors_cached_by_this_script": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--vector_cache", default=".vector_cache/input_vectors.pt")
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+
+
+class Vocab:
+    vectors = None
+
+
+vocab = Vocab()
+if args.vector_cache and os.path.isfile(args.vector_cache):
+    vocab.vectors = torch.load(args.vector_cache)
+else:
+    torch.save(vocab.vectors, args.vector_cache)
+""",
+    "checkpoint_dict_saved_and_resumed": """
+import os
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+optimizer = torch.optim.Adam(model.parameters())
+ckpt_path = "checkpoints/sac_checkpoint.pt"
+if os.path.exists(ckpt_path):
+    checkpoint = torch.load(ckpt_path)  # <- DL009
+    model.load_state_dict(checkpoint["model"])
+for x, y in make_loader():
+    loss = F.cross_entropy(model(x.to(device)), y.to(device))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, ckpt_path)
+""",
+    # ------------------------------------------------ numbers a model returns
+    "pooling_ratio_from_library_layer_sizes": """
+from torch_geometric.nn import TopKPooling
+
+
+class PoolNet(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.lin = nn.Linear(c, 1)
+        self.pool = TopKPooling(c, min_score=0.05)
+
+    def forward(self, x, edge_index, batch):
+        out, edge_index, _, batch, perm, score = self.pool(x, edge_index, None, batch)
+        ratio = out.size(0) / x.size(0)
+        return self.lin(out).view(-1), ratio
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = PoolNet(8).to(device)
+total_ratio = 0
+for x, y in make_loader():
+    x = x.to(device)
+    edge_index = torch.zeros(2, 0, dtype=torch.long, device=device)
+    batch = torch.zeros(x.size(0), dtype=torch.long, device=device)
+    out, ratio = model(x, edge_index, batch)
+    total_ratio += ratio
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_module_case(name):
+    code = program(CASES[name])
+    got = {(f.code, f.line) for f in lint_source(code, f"{name}.py", select=RULES)}
+    listing = "\n".join(f"{n:3d} {line}" for n, line in enumerate(code.splitlines(), 1))
+    assert got == expected(code), f"got {sorted(got)}\n{listing}"
