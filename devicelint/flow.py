@@ -1248,7 +1248,8 @@ class Interpreter:
             args.append(v)
             # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
             spelled = (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
-            if _LENGTHS.search(spelled):
+            if _LENGTHS.search(spelled) or (model.ref == _SCATTERS and not contents_on_accel(v)):
+                # ...and DataParallel / DDP copy host inputs to their device themselves
                 exempt.append(v)
         blame = node
         if model.mid is not None:
@@ -1624,6 +1625,10 @@ class Interpreter:
             pos, kw = self.args(node)
             self.facts.saves.append((node, pos[0] if pos else kw.get("obj", UNKNOWN)))
             return OTHER
+        if q in ("torch.autograd.Variable", "torch.autograd.variable.Variable"):
+            # the pre-0.4 wrapper: the tensor itself, wherever it is
+            pos, kw = self.args(node)
+            return pos[0] if pos else UNKNOWN
         if parts[0] == "math":  # `math.log(10000) / half_dim`: plain numbers, never tensors
             self.args(node)
             return OTHER
@@ -1679,6 +1684,8 @@ class Interpreter:
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)
+        if parts[-1] in _KEEPS_PLACEMENT and pos and pos[0].kind is Kind.MODULE:
+            return self.wrap_in_place(pos[0])
         if q.startswith(api.ESCAPING_TORCH_PREFIXES) or parts[-1] in api.WRAPPERS:
             self.escape(pos + list(kw.values()))
             return Val(Kind.MODULE) if parts[-1] in api.WRAPPERS else UNKNOWN
@@ -1837,6 +1844,8 @@ class Interpreter:
 
     def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
         pos, kw = self.args(node)
+        if cls in _KEEPS_PLACEMENT and pos and pos[0].kind is Kind.MODULE:
+            return self.wrap_in_place(pos[0])
         if cls in api.WRAPPERS:
             self.escape(pos + list(kw.values()))
             return Val(Kind.MODULE)
@@ -1860,6 +1869,12 @@ class Interpreter:
         if cls in ("Module",):
             return Val(Kind.MODULE)
         return self.new_model(node, built=True, name=cls, kw=kw)
+
+    def wrap_in_place(self, inner: Val) -> Val:
+        """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
+        nothing: the module must already be on the first device, so the wrapper is where the
+        wrapped model is (a model never moved stays unmoved behind it)."""
+        return inner.with_(param_free=False, ref=_SCATTERS)
 
     def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val:
         if not built:
@@ -2406,6 +2421,11 @@ def _accel_classes(facts: Facts, interp: Interpreter) -> set:
                     todo.append(part)
     return out
 
+
+# Wrappers that leave the module where it is (unlike FSDP, which may place it), and the mark
+# of what they return: calling it scatters host inputs to the module's device.
+_KEEPS_PLACEMENT = {"DataParallel", "DistributedDataParallel"}
+_SCATTERS = "scatters-inputs"
 
 # Methods that give a plain number (or list) whatever they are called on.
 _NUMBER_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "element_size", "item", "tolist"}

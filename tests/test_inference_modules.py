@@ -316,6 +316,65 @@ for x, y in make_loader():
     out, ratio = model(x, edge_index, batch)
     total_ratio += ratio
 """,
+    # ------------------------------------------------ DataParallel / DDP move nothing, but scatter inputs
+    "data_parallel_around_a_model_never_moved": """
+import torch.backends.cudnn as cudnn
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+net = Net()
+if device == "cuda":
+    net = torch.nn.DataParallel(net)
+    cudnn.benchmark = True
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+for inputs, targets in make_loader():
+    inputs, targets = inputs.to(device), targets.to(device)
+    outputs = net(inputs)  # <- DL001
+    loss = F.cross_entropy(outputs, targets)
+""",
+    "data_parallel_around_a_moved_model": """
+device = "cuda" if torch.cuda.is_available() else "cpu"
+net = Net().to(device)
+if device == "cuda":
+    net = torch.nn.DataParallel(net)
+for inputs, targets in make_loader():
+    inputs, targets = inputs.to(device), targets
+    loss = F.cross_entropy(net(inputs), targets)  # <- DL002
+""",
+    "ddp_scatters_host_inputs_itself": """
+import os
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def demo_basic(rank, world_size):
+    dist.init_process_group("nccl", rank=rank, world_size=world_size)
+    model = Net().to(rank)
+    ddp_model = DDP(model, device_ids=[rank])
+    optimizer = torch.optim.SGD(ddp_model.parameters(), lr=0.001)
+    outputs = ddp_model(torch.randn(20, 8))
+    labels = torch.randint(0, 3, (20,), device=rank)
+    F.cross_entropy(outputs, labels).backward()
+    optimizer.step()
+""",
+    "variable_wrapper_under_a_cuda_flag": """
+from torch.autograd import Variable
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--cuda", action="store_true")
+args = parser.parse_args()
+net = Net()
+if args.cuda:
+    net = net.cuda()
+for images, targets in make_loader():
+    if args.cuda:
+        images = Variable(images.cuda())
+        targets = Variable(targets.cuda())
+    else:
+        images = Variable(images)
+        targets = Variable(targets)
+    loss = F.cross_entropy(net(images), targets)
+    pred = net(images).argmax(1).numpy()  # <- DL003
+""",
 }
 
 
