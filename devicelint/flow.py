@@ -846,8 +846,8 @@ class Interpreter:
         if not (value.grad or self.no_grad) or value.kind is not Kind.TENSOR:
             return
         loop = self.frame.loops[-1]
-        if id(loop) not in self.loader_loops:
-            return
+        if id(loop) not in self.loader_loops and not self._body_info(loop)["steps"]:
+            return  # neither a loop over batches nor a training loop (backward / optimizer step)
         if target in self._body_info(loop)["assigned"]:
             return
         fn = self._body_info(self.frame.func)
@@ -1229,14 +1229,17 @@ class Interpreter:
         pos, kw = self.args(node)
         args = pos + list(kw.values())
         self.escape(args)
-        if v.kind is Kind.UNKNOWN and any(contents_on_accel(a) for a in args) and not _CONVERTER.search(
-            (dotted(node.func) or "").rsplit(".", 1)[-1]
-        ):
-            # a callable we cannot see (a model passed in) that accepts device tensors
-            # returns device tensors, or it would have failed right here; unless its name says
-            # it turns them into something else (`self.to_image(pred)`, `decode(ids)`)
-            return Val(Kind.TENSOR, Dev.ACCEL)
+        if v.kind is Kind.UNKNOWN:
+            return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
+
+    def unseen_call_result(self, node: cst.Call, args: list) -> Val | None:
+        """A callable we cannot see (a model passed in) that accepts device tensors returns
+        device tensors, or it would have failed right here; unless its name says it turns
+        them into something else (`self.to_image(pred)`, `decode(ids)`). None otherwise."""
+        if any(contents_on_accel(a) for a in args) and not _CONVERTER.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
+            return Val(Kind.TENSOR, Dev.ACCEL)
+        return None
 
     def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated=None,
                     method: str | None = None) -> Val:
@@ -1304,6 +1307,10 @@ class Interpreter:
             pos, kw = self.args(node)
             self.escape(pos + list(kw.values()))
             return UNKNOWN
+        if (name == "backward" and isinstance(func.value, cst.Name) and recv.kind in (Kind.TENSOR, Kind.UNKNOWN)
+                and not self.no_grad and self.frame.state.vars.get(func.value.value) is recv):
+            # `loss.backward()` proves `loss` carries a graph, whatever built it
+            self.frame.state.vars[func.value.value] = recv.with_(kind=Kind.TENSOR, grad=True)
         if name in ("to", "cuda", "cpu") and recv.kind not in (Kind.OTHER, Kind.LOADER, Kind.DATASET, Kind.FUNC, Kind.CLASS):
             return self.move(node, func, recv, name, bare)
         if recv.kind is Kind.OBJECT and recv.ref in libmodel.OBJECT_KINDS:
@@ -1684,7 +1691,7 @@ class Interpreter:
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)
-        if parts[-1] in _KEEPS_PLACEMENT and pos and pos[0].kind is Kind.MODULE:
+        if parts[-1] in _KEEPS_PLACEMENT and pos and (pos[0].kind is Kind.MODULE or (pos[0].kind is Kind.UNKNOWN and pos[0].dev is not Dev.UNKNOWN)):
             return self.wrap_in_place(pos[0])
         if q.startswith(api.ESCAPING_TORCH_PREFIXES) or parts[-1] in api.WRAPPERS:
             self.escape(pos + list(kw.values()))
@@ -1844,7 +1851,7 @@ class Interpreter:
 
     def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
         pos, kw = self.args(node)
-        if cls in _KEEPS_PLACEMENT and pos and pos[0].kind is Kind.MODULE:
+        if cls in _KEEPS_PLACEMENT and pos and (pos[0].kind is Kind.MODULE or (pos[0].kind is Kind.UNKNOWN and pos[0].dev is not Dev.UNKNOWN)):
             return self.wrap_in_place(pos[0])
         if cls in api.WRAPPERS:
             self.escape(pos + list(kw.values()))
@@ -1874,7 +1881,7 @@ class Interpreter:
         """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
         nothing: the module must already be on the first device, so the wrapper is where the
         wrapped model is (a model never moved stays unmoved behind it)."""
-        return inner.with_(param_free=False, ref=_SCATTERS)
+        return inner.with_(kind=Kind.MODULE, param_free=False, ref=_SCATTERS)
 
     def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val:
         if not built:

@@ -375,6 +375,38 @@ for images, targets in make_loader():
     loss = F.cross_entropy(net(images), targets)
     pred = net(images).argmax(1).numpy()  # <- DL003
 """,
+    # ------------------------------------------------ a loss proven differentiable by its backward
+    "loss_from_a_helper_summed_after_backward": """
+def cal_performance(pred, gold, smoothing=False):
+    loss = F.cross_entropy(pred, gold, label_smoothing=0.1 if smoothing else 0.0)
+    n_correct = pred.argmax(1).eq(gold).sum().item()
+    return loss, n_correct, gold.numel()
+
+
+def train_epoch(model, training_data, optimizer, device):
+    total_loss, n_word_total = 0, 0
+    for src, gold in training_data:
+        optimizer.zero_grad()
+        pred = model(src.to(device))
+        loss, n_correct, n_word = cal_performance(pred, gold.to(device), smoothing=True)
+        loss.backward()
+        optimizer.step()
+        n_word_total += n_word
+        total_loss += loss  # <- DL010
+    return total_loss / n_word_total
+""",
+    "loss_item_summed_after_backward": """
+def train_steps(model, optimizer, steps, device):
+    total_loss = 0.0
+    for step in range(steps):
+        optimizer.zero_grad()
+        x = torch.randn(16, 8, device=device)
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        total_loss += loss.item()
+    return total_loss / steps
+""",
 }
 
 
@@ -384,3 +416,21 @@ def test_module_case(name):
     got = {(f.code, f.line) for f in lint_source(code, f"{name}.py", select=RULES)}
     listing = "\n".join(f"{n:3d} {line}" for n, line in enumerate(code.splitlines(), 1))
     assert got == expected(code), f"got {sorted(got)}\n{listing}"
+
+
+def test_data_parallel_around_a_moved_model_from_an_unknown_factory():
+    code = program("""
+from ptsemseg.models import get_model
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = get_model({"arch": "fcn8s"}, 21).to(device)
+model = torch.nn.DataParallel(model, device_ids=range(torch.cuda.device_count()))
+model.eval()
+with torch.no_grad():
+    for images_val, labels_val in make_loader():
+        outputs = model(images_val.to(device))
+        pred = outputs.data.max(1)[1].numpy()  # <- DL003
+        gt = labels_val.numpy()
+""")
+    got = {(f.code, f.line) for f in lint_source(code, "validate.py", select=RULES)}
+    assert got == expected(code)

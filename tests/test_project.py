@@ -702,3 +702,70 @@ def test_loader_factory_in_another_file_yields_host_batches(tmp_path):
     assert found(tmp_path / "train.py") == [("DL002", 9)]
     # the names alone say nothing: without the project the batches are unknown
     assert lint_source((tmp_path / "train.py").read_bytes(), "<stdin>") == []
+
+
+STYLE_UTILS = '''
+import torch
+
+
+def load_image(filename, size=None):
+    from PIL import Image
+    return Image.open(filename).convert("RGB")
+
+
+def normalize_batch(batch):
+    # normalize using imagenet mean and std, on the batch's own device
+    mean = batch.new_tensor([0.485, 0.456, 0.406]).view(-1, 1, 1)
+    std = batch.new_tensor([0.229, 0.224, 0.225]).view(-1, 1, 1)
+    batch = batch.div_(255.0)
+    return (batch - mean) / std
+'''
+
+STYLE_VGG = '''
+import torch.nn as nn
+
+
+class Vgg16(nn.Module):
+    def __init__(self, requires_grad=False):
+        super().__init__()
+        self.slice1 = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU())
+        if not requires_grad:
+            for p in self.parameters():
+                p.requires_grad = False
+
+    def forward(self, x):
+        return [self.slice1(x)]
+'''
+
+STYLE_TRAIN = '''
+import argparse
+
+import torch
+from torchvision import transforms
+
+import utils
+from vgg import Vgg16
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--style-image", default="style.jpg")
+parser.add_argument("--batch-size", type=int, default=4)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+vgg = Vgg16(requires_grad=False)
+style_transform = transforms.Compose([transforms.ToTensor(), transforms.Lambda(lambda x: x.mul(255))])
+style = style_transform(utils.load_image(args.style_image))
+style = style.repeat(args.batch_size, 1, 1, 1).to(device)
+features_style = vgg(utils.normalize_batch(style))
+'''
+
+
+def test_a_helper_the_summary_cannot_follow_keeps_device_inputs_on_the_device(tmp_path):
+    # normalize_batch's result is arithmetic the summary does not follow; given a device batch
+    # it returns one, so the never-moved VGG is called with device data
+    make(tmp_path, {"pyproject.toml": "", "utils.py": STYLE_UTILS, "vgg.py": STYLE_VGG, "train.py": STYLE_TRAIN})
+    train = tmp_path / "train.py"
+    assert found(train) == [("DL001", line_of(train, "features_style = vgg("))]
+    moved = STYLE_TRAIN.replace("vgg = Vgg16(requires_grad=False)", "vgg = Vgg16(requires_grad=False).to(device)")
+    make(tmp_path, {"train.py": moved})
+    assert found(train) == []
