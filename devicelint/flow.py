@@ -304,12 +304,14 @@ class Interpreter:
         self.no_grad += no_grad
         try:
             params = _param_names(fn)
-            if self_val is not None and params:
+            if self_val is not None and params and not _is_staticmethod(fn):
                 frame.state.vars[params[0].name.value] = self_val
                 params = params[1:]
             module_method = self._mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
             for p in (*params, *fn.params.kwonly_params):
                 v = self.param_guess(p)
+                if module_method and v.kind is Kind.UNKNOWN and _number_param(p):
+                    v = OTHER  # `q_size: int`, `embedding_dim`, `num_heads`: sizes, not inputs
                 if module_method and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and p.star not in ("*", "**") and (
                     p.default is None or (isinstance(p.default, cst.Name) and p.default.value == "None")
                 ) and not _MODULE_NAME.search(p.name.value):
@@ -957,6 +959,10 @@ class Interpreter:
                 return Val(Kind.DEVICE, base.dev, key=base.key)
             if attr == "module":  # DDP / DataParallel wrapper
                 return base
+            if attr in ("weight", "bias") and not base.param_free:
+                # a layer's own parameters: where the layer is (in a module method, with the module)
+                return Val(Kind.TENSOR, base.dev, key=base.key, grad=not self.no_grad,
+                           on_module=self._mod_cls() is not None)
             return UNKNOWN
         if base.kind is Kind.UNKNOWN:
             text = dotted(node)
@@ -1201,6 +1207,11 @@ class Interpreter:
             return self.iter_elem(pos[0])
         if name in ("list", "tuple", "sorted", "set") and pos:
             return Val(Kind.SEQ, elem=self.iter_elem(pos[0]))
+        if name == "map" and len(pos) == 2 and self._in_forward():
+            # `q, k, v = map(lambda t: rearrange(t, ...), qkv)` in a forward: the module's tensors
+            elem = self.iter_elem(pos[1])
+            if elem.kind is Kind.TENSOR and elem.on_module and elem.dev is not Dev.CPU:
+                return Val(Kind.SEQ, elem=Val(Kind.TENSOR, on_module=True))
         if name in ("range", "len", "int", "float", "str", "bool", "isinstance", "round", "abs", "min", "max", "sum"):
             return OTHER
         if name == "print":
@@ -1237,8 +1248,13 @@ class Interpreter:
         """A callable we cannot see (a model passed in) that accepts device tensors returns
         device tensors, or it would have failed right here; unless its name says it turns
         them into something else (`self.to_image(pred)`, `decode(ids)`). None otherwise."""
-        if any(contents_on_accel(a) for a in args) and not _CONVERTER.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
+        if _CONVERTER.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
+            return None
+        if any(contents_on_accel(a) for a in args):
             return Val(Kind.TENSOR, Dev.ACCEL)
+        if self._in_forward() and any(a.kind is Kind.TENSOR and a.on_module and a.dev is not Dev.CPU for a in args):
+            # inside `forward`: what an unseen helper makes of the module's tensors lives with them
+            return Val(Kind.TENSOR, on_module=True)
         return None
 
     def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated=None,
@@ -1684,10 +1700,12 @@ class Interpreter:
         self.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
             return OTHER
+        if parts[0] == "einops" and pos and pos[0].kind is Kind.TENSOR and last in _EINOPS_RESHAPES:
+            return pos[0].with_(inplace=False)  # a view or copy of the tensor, where the tensor is
         if _maybe_model_builder(q) and not any(_places_or_holds(v) for v in pos + list(kw.values())):
             # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below)
             return Val(Kind.UNKNOWN, mid=node, name=last)
-        return UNKNOWN
+        return self.unseen_call_result(node, pos + list(kw.values())) or UNKNOWN
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)
@@ -2252,7 +2270,35 @@ def _surely_not_0dim(node: cst.Call) -> bool:
         return False
     if not first.star and isinstance(first.value, (cst.List, cst.Tuple)) and not first.value.elements:
         return False
+    if name in ("empty", "zeros", "ones") and _zero_size(first.value):
+        return False  # `torch.empty(0)`: an empty placeholder holds nothing to mix
     return name not in ("complex", "polar", "normal", "full") or (name == "full" and isinstance(first.value, (cst.List, cst.Tuple)))
+
+
+_NUMBER_NAME = re.compile(
+    r"(^|_)(sizes?|dims?|len|length|lengths|num|count|height|width|channels|heads|depth|stride|padding|eps)$|^(num|n)_",
+    re.IGNORECASE)
+_NUMBER_TYPES = {"int", "float", "bool", "str", "complex", "tuple", "list", "dict", "Size"}
+
+
+def _number_param(p: cst.Param) -> bool:
+    """A parameter that holds a size, a count or a flag, by its annotation or its name."""
+    ann = p.annotation.annotation if p.annotation is not None else None
+    if ann is not None:
+        names = {n.value for n in _walk(ann) if isinstance(n, cst.Name)}
+        names |= {n.attr.value for n in _walk(ann) if isinstance(n, cst.Attribute)}
+        return bool(names) and names <= _NUMBER_TYPES | {"Optional", "None", "Union", "Sequence", "Tuple", "List", "typing"}
+    return bool(_NUMBER_NAME.search(p.name.value))
+
+
+def _is_staticmethod(fn: cst.FunctionDef) -> bool:
+    return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
+
+
+def _zero_size(node) -> bool:
+    if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == 1:
+        node = node.elements[0].value
+    return isinstance(node, cst.Integer) and node.value == "0"
 
 
 def _result_of(vals) -> Val:
@@ -2428,6 +2474,9 @@ def _accel_classes(facts: Facts, interp: Interpreter) -> set:
                     todo.append(part)
     return out
 
+
+# einops functions whose result is a tensor on its first argument's device
+_EINOPS_RESHAPES = {"rearrange", "repeat", "reduce", "einsum"}
 
 # Wrappers that leave the module where it is (unlike FSDP, which may place it), and the mark
 # of what they return: calling it scatters host inputs to the module's device.

@@ -407,6 +407,91 @@ def train_steps(model, optimizer, steps, device):
         total_loss += loss.item()
     return total_loss / steps
 """,
+    # ------------------------------------------------ what a forward computes from its module's tensors
+    "einops_heads_meet_a_host_mask": """
+from einops import rearrange
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads=8, dim_head=16):
+        super().__init__()
+        inner_dim = heads * dim_head
+        self.heads = heads
+        self.temperature = nn.Parameter(torch.log(torch.tensor(dim_head ** -0.5)))
+        self.to_qkv = nn.Linear(dim, inner_dim * 3, bias=False)
+        self.to_out = nn.Linear(inner_dim, dim)
+
+    def forward(self, x):
+        qkv = self.to_qkv(x).chunk(3, dim=-1)
+        q, k, v = map(lambda t: rearrange(t, "b n (h d) -> b h n d", h=self.heads), qkv)
+        dots = torch.matmul(q, k.transpose(-1, -2)) * self.temperature.exp()
+        mask = torch.eye(dots.shape[-1], dtype=torch.bool)
+        dots = dots.masked_fill(mask, -torch.finfo(dots.dtype).max)  # <- DL011
+        out = rearrange(torch.matmul(dots.softmax(dim=-1), v), "b h n d -> b n (h d)")
+        return self.to_out(out)
+""",
+    "codebook_lookup_through_the_embedding_weight": """
+class VectorQuantizer(nn.Module):
+    def __init__(self, num_embeddings, embedding_dim):
+        super().__init__()
+        self.K = num_embeddings
+        self.embedding = nn.Embedding(num_embeddings, embedding_dim)
+
+    def forward(self, latents):
+        flat = latents.view(-1, self.embedding.weight.size(1))
+        dist = torch.cdist(flat, self.embedding.weight)
+        inds = dist.argmin(dim=1).unsqueeze(1)
+        one_hot = torch.zeros(inds.size(0), self.K)
+        one_hot.scatter_(1, inds, 1)
+        return torch.matmul(one_hot, self.embedding.weight)  # <- DL011
+""",
+    "relative_positions_from_integer_sizes": """
+class RelPosAttention(nn.Module):
+    def __init__(self, dim, size):
+        super().__init__()
+        self.rel_pos = nn.Parameter(torch.zeros(2 * size - 1, dim))
+        self.proj = nn.Linear(dim, dim)
+
+    def get_rel_pos(self, q_size: int, k_size: int, rel_pos):
+        q_coords = torch.arange(q_size)[:, None] * max(k_size / q_size, 1.0)
+        k_coords = torch.arange(k_size)[None, :] * max(q_size / k_size, 1.0)
+        relative_coords = (q_coords - k_coords) + (k_size - 1) * max(q_size / k_size, 1.0)
+        return rel_pos[relative_coords.long()]
+
+    @staticmethod
+    def sinusoid_table(num_embeddings, embedding_dim):
+        half_dim = embedding_dim // 2
+        emb = torch.exp(torch.arange(half_dim).float() * -0.1)
+        emb = torch.arange(num_embeddings).float().unsqueeze(1) * emb.unsqueeze(0)
+        return torch.cat([torch.sin(emb), torch.cos(emb), torch.zeros(num_embeddings, 1)], dim=1)
+
+    def forward(self, x):
+        bias = self.get_rel_pos(x.shape[1], x.shape[1], self.rel_pos)
+        return self.proj(x) + bias.sum(-1)
+""",
+    "empty_placeholder_for_an_unused_weight": """
+class SelfAttention(nn.Module):
+    def __init__(self, embed_dim, num_heads):
+        super().__init__()
+        self.embed_dim, self.num_heads = embed_dim, num_heads
+        self.q_proj = nn.Linear(embed_dim, embed_dim)
+        self.k_proj = nn.Linear(embed_dim, embed_dim)
+        self.v_proj = nn.Linear(embed_dim, embed_dim)
+        self.out_proj = nn.Linear(embed_dim, embed_dim)
+
+    def forward(self, hidden_states):
+        query = key = value = hidden_states.transpose(0, 1)
+        out, _ = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads,
+            torch.empty([0]),
+            torch.cat((self.q_proj.bias, self.k_proj.bias, self.v_proj.bias)),
+            None, None, False, 0.0,
+            self.out_proj.weight, self.out_proj.bias,
+            use_separate_proj_weight=True,
+            q_proj_weight=self.q_proj.weight, k_proj_weight=self.k_proj.weight, v_proj_weight=self.v_proj.weight,
+        )
+        return out
+""",
 }
 
 
