@@ -1311,6 +1311,18 @@ class Interpreter:
     # ---- methods
 
     def call_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str, bare: bool) -> Val:
+        if _LOGGING_ITER.match(name) and node.args and not node.args[0].keyword and not node.args[0].star and not (
+            recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)
+        ):
+            first = self.eval(node.args[0].value)
+            if first.kind is Kind.LOADER:
+                # `metric_logger.log_every(loader, 20, header)`: the loader's batches, with a log line
+                for a in node.args[1:]:
+                    self.eval(a.value)
+                return first
+            for a in node.args[1:]:
+                self.eval(a.value)
+            return UNKNOWN
         if recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance):
             fn = self.class_of(recv.ref.cls)["methods"].get(name)
             if fn is not None:
@@ -2474,6 +2486,9 @@ def _accel_classes(facts: Facts, interp: Interpreter) -> set:
                     todo.append(part)
     return out
 
+
+# Methods of logging helpers that yield what they are given (DETR / DINO / MAE's MetricLogger).
+_LOGGING_ITER = re.compile(r"log_every$|track$|progress$")
 
 # einops functions whose result is a tensor on its first argument's device
 _EINOPS_RESHAPES = {"rearrange", "repeat", "reduce", "einsum"}

@@ -492,6 +492,25 @@ class SelfAttention(nn.Module):
         )
         return out
 """,
+    # ------------------------------------------------ loops over a logging wrapper of the loader
+    "metric_logger_yields_the_loaders_batches": """
+import utils
+
+
+def train_linear(model, linear_classifier, optimizer, loader, epoch):
+    metric_logger = utils.MetricLogger(delimiter="  ")
+    header = "Epoch: [{}]".format(epoch)
+    for (inp, target) in metric_logger.log_every(loader, 20, header):
+        inp = inp.cuda(non_blocking=True)
+        with torch.no_grad():
+            output = model(inp)
+        output = linear_classifier(output)
+        loss = nn.CrossEntropyLoss()(output, target)  # <- DL002
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        metric_logger.update(loss=loss.item())
+""",
 }
 
 
