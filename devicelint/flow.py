@@ -965,6 +965,13 @@ class Interpreter:
                            on_module=self._mod_cls() is not None)
             return UNKNOWN
         if base.kind is Kind.UNKNOWN:
+            if base.dev is Dev.ACCEL and base.moved_at is not None and attr not in api.NON_TENSOR_ATTRS and not (
+                api.looks_like_device_name(attr) or attr.startswith("num_") or attr in _SETTINGS_ATTRS
+                or _MODULE_NAME.search(expr_text(node.value) or "model")
+            ):
+                # `data = data.to(device)` then `data.x`: an object that moves its tensors (a PyG
+                # graph, a BatchEncoding) holds them on the device
+                return Val(Kind.TENSOR, base.dev, key=base.key, cond=base.cond)
             text = dotted(node)
             if text is not None:
                 return self.guess_by_name(text, scope=self.frame.func)
@@ -2486,6 +2493,9 @@ def _accel_classes(facts: Facts, interp: Interpreter) -> set:
                     todo.append(part)
     return out
 
+
+# Attributes that hold settings, not tensors, on whatever object.
+_SETTINGS_ATTRS = {"hparams", "config", "cfg", "args", "opt", "params", "meta", "metadata", "name", "names", "keys"}
 
 # Methods of logging helpers that yield what they are given (DETR / DINO / MAE's MetricLogger).
 _LOGGING_ITER = re.compile(r"log_every$|track$|progress$")

@@ -57,6 +57,12 @@ _TABLE = (
     (r"open_clip\.create_model\w*", "module"),
     # ---- PyG
     (r"torch_geometric\.data\.(Data|Batch|HeteroData)(\.from_data_list)?", "graph"),
+    # containers, wrappers and parameter-free aggregations say nothing of their own
+    (r"torch_geometric\.nn\.(\w+\.)*(\w*Aggregation|Sequential|DataParallel|MessagePassing|\w*Explainer\w*)", None),
+    # models and layers with weights (post-processing such as CorrectAndSmooth has none)
+    (r"torch_geometric\.nn\.(models\.|conv\.|pool\.)?(\w+Conv|TopKPooling|SAGPooling|GraphSAGE|GCN|GAT|GIN|PNA|"
+     r"EdgeCNN|SchNet|DimeNet|DimeNetPlusPlus|Node2Vec|MetaPath2Vec|GAE|VGAE|DeepGraphInfomax|MLP|GraphUNet|"
+     r"AttentiveFP|LINKX|LightGCN|ViSNet|RECT_L|GRetriever)", "module"),
     # ---- collate functions that never move
     (r"torch\.utils\.data\.(default_collate|dataloader\.default_collate)", "collate"),
     (r"torch\.utils\.data\._utils\.collate\.default_collate", "collate"),

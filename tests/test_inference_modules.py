@@ -511,6 +511,42 @@ def train_linear(model, linear_classifier, optimizer, loader, epoch):
         optimizer.step()
         metric_logger.update(loss=loss.item())
 """,
+    # ------------------------------------------------ PyG: library models, graphs moved in place
+    "pyg_graphsage_never_moved": """
+from torch_geometric.loader import LinkNeighborLoader
+from torch_geometric.nn import GraphSAGE
+
+
+def train(model, loader, optimizer, device):
+    model.train()
+    for data in loader:
+        data = data.to(device)
+        optimizer.zero_grad()
+        h = model(data.x, data.edge_index)  # <- DL001
+        link_pred = (h[data.edge_label_index[0]] * h[data.edge_label_index[1]]).sum(dim=-1)
+        loss = F.binary_cross_entropy_with_logits(link_pred, data.edge_label)
+        loss.backward()
+        optimizer.step()
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = GraphSAGE(in_channels=50, hidden_channels=64, num_layers=2, out_channels=64)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.005)
+train(model, LinkNeighborLoader(None, batch_size=2048, num_neighbors=[10, 10]), optimizer, device)
+""",
+    "pyg_post_processing_without_weights": """
+from torch_geometric.nn import CorrectAndSmooth
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+y_soft = torch.rand(100, 4, device=device).softmax(-1)
+y_train = torch.randint(0, 4, (20,), device=device)
+train_idx = torch.arange(20, device=device)
+adj = torch.eye(100, device=device)
+post = CorrectAndSmooth(num_correction_layers=50, correction_alpha=1.0,
+                        num_smoothing_layers=50, smoothing_alpha=0.8)
+y_soft = post.correct(y_soft, y_train, train_idx, adj)
+y_soft = post.smooth(y_soft, y_train, train_idx, adj)
+""",
 }
 
 
