@@ -522,7 +522,7 @@ def train(model, loader, optimizer, device):
     for data in loader:
         data = data.to(device)
         optimizer.zero_grad()
-        h = model(data.x, data.edge_index)  # <- DL001
+        h = model(data.x, data.edge_index)
         link_pred = (h[data.edge_label_index[0]] * h[data.edge_label_index[1]]).sum(dim=-1)
         loss = F.binary_cross_entropy_with_logits(link_pred, data.edge_label)
         loss.backward()
@@ -532,7 +532,8 @@ def train(model, loader, optimizer, device):
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = GraphSAGE(in_channels=50, hidden_channels=64, num_layers=2, out_channels=64)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.005)
-train(model, LinkNeighborLoader(None, batch_size=2048, num_neighbors=[10, 10]), optimizer, device)
+# DL001 blames where the model enters the call chain: the call that hands it to train()
+train(model, LinkNeighborLoader(None, batch_size=2048, num_neighbors=[10, 10]), optimizer, device)  # <- DL001
 """,
     "pyg_post_processing_without_weights": """
 from torch_geometric.nn import CorrectAndSmooth
