@@ -785,6 +785,9 @@ class Interpreter:
         f = self.frame
         while f is not None:
             sv = f.self_val
+            if f.func is not None and sv is None and f.parent is not None:
+                f = f.parent  # a plain helper (`extract(a, t, shape)`) called from a forward
+                continue
             if f.func is None or sv is None or sv.kind is not Kind.OBJECT or not isinstance(sv.ref, Instance):
                 return False
             info = self.class_of(sv.ref.cls)
