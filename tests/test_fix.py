@@ -51,16 +51,44 @@ def test_fix_source_rewrites_and_the_result_is_clean():
 
 
 def test_unsafe_forms_are_left_alone():
+    # positional arguments shift meaning between the old and new signatures; without an
+    # `import torch` there is no module to spell the new API through
     src = b"""import torch
-from torch.cuda.amp import autocast
-with autocast():
-    pass
 with torch.cuda.amp.autocast(True):
     pass
 """
+    assert fix_source(src, "x.py") == (src, 0)
+    no_torch = b"""from torch.cuda.amp import autocast
+with autocast():
+    pass
+"""
+    assert fix_source(no_torch, "x.py") == (no_torch, 0)
+    assert [f.code for f in lint_source(src + no_torch, "x.py")] == ["DL005", "DL005"]
+
+
+def test_names_imported_from_torch_cuda_amp_are_rewritten_through_torch():
+    src = b"""import torch
+from torch.cuda.amp import GradScaler, autocast as amp_autocast
+import torch.cuda.amp as amp
+
+scaler = GradScaler(enabled=True)
+with amp_autocast():
+    pass
+with amp.autocast(cache_enabled=False):
+    pass
+
+
+def evaluate(torch, model, x):
+    with amp_autocast():  # here `torch` is a parameter, not the module
+        return model(x)
+"""
     new, count = fix_source(src, "x.py")
-    assert (new, count) == (src, 0)
-    assert [f.code for f in lint_source(src, "x.py")] == ["DL005", "DL005"]
+    assert count == 3
+    assert new == src.replace(b"scaler = GradScaler(enabled=True)", b'scaler = torch.amp.GradScaler("cuda", enabled=True)').replace(
+        b"with amp_autocast():\n    pass", b'with torch.amp.autocast("cuda", dtype=torch.float16):\n    pass').replace(
+        b"with amp.autocast(cache_enabled=False):", b'with torch.amp.autocast("cuda", cache_enabled=False, dtype=torch.float16):')
+    assert [f.line for f in lint_source(new, "x.py")] == [13]
+    assert fix_source(new, "x.py") == (new, 0)
 
 
 def test_cli_fix_writes_and_reports_the_rest(tmp_path, monkeypatch):

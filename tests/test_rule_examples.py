@@ -69,8 +69,7 @@ def test_fix_example(rule, before, after):
     assert fix_source(new, "example.py", select=[rule.code], unsafe=True) == (new, 0)
 
 
-# DL005's rewrite is being reworked on another branch, which writes its docs and examples.
-_DOCS_PENDING = {"DL005"}
+_DOCS_PENDING: set = set()
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)

@@ -4,6 +4,7 @@ import libcst as cst
 
 from devicelint.flow import child_nodes
 from devicelint.names import dotted
+from devicelint.rewrite import Scopes, bound_names
 from devicelint.rules.base import Report, Rule
 
 _REPLACEMENTS = {
@@ -56,12 +57,18 @@ class DeprecatedCudaAmp(Rule):
     ```
 
     ## Fix safety
-    The fix is safe: it rewrites uses spelled through the `torch` module. `autocast` gets
-    the old class's default dtype (`float16` on cuda, `bfloat16` on cpu) unless one is
-    given, since `torch.amp.autocast` would inherit an enclosing autocast's dtype instead.
-    Not fixed: names imported from `torch.cuda.amp` (the import would change too),
-    positional arguments, and a `torch` that is a parameter or local variable (not
-    flagged either). Compatibility code for older torch (under a version or `hasattr`
+    The fix is safe: `torch.cuda.amp.X(...)` becomes `torch.amp.X("cuda", ...)` (the device
+    as the first argument, or `device_type=` for `custom_fwd`/`custom_bwd`), with the same
+    behaviour and no warning. `autocast` gets the old class's default dtype (`float16` on
+    cuda, `bfloat16` on cpu) unless one is given, since `torch.amp.autocast` would inherit an
+    enclosing autocast's dtype instead. Names imported from `torch.cuda.amp`
+    (`from torch.cuda.amp import autocast`, `import torch.cuda.amp as amp`) are rewritten
+    through the file's own `import torch` (`autocast()` becomes
+    `torch.amp.autocast("cuda", dtype=torch.float16)`); the old import stays, unused (importing
+    it does not warn). Not fixed: a file that does not `import torch`, a function that binds
+    its own `torch`, calls with positional arguments (their meaning shifts between the old
+    and new signatures), and a `torch` that is a parameter or local variable (not flagged
+    either). Compatibility code for older torch (under a version or `hasattr`
     check, or in an `except (AttributeError, ImportError, TypeError):` fallback) is
     neither flagged nor fixed.
     """
@@ -115,15 +122,51 @@ with amp.autocast(enabled=True):  # <--
 """,
     )
 
+    FIXES = (
+        (
+            """
+import torch
+from torch.cuda.amp import GradScaler, autocast
+
+def train_step(model, batch, optimizer, scaler):
+    with autocast():
+        loss = model(batch).mean()
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+scaler = GradScaler(init_scale=2.0**14)
+with torch.cuda.amp.autocast(dtype=torch.bfloat16):
+    pass
+""",
+            """
+import torch
+from torch.cuda.amp import GradScaler, autocast
+
+def train_step(model, batch, optimizer, scaler):
+    with torch.amp.autocast("cuda", dtype=torch.float16):
+        loss = model(batch).mean()
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+scaler = torch.amp.GradScaler("cuda", init_scale=2.0**14)
+with torch.amp.autocast("cuda", dtype=torch.bfloat16):
+    pass
+""",
+        ),
+    )
+
     def check(self, ctx):
         if not _MENTION.search(ctx.source):
             return
         finder = _Finder(ctx.imports, ctx.module)
         ctx.module.visit(finder)
+        scopes = Scopes(ctx.module)
         for node, q in finder.found:
             replacement = _REPLACEMENTS[q]
             call = finder.calls.get(id(node))
-            edit = _edit(ctx, node, q, call)
+            edit = _edit(ctx, node, q, call, scopes)
             yield Report(
                 node,
                 f"`{q}` is deprecated; use `{replacement}`",
@@ -133,13 +176,20 @@ with amp.autocast(enabled=True):  # <--
             )
 
 
-def _edit(ctx, node, q: str, call):
-    """Rewrite `torch.cuda.amp.X(...)` spelled through the torch module itself; a name
-    imported from torch.cuda.amp would need its import rewritten too: no fix then."""
+def _edit(ctx, node, q: str, call, scopes):
+    """Rewrite `torch.cuda.amp.X(...)` to `torch.amp.X("cuda", ...)`. Spelled through the
+    torch module, the same head is kept; a name imported from torch.cuda.amp (`autocast()`,
+    `amp.GradScaler()`) is rewritten through the file's own `import torch`, when that name is
+    the torch module where the use is (the old import then stays, unused and silent)."""
     text = dotted(node)
-    if text is None or "." not in text or ctx.imports.qualname(cst.Name(text.split(".")[0])) != "torch":
+    if text is None:
         return None
-    head, device, leaf = text.split(".")[0], q.split(".")[1], q.rsplit(".", 1)[-1]
+    head = text.split(".")[0]
+    if ctx.imports.qualname(cst.Name(head)) != "torch" or "." not in text:
+        head = "torch"
+        if ctx.imports.qualname(cst.Name(head)) != "torch" or _binds_torch_locally(scopes, node):
+            return None
+    device, leaf = q.split(".")[1], q.rsplit(".", 1)[-1]
     func = cst.parse_expression(f"{head}.amp.{leaf}")
     device_arg = cst.Arg(value=cst.SimpleString(f'"{device}"'))
     device_kw = cst.Arg(keyword=cst.Name("device_type"), value=cst.SimpleString(f'"{device}"'), equal=cst.AssignEqual(
@@ -157,6 +207,11 @@ def _edit(ctx, node, q: str, call):
         dtype = "float16" if device == "cuda" else "bfloat16"
         extra = [cst.Arg(keyword=cst.Name("dtype"), value=cst.parse_expression(f"{head}.{dtype}"), equal=device_kw.equal)]
     return lambda c: c.with_changes(func=func, args=[device_arg, *(_with_comma(c.args) if extra else c.args), *extra])
+
+
+def _binds_torch_locally(scopes: Scopes, node) -> bool:
+    """An enclosing function binds `torch` itself (a parameter, a local import)."""
+    return any(isinstance(a, cst.FunctionDef) and "torch" in bound_names(a) for a in scopes.ancestors(node))
 
 
 def _with_comma(args):
