@@ -1,6 +1,7 @@
 import libcst as cst
 
 from devicelint.rules.base import Report, Rule
+from devicelint.values import Kind
 
 _MOVES = ("to", "cuda")
 # arguments whose text names the same value each time it is evaluated
@@ -21,6 +22,11 @@ def _same_move_inside(call, module):
     texts = [(a.keyword.value if a.keyword else None, module.code_for_node(a.value)) for a in call.args]
     again = [(a.keyword.value if a.keyword else None, module.code_for_node(a.value)) for a in inner.args]
     return inner if texts == again else None
+
+
+def _receiver(call: cst.Call):
+    """`x.to(d)` -> `x` (parenthesised as the call's own receiver was)."""
+    return call.func.value
 
 
 class RedundantTo(Rule):
@@ -51,10 +57,41 @@ class RedundantTo(Rule):
     for x, y in loader:
         loss = F.cross_entropy(model(x.to(device)), y.to(device), weight=class_weights)
     ```
+
+    ## Fix safety
+    `x.to(d).to(d)` becomes `x.to(d)`: the second move returns its input unchanged, so the fix
+    is safe. A tensor moved again to where this code already put it (`model(x.to(device))`
+    after `x = x.to(device)`) becomes the tensor itself; `.to()` returns the tensor as it is
+    when it is already there, so the fix is right wherever the inference is, but it rests on
+    that inference: unsafe (`--unsafe-fixes`). A move whose result is thrown away (a bare
+    `model.to(device)`), a move repeated on every loop iteration (the fix would have to hoist
+    it) and a second copy of the same host tensor (the fix would need a new name) are not
+    fixed.
     """
 
     code = "DL004"
     name = "redundant-to"
+    fixable = True
+    FIXES = (
+        (
+            """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+weights = torch.tensor([1.0, 3.0]).to(device).to(device)
+x = torch.randn(8, 4).to(device)
+out = model(x.to(device))
+""",
+            """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+weights = torch.tensor([1.0, 3.0]).to(device)
+x = torch.randn(8, 4).to(device)
+out = model(x)
+""",
+        ),
+    )
     VALID = (
         """
 import torch
@@ -105,7 +142,8 @@ for step in range(10):
             if inner is not None and id(call) not in reported:
                 shown = ctx.module.code_for_node(inner)
                 yield Report(call, f"`{shown}` already moved this value; the second "
-                                   f"`.{call.func.attr.value}(...)` does nothing")
+                                   f"`.{call.func.attr.value}(...)` does nothing",
+                             fix=f"drop the second `.{call.func.attr.value}(...)`", edit=_receiver)
 
     def _from_facts(self, ctx):
         for mv in ctx.facts.moves:
@@ -114,6 +152,14 @@ for step in range(10):
             what = f"`{mv.recv_text}`" if mv.recv_text else "this value"
             if mv.reason == "already":
                 msg = f"{what} is already on `{mv.target_text}` (since line {ctx.line(mv.prior)}); this move does nothing"
+                if _same_move_inside(mv.node, ctx.module) is not None:
+                    yield Report(mv.node, msg, fix=f"drop the second `.{mv.node.func.attr.value}(...)`", edit=_receiver)
+                elif not mv.bare and mv.recv.kind is Kind.TENSOR and isinstance(mv.node.func, cst.Attribute):
+                    # the value of `x.to(d)` is `x` itself when x is already there: use it
+                    yield Report(mv.node, msg, fix=f"use {what} as it is", edit=_receiver, applicability="unsafe")
+                else:
+                    yield Report(mv.node, msg)
+                continue
             elif mv.reason == "invariant":
                 msg = f"{what} does not change inside the loop but is moved to `{mv.target_text}` on every iteration; move it once before the loop"
             else:

@@ -4,6 +4,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.names import dotted
+from devicelint.rewrite import Scopes, bound_names
 from devicelint.rules.base import Report, Rule
 
 # Any of these anywhere in the file means the code thought about machines without CUDA.
@@ -75,10 +76,39 @@ class HardcodedCuda(Rule):
     model = Net().to(device)
     x = x.to(device)
     ```
+
+    ## Fix safety
+    The fix gives each site a run-time fallback: `"cuda"` becomes `"cuda" if
+    torch.cuda.is_available() else "cpu"` (in `torch.device(...)`, `.to(...)`, `device=` and a
+    `device = "cuda"` assignment), and `x.cuda()` becomes `x.to("cuda" if
+    torch.cuda.is_available() else "cpu")`. On a machine with CUDA nothing changes; without
+    one the script runs on the CPU instead of failing, which may not be what GPU-only code
+    wants (and a file with such a check anywhere is no longer flagged at all): unsafe
+    (`--unsafe-fixes`). Not fixed: `.cuda(1)` / `.cuda(device=...)` (which GPU is meant), and
+    files where `torch` is not the module's name for torch.
     """
 
     code = "DL007"
     name = "hardcoded-cuda"
+    fixable = True
+    FIXES = (
+        (
+            """
+import torch
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 2).to(device)
+x = torch.randn(8, 4).cuda(non_blocking=True)
+y = torch.zeros(8, 2, device="cuda:0")
+""",
+            """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+x = torch.randn(8, 4).to("cuda" if torch.cuda.is_available() else "cpu", non_blocking=True)
+y = torch.zeros(8, 2, device="cuda:0" if torch.cuda.is_available() else "cpu")
+""",
+        ),
+    )
     VALID = (
         """
 import torch
@@ -128,9 +158,52 @@ t = torch.ones(2).to(DEVICE)
         ctx.module.visit(finder)
         if finder.fallback:
             return
+        torch_ok = ctx.imports.qualname(cst.Name("torch")) == "torch"
+        scopes = Scopes(ctx.module) if torch_ok else None
         for node, message in finder.found:
+            edit = _fallback_edit(node) if torch_ok and not _binds_torch(scopes, node) else None
             yield Report(node, message, fix="choose the device at run time: "
-                         "`torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")`")
+                         "`torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")`",
+                         edit=edit, applicability="unsafe")
+
+
+def _binds_torch(scopes, node) -> bool:
+    return any(isinstance(a, cst.FunctionDef) and "torch" in bound_names(a) for a in scopes.ancestors(node))
+
+
+def _fallback(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`"cuda:0"` -> `"cuda:0" if torch.cuda.is_available() else "cpu"`."""
+    return cst.IfExp(
+        test=cst.parse_expression("torch.cuda.is_available()"),
+        body=value.with_changes(lpar=[], rpar=[]),
+        orelse=cst.SimpleString('"cpu"'),
+    )
+
+
+def _fallback_edit(node):
+    """The edit that gives a flagged site a CPU fallback, or None where there is no plain
+    one (`.cuda(1)`, `.cuda(device=...)`)."""
+    if isinstance(node, cst.SimpleString):  # `device = "cuda"`
+        return _fallback
+    if isinstance(node, cst.Arg):  # `device="cuda"`
+        return lambda a: a.with_changes(value=_fallback(a.value))
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
+        if any(a.keyword is None or a.keyword.value == "device" for a in node.args):
+            return None
+        device = cst.Arg(value=_fallback(cst.SimpleString('"cuda"')))
+        rest = [a for a in node.args]
+        return lambda c: c.with_changes(func=c.func.with_changes(attr=cst.Name("to")),
+                                        args=[device.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                                              if rest else device, *c.args])
+    # `torch.device("cuda")`, `x.to("cuda")`, `x.to(device="cuda")`: the device argument
+    for i, a in enumerate(node.args):
+        if _is_cuda_string(a.value) and (a.keyword is None or a.keyword.value in ("device", "type")):
+            return lambda c, i=i: c.with_changes(args=[*c.args[:i], c.args[i].with_changes(value=_fallback(c.args[i].value)),
+                                                      *c.args[i + 1:]])
+    return None
 
 
 class _Finder(cst.CSTVisitor):
