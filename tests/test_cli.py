@@ -353,6 +353,9 @@ def test_unknown_option_is_usage_error(proj):
 # --- rules, explain, version -----------------------------------------------------------
 
 
+FIXABLE = ["DL003", "DL004", "DL005", "DL006", "DL007", "DL008", "DL009", "DL010", "DL014"]
+
+
 def test_rules_text():
     r = run("rules")
     assert r.exit_code == 0
@@ -360,7 +363,7 @@ def test_rules_text():
         assert any(line.startswith(code) for line in r.stdout.splitlines()), code
     assert "model-not-moved" in r.stdout
     fixable = sorted(line.split()[0] for line in r.stdout.splitlines() if line.split()[1] == "[*]")
-    assert fixable == ["DL003", "DL005", "DL006", "DL008", "DL009", "DL010", "DL014"]
+    assert fixable == FIXABLE
 
 
 def test_rules_json():
@@ -372,7 +375,7 @@ def test_rules_json():
         assert isinstance(d["name"], str) and d["name"]
         assert isinstance(d["default"], bool)
         assert isinstance(d["summary"], str) and d["summary"]
-        assert d["fixable"] is (d["code"] in ("DL003", "DL005", "DL006", "DL008", "DL009", "DL010", "DL014"))
+        assert d["fixable"] is (d["code"] in FIXABLE)
     assert data[0]["name"] == "model-not-moved"
 
 
