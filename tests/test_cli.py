@@ -353,7 +353,7 @@ def test_unknown_option_is_usage_error(proj):
 # --- rules, explain, version -----------------------------------------------------------
 
 
-FIXABLE = ["DL003", "DL004", "DL005", "DL006", "DL007", "DL008", "DL009", "DL010", "DL014"]
+FIXABLE = ["DL003", "DL004", "DL005", "DL006", "DL007", "DL008", "DL009", "DL010", "DL014", "DL015"]
 
 
 def test_rules_text():

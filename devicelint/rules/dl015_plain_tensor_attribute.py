@@ -41,10 +41,49 @@ class PlainTensorAttribute(Rule):
         def forward(self, x):
             return x + self.pe[: x.size(1)]
     ```
+
+    ## Fix safety
+    The fix turns the one `self.<name> = tensor` of `__init__` (after `super().__init__()`)
+    into `self.register_buffer("<name>", tensor, persistent=False)`: `model.to(device)` then
+    moves it, and, not persistent, it stays out of `state_dict()`, so saved checkpoints still
+    load. A buffer is also cast by `model.half()` / `.to(dtype)` and listed by `buffers()`,
+    which the plain attribute was not: unsafe (`--unsafe-fixes`). Not fixed: an attribute
+    assigned more than once or before `super().__init__()`, or in a tuple assignment.
     """
 
     code = "DL015"
     name = "plain-tensor-attribute"
+    fixable = True
+    FIXES = (
+        (
+            """
+import torch
+import torch.nn as nn
+
+class Masked(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.mask = torch.tril(torch.ones(n, n))
+        self.fc = nn.Linear(n, n)
+
+    def forward(self, x):
+        return self.fc(x) * self.mask
+""",
+            """
+import torch
+import torch.nn as nn
+
+class Masked(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("mask", torch.tril(torch.ones(n, n)), persistent=False)
+        self.fc = nn.Linear(n, n)
+
+    def forward(self, x):
+        return self.fc(x) * self.mask
+""",
+        ),
+    )
     VALID = (
         """
 import torch
@@ -102,11 +141,63 @@ class Masked(nn.Module):
             if key not in verdicts:
                 verdicts[key] = _only_set_in_init(mix.cls, attr)
             if verdicts[key]:
+                assign = _init_assignment(mix.cls, attr)
                 yield Report(
                     mix.node,
                     f"`self.{attr}` is a plain tensor attribute: `model.to(device)` leaves it on the CPU; "
                     f"use `self.register_buffer(\"{attr}\", ...)` (or `nn.Parameter`)",
+                    fix=f"register `{attr}` as a non-persistent buffer" if assign is not None else None,
+                    edit=_to_buffer if assign is not None else None,
+                    edit_node=assign,
+                    applicability="unsafe",
                 )
+
+
+def _to_buffer(assign: cst.Assign) -> cst.Expr:
+    """`self.pe = torch.zeros(...)` -> `self.register_buffer("pe", torch.zeros(...), persistent=False)`
+    (not persistent: `state_dict()` stays as it was, so saved checkpoints still load)."""
+    attr = assign.targets[0].target.attr.value
+    call = cst.Call(
+        func=cst.parse_expression("self.register_buffer"),
+        args=[
+            cst.Arg(cst.SimpleString(f'"{attr}"'), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(assign.value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(cst.Name("False"), keyword=cst.Name("persistent"),
+                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))),
+        ],
+    )
+    return cst.Expr(call, semicolon=assign.semicolon)
+
+
+def _is_super_init(n) -> bool:
+    if not (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "__init__"):
+        return False
+    owner = n.func.value
+    if isinstance(owner, cst.Call):
+        return dotted(owner.func) == "super"
+    return dotted(owner) in ("nn.Module", "torch.nn.Module")
+
+
+def _init_assignment(cls: cst.ClassDef, attr: str):
+    """The one `self.<attr> = value` statement of `__init__`, after `super().__init__()` (a
+    buffer needs the Module set up), or None."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    init = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return None
+    found, super_seen = [], False
+    for stmt in init.body.body if isinstance(init.body, cst.IndentedBlock) else ():
+        nodes = list(_walk(stmt))
+        for n in nodes:
+            if isinstance(n, cst.Assign) and any(dotted(t.target) == f"self.{attr}" for t in n.targets):
+                found.append((n, super_seen))
+        super_seen = super_seen or any(_is_super_init(n) for n in nodes)
+    if len(found) != 1:
+        return None
+    assign, after_super = found[0]
+    if not after_super or len(assign.targets) != 1:
+        return None
+    return assign
 
 
 def _only_set_in_init(cls: cst.ClassDef, attr: str) -> bool:
