@@ -17,6 +17,7 @@ from devicelint.rules.dl012_data_parallel import DataParallel
 from devicelint.rules.dl013_sync_in_loop import SyncInLoop
 from devicelint.rules.dl014_dataloader_not_pinned import DataloaderNotPinned
 from devicelint.rules.dl015_plain_tensor_attribute import PlainTensorAttribute
+from devicelint.rules.dl016_layer_built_in_forward import LayerBuiltInForward
 from devicelint.rules.dl100_unused_noqa import UnusedNoqa
 
 ALL_RULES = (
@@ -35,6 +36,7 @@ ALL_RULES = (
     SyncInLoop,
     DataloaderNotPinned,
     PlainTensorAttribute,
+    LayerBuiltInForward,
     UnusedNoqa,
 )
 BY_CODE = {r.code: r for r in ALL_RULES}
