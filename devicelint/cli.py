@@ -122,7 +122,8 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
         click.echo(_warning("No Python files found under the given path(s)"), err=True)
     fixed = None
     if fix or diff:
-        changed, fixed, tasks = _apply_fixes(tasks, chosen, ignored, cfg, write=fix and not diff, unsafe=unsafe_fixes)
+        changed, fixed, tasks = _apply_fixes(tasks, chosen, ignored, cfg, write=fix and not diff, unsafe=unsafe_fixes,
+                                             jobs=jobs)
         if diff:
             sys.exit(EXIT_FINDINGS if changed else EXIT_CLEAN)
         sources.update((path, split_lines(data.decode("utf-8", "replace"))) for path, data in tasks if data is not None)
@@ -216,7 +217,7 @@ def _warning(text: str) -> str:
     return click.style("warning", fg="yellow", bold=True) + f": {text}" if use_color(sys.stderr) else f"warning: {text}"
 
 
-def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False):
+def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False, jobs=None):
     """Fix (or, without `write`, print the diff for) every file. Returns (files changed,
     fixes applied, the tasks to lint next: stdin's replaced by its fixed source). When
     writing, stdin's fixed source (or the source itself, when nothing applies) is printed
@@ -224,22 +225,33 @@ def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False)
     that changed while we worked, is one DL000 line on stderr and the run goes on."""
     from devicelint.files import ignored_codes
     from devicelint.fix import Changed, fix_source, unified_diff, write_fixed
+    from devicelint.lint import fix_many
 
+    # the files' fixes are worked out in parallel (read, fixed, verified to parse), then
+    # written one by one in the order of `tasks`: the output does not depend on --jobs
+    reals, seen = {}, set()
+    for path, data in tasks:
+        real = os.path.realpath(path) if data is None else None  # a symlink: fix its target, keep the link
+        if real is not None and real not in seen:
+            seen.add(real)
+            reals[path] = real
+    worked = fix_many([(reals[p], chosen, ignored + ignored_codes(p, cfg.per_file_ignores, cfg.root), unsafe)
+                       for p in reals], jobs)
+    results = dict(zip(reals, worked))
     changed = applied = 0
     after = []
-    done = set()
     for path, data in tasks:
         after.append((path, data))
-        source, before = data, None
         if data is None:
-            real = os.path.realpath(path)  # a symlink: fix its target, keep the link
-            if real in done:
+            if path not in reals:
                 continue
-            done.add(real)
-            source, before = _read_with_stat(real)
-            if source is None:
-                continue
-        new, count = fix_source(source, path, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), unsafe)
+            _real, outcome, _error = results[path]
+            if outcome is None:
+                continue  # unreadable, or an internal error: the lint run that follows says so
+            source, before, new, count = outcome
+        else:
+            source, before = data, None
+            new, count = fix_source(source, path, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), unsafe)
         if data is not None:
             after[-1] = (path, new)
             if write:
@@ -267,18 +279,6 @@ def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False)
         changed += 1
         applied += count
     return changed, applied, after
-
-
-def _read_with_stat(path: str):
-    """(bytes, the stat they were read with) or (None, None) when unreadable (the lint run
-    that follows reports why)."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block
-            return None, None
-        with open(path, "rb") as f:
-            return f.read(), os.fstat(f.fileno())
-    except OSError:
-        return None, None
 
 
 def _read_lines(path: str) -> list:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import sys
 import traceback
 from concurrent.futures.process import BrokenProcessPool
@@ -93,19 +94,66 @@ def lint_many(tasks, jobs=None, progress=None):
     return findings, errors
 
 
-def _pooled(tasks, jobs, tick):
+def read_with_stat(path: str):
+    """(bytes, the stat they were read with) or (None, None) when unreadable (the lint run
+    that follows reports why)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block
+            return None, None
+        with open(path, "rb") as f:
+            return f.read(), os.fstat(f.fileno())
+    except OSError:
+        return None, None
+
+
+def _fix_one(task):
+    """(path, (source, its stat, fixed source, fixes applied) or None, internal error)."""
+    path, select, ignore, unsafe = task
+    from devicelint.fix import fix_source
+
+    try:
+        source, before = read_with_stat(path)
+        if source is None:
+            return path, None, None
+        new, count = fix_source(source, path, select, ignore, unsafe)
+        return path, (source, before, new, count), None
+    except Exception as e:  # one file's internal error must not stop the others
+        return path, None, f"{type(e).__name__}: {e}"
+
+
+def fix_many(tasks, jobs=None):
+    """The fixes of many files, computed in a process pool like `lint_many` and returned in
+    the order of `tasks` ((path, select, ignore, unsafe) each), so that what is written and
+    printed does not depend on --jobs. Nothing is written here."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and len(tasks) >= POOL_THRESHOLD:
+        order = sorted(range(len(tasks)), key=lambda i: _size((tasks[i][0], None)), reverse=True)
+        results = _pooled([tasks[i] for i in order], jobs, lambda _n: None, work=_fix_one,
+                          crashed=lambda path, e: (path, None, str(e)))
+        out: list = [None] * len(tasks)
+        for j, i in enumerate(order):
+            out[i] = results[j]
+        return out
+    return [_fix_one(t) for t in tasks]
+
+
+def _too_complex(path, e):
+    return path, [_meta(path, "too-complex", f"not analysed: {e}")], None
+
+
+def _pooled(tasks, jobs, tick, work=_one, crashed=_too_complex):
     """Every task's result. A worker that dies in native code (a parser crash, an abort on
     memory exhaustion) or hangs loses only its own file: the files without a result are
-    linted again one at a time in a fresh worker, and the one that kills it again is
-    reported as DL000 too-complex."""
+    done again one at a time in a fresh worker, and the one that kills it again gets
+    `crashed(path, error)` (for linting, DL000 too-complex)."""
     done: dict = {}
     try:
-        _run_pool(tasks, range(len(tasks)), jobs, done, tick)
+        _run_pool(tasks, range(len(tasks)), jobs, done, tick, work)
     except BrokenProcessPool:
         rest = [i for i in range(len(tasks)) if i not in done]
         while rest:
             try:
-                _run_pool(tasks, rest, 1, done, tick)
+                _run_pool(tasks, rest, 1, done, tick, work)
                 break
             except BrokenProcessPool:
                 rest = [i for i in rest if i not in done]
@@ -113,15 +161,18 @@ def _pooled(tasks, jobs, tick):
                 # one running; confirm it alone before blaming it
                 first, rest = rest[0], rest[1:]
                 try:
-                    _run_pool(tasks, [first], 1, done, tick)
+                    _run_pool(tasks, [first], 1, done, tick, work)
                 except BrokenProcessPool as e:
-                    path = tasks[first][0]
-                    done[first] = (path, [_meta(path, "too-complex", f"not analysed: {e}")], None)
+                    done[first] = crashed(tasks[first][0], e)
                     tick(1)
     return [done[i] for i in range(len(tasks))]
 
 
-def _run_pool(tasks, indices, jobs, done, tick) -> None:
+def _found(result) -> int:
+    return len(result[1]) if isinstance(result[1], list) else 0
+
+
+def _run_pool(tasks, indices, jobs, done, tick, work=_one) -> None:
     """Lint tasks[i] for i in `indices` into `done[i]`; BrokenProcessPool when a worker died
     or no file finished within HUNG_AFTER seconds."""
     import queue
@@ -132,7 +183,7 @@ def _run_pool(tasks, indices, jobs, done, tick) -> None:
     finished: queue.SimpleQueue = queue.SimpleQueue()  # each future as it is done: O(1) a file
     try:
         for i in indices:
-            future = pool.submit(_one, tasks[i])
+            future = pool.submit(work, tasks[i])
             futures[future] = i
             future.add_done_callback(finished.put)
         for _ in range(len(futures)):
@@ -150,10 +201,10 @@ def _run_pool(tasks, indices, jobs, done, tick) -> None:
                         break
                     if other.exception() is None:
                         done[futures[other]] = result = other.result()
-                        tick(len(result[1]))
+                        tick(_found(result))
                 raise BrokenProcessPool("the analysis crashed (its worker process died)")
             done[futures[future]] = result = future.result()
-            tick(len(result[1]))
+            tick(_found(result))
         pool.shutdown()
     except BrokenProcessPool:
         _kill_workers(pool)  # the pool fails every queued file by itself

@@ -196,27 +196,27 @@ def test_read_only_folder_and_vanished_file_are_one_line_each(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     for name in ("locked.py", "gone.py", "ok.py"):
         (tmp_path / name).write_bytes(AMP)
-    real_mkstemp, real_fix = tempfile.mkstemp, fixmod.fix_source
+    real_mkstemp, real_write = tempfile.mkstemp, fixmod.write_fixed
 
     def mkstemp(*a, **k):
         fd, name = real_mkstemp(*a, **k)
-        if (tmp_path / "locked.py").exists() and fixing[0] == "locked.py":
+        if writing[0] == "locked.py":
             os.close(fd)
             os.unlink(name)
             raise PermissionError(13, "Permission denied", name)
         return fd, name
 
-    fixing = [None]
+    writing = [None]
 
-    def fix_then_vanish(source, path, *a, **k):
-        fixing[0] = os.path.basename(path)
-        out = real_fix(source, path, *a, **k)
+    def vanish_then_write(path, *a, **k):
+        # the fix was worked out; the file goes away before it is written back
+        writing[0] = os.path.basename(path)
         if path.endswith("gone.py"):
             (tmp_path / "gone.py").unlink()
-        return out
+        return real_write(path, *a, **k)
 
     monkeypatch.setattr(fixmod.tempfile, "mkstemp", mkstemp)
-    monkeypatch.setattr(fixmod, "fix_source", fix_then_vanish)
+    monkeypatch.setattr(fixmod, "write_fixed", vanish_then_write)
     r = _fix(".")
     assert "Traceback" not in r.output
     assert "locked.py:1:1: DL000 [unwritable-file] not fixed: permission denied" in r.stderr
@@ -466,3 +466,33 @@ def test_json_fix_object_points_where_fix_edits(tmp_path, name):
     end = sum(map(len, lines[: edit["end_line"] - 1])) + edit["end_column"] - 1
     text = src.decode()
     assert (text[:start] + edit["content"] + text[end:]).encode() == _expected(src)
+
+
+def test_fix_in_parallel_writes_and_prints_what_one_process_does(tmp_path):
+    """Enough files for a process pool: the fixes are worked out by the workers and written
+    by the parent in path order, so --jobs changes neither the files nor the output."""
+    scripts = {
+        f"train_{i:02d}.py": (
+            "import numpy as np\nimport torch\n\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            f"model = torch.nn.Linear({i + 2}, 2).to(device)\n"
+            "scaler = torch.cuda.amp.GradScaler()\n"
+            f"x = torch.randn(4, {i + 2}).to(device)\n"
+            "probs = model(x).softmax(-1).detach().numpy()\n"
+            + ("" if i % 3 else "mask = torch.ones(4).to(device)\n")
+        )
+        for i in range(30)
+    }
+    outputs = []
+    for jobs in ("1", "2"):
+        root = tmp_path / f"jobs{jobs}"
+        root.mkdir()
+        for name, text in scripts.items():
+            (root / name).write_text(text)
+        r = subprocess.run([sys.executable, "-m", "devicelint", ".", "--fix", "--no-cache", "--jobs", jobs,
+                            "--output-format", "concise"], cwd=root, capture_output=True, text=True)
+        outputs.append((r.returncode, r.stdout, r.stderr, {n: (root / n).read_text() for n in scripts}))
+    assert outputs[0] == outputs[1]
+    code, stdout, stderr, files = outputs[0]
+    assert stderr.count("Fixed") == 30
+    assert all(".cpu().numpy()" in text and 'GradScaler("cuda")' in text for text in files.values())
