@@ -2543,9 +2543,9 @@ def _places_inputs(fn: cst.FunctionDef) -> bool:
 
 
 def _reachable(methods: dict, start: str) -> set:
-    """The methods `start` calls through `self.<name>(...)`, transitively (`start` excluded
-    unless it calls itself back)."""
-    seen: set = set()
+    """`start` (when the class has it) and the methods it calls through `self.<name>(...)`,
+    transitively."""
+    seen: set = {start} if start in methods else set()
     todo = [start]
     while todo:
         fn = methods.get(todo.pop())
@@ -2557,8 +2557,6 @@ def _reachable(methods: dict, start: str) -> set:
                     and n.func.attr.value not in seen):
                 seen.add(n.func.attr.value)
                 todo.append(n.func.attr.value)
-    if start in methods and start not in seen and start == "forward":
-        seen.add(start)
     return seen
 
 
