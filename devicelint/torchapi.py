@@ -18,6 +18,8 @@ PARAM_FREE_LAYERS = {
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
     "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
     "CosineSimilarity", "PairwiseDistance", "Softmax2d", "ChannelShuffle", "Fold", "Unfold",
+    "RReLU", "LocalResponseNorm", "CrossMapLRN2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d",
+    "MaxUnpool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
 }
 
 # Wrappers that take a module and manage (or require) its placement themselves.

@@ -1,7 +1,7 @@
 import libcst as cst
 
 from devicelint import torchapi as api
-from devicelint.flow import _reachable, _walk
+from devicelint.flow import _reachable, _walk, child_nodes
 from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
 
@@ -97,19 +97,26 @@ class Block(nn.Module):
     def check(self, ctx):
         if b"forward" not in ctx.source:
             return
+        if b"set_default_device" in ctx.source and any(
+                isinstance(n, cst.Call) and ctx.imports.qualname(n.func) == "torch.set_default_device"
+                for n in _walk(ctx.module)):
+            return  # every layer is made on the chosen device
         for cls in _module_classes(ctx):
             methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)} \
                 if isinstance(cls.body, cst.IndentedBlock) else {}
             if "forward" not in methods:
                 continue
             in_forward = _reachable(methods, "forward") - _reachable(methods, "__init__") - {"__init__"}
+            # `self.proj.to(x.device)` or `self.to(x.device)` in any of them places a lazily built `self.proj`
+            self_moved = set().union(*(_moved_names(methods[m]) for m in in_forward)) if in_forward else set()
+            self_moved = {n for n in self_moved if n == "self" or n.startswith("self.")}
             for name in sorted(in_forward):
-                yield from _layers_built(ctx, methods[name])
+                yield from _layers_built(ctx, methods[name], self_moved)
 
 
 def _module_classes(ctx):
-    """The file's nn.Module subclasses (through torch.nn bases, or a base class of this file
-    that is one)."""
+    """The file's nn.Module subclasses (through torch.nn bases, Lightning or Hugging Face model
+    bases, or a base class of this file that is one)."""
     classes = [n for n in _walk(ctx.module) if isinstance(n, cst.ClassDef)]
     modules, names = [], set()
     changed = True
@@ -119,8 +126,7 @@ def _module_classes(ctx):
             if c.name.value in names:
                 continue
             for b in c.bases:
-                q = ctx.imports.qualname(b.value) or ""
-                if q.startswith("torch.nn.") or (dotted(b.value) or "") in names:
+                if _is_module_base(ctx, b.value) or (dotted(b.value) or "") in names:
                     modules.append(c)
                     names.add(c.name.value)
                     changed = True
@@ -128,8 +134,64 @@ def _module_classes(ctx):
     return modules
 
 
-def _layers_built(ctx, fn: cst.FunctionDef):
-    moved = _moved_names(fn)
+def _is_module_base(ctx, base) -> bool:
+    q = ctx.imports.qualname(base) or ""
+    last = q.rsplit(".", 1)[-1]
+    if q.startswith("torch.nn."):
+        return True
+    if last == "LightningModule" and q.startswith(("lightning", "pytorch_lightning")):
+        return True
+    return q.startswith(("transformers.", "diffusers.")) and (last.endswith("PreTrainedModel") or last == "ModelMixin")
+
+
+# Norm layers whose weights and running statistics can both be switched off:
+# name -> ((switch, position, default), ...). With every switch False the layer holds no tensor.
+_NORM_SWITCHES = {
+    **{f"BatchNorm{d}": (("affine", 3, True), ("track_running_stats", 4, True)) for d in ("1d", "2d", "3d")},
+    "SyncBatchNorm": (("affine", 3, True), ("track_running_stats", 4, True)),
+    **{f"InstanceNorm{d}": (("affine", 3, False), ("track_running_stats", 4, False)) for d in ("1d", "2d", "3d")},
+    **{f"LazyBatchNorm{d}": (("affine", 2, True), ("track_running_stats", 3, True)) for d in ("1d", "2d", "3d")},
+    **{f"LazyInstanceNorm{d}": (("affine", 2, False), ("track_running_stats", 3, False)) for d in ("1d", "2d", "3d")},
+    "LayerNorm": (("elementwise_affine", 2, True),),
+    "RMSNorm": (("elementwise_affine", 2, True),),
+    "GroupNorm": (("affine", 3, True),),
+}
+
+# containers: a layer inside one goes wherever the container goes
+_CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+
+
+def _has_weights(layer: str, call: cst.Call) -> bool:
+    """Whether `nn.<layer>(...)` surely makes a parameter or buffer; unsure -> False."""
+    if layer in _NOT_LAYERS or layer in api.PARAM_FREE_LAYERS or layer in api.WRAPPERS:
+        return False
+    if layer.endswith("Loss"):
+        return False  # a loss holds at most the weight tensor it is given, wherever that is
+    switches = _NORM_SWITCHES.get(layer)
+    if switches is None:
+        return True
+    return any(_switch(call, name, pos, default) is True for name, pos, default in switches)
+
+
+def _switch(call: cst.Call, name: str, pos: int, default: bool):
+    """A boolean argument's literal value (None when it is not a literal)."""
+    arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+    if arg is None:
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in positional):
+            return None
+        arg = positional[pos] if pos < len(positional) else None
+    if arg is None:
+        return default
+    if isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
+        return arg.value.value == "True"
+    return None
+
+
+def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
+    moved = _moved_names(fn) | self_moved
+    parents = _parents(fn)
+    placed = _under_torch_device(ctx, fn)
     for n in _walk(fn):
         if not isinstance(n, cst.Call):
             continue
@@ -138,14 +200,13 @@ def _layers_built(ctx, fn: cst.FunctionDef):
         if len(parts) != 3 or parts[:2] != ["torch", "nn"] or not parts[2][:1].isupper():
             continue
         layer = parts[2]
-        if layer in _NOT_LAYERS or layer in api.PARAM_FREE_LAYERS or layer in api.WRAPPERS:
+        if not _has_weights(layer, n) or id(n) in placed:
             continue
-        if layer.endswith("Loss"):
-            continue  # a loss holds at most the weight tensor it is given, wherever that is
-        if any(a.keyword is not None and a.keyword.value == "device" for a in n.args):
+        owner = _owner(ctx, n, parents)  # the container it is built into, or itself
+        if any(_has_device_arg(c) for c in _chain(n, owner, parents)):
             continue
-        name = _assigned_name(n, fn)
-        if _moved_in_place(n, fn) or name in moved:
+        name = _assigned_name(owner, parents)
+        if _moved_in_place(owner, parents) or name in moved or (name or "").startswith("self.") and "self" in moved:
             continue
         message = (f"`nn.{layer}(...)` is built inside `forward`: its weights are made on the CPU at every call, "
                    "never moved by `model.to(device)` and never trained; build it in `__init__`")
@@ -157,27 +218,85 @@ def _layers_built(ctx, fn: cst.FunctionDef):
                          "`model.to(device)` and never trained; build it in `__init__`")
 
 
-def _moved_in_place(call: cst.Call, fn) -> bool:
+def _parents(fn) -> dict:
+    out = {}
+    for n in _walk(fn):
+        for c in child_nodes(n):
+            out[id(c)] = n
+    return out
+
+
+# nodes a layer passes through on its way into a container's arguments
+_PASS_THROUGH = (cst.Arg, cst.List, cst.Tuple, cst.Dict, cst.Element, cst.DictElement, cst.StarredElement,
+                 cst.ListComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _owner(ctx, call: cst.Call, parents: dict) -> cst.Call:
+    """`nn.Sequential(nn.Linear(..), ...)`: the outermost container `call` is built into."""
+    owner, n = call, call
+    while True:
+        p = parents.get(id(n))
+        if p is None:
+            return owner
+        if isinstance(p, cst.Call) and n is not p.func:
+            q = ctx.imports.qualname(p.func) or ""
+            if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in _CONTAINERS:
+                owner = p
+            else:
+                return owner
+        elif not isinstance(p, _PASS_THROUGH):
+            return owner
+        n = p
+
+
+def _chain(call, owner, parents):
+    """The calls from `call` up to its container `owner`, both included."""
+    out, n = [], call
+    while n is not None:
+        if isinstance(n, cst.Call):
+            out.append(n)
+        if n is owner:
+            break
+        n = parents.get(id(n))
+    return out
+
+
+def _has_device_arg(call: cst.Call) -> bool:
+    return any(a.keyword is not None and a.keyword.value == "device" for a in call.args)
+
+
+def _under_torch_device(ctx, fn) -> set:
+    """Calls made inside `with torch.device(...):`, which makes every new tensor on that device."""
+    out = set()
+    for n in _walk(fn):
+        if isinstance(n, cst.With) and any(
+                isinstance(i.item, cst.Call) and ctx.imports.qualname(i.item.func) == "torch.device" for i in n.items):
+            out.update(id(c) for c in _walk(n.body) if isinstance(c, cst.Call))
+    return out
+
+
+_MOVES = ("to", "cuda", "xpu", "to_empty", "type_as")
+
+
+def _moved_in_place(call: cst.Call, parents: dict) -> bool:
     """`nn.Linear(a, b).to(x.device)`: placed where it is built."""
-    for n in _walk(fn):
-        if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.value is call
-                and n.func.attr.value in ("to", "cuda", "type_as")):
-            return True
-    return False
+    p = parents.get(id(call))
+    return isinstance(p, cst.Attribute) and p.value is call and p.attr.value in _MOVES \
+        and isinstance(parents.get(id(p)), cst.Call)
 
 
-def _assigned_name(call: cst.Call, fn):
-    for n in _walk(fn):
-        if isinstance(n, cst.Assign) and n.value is call and len(n.targets) == 1:
-            return dotted(n.targets[0].target)
+def _assigned_name(call: cst.Call, parents: dict):
+    p = parents.get(id(call))
+    if isinstance(p, cst.Assign) and p.value is call and len(p.targets) == 1:
+        return dotted(p.targets[0].target)
     return None
 
 
 def _moved_names(fn) -> set:
-    """Names (or `self.x`) moved somewhere in `fn`: `bn.to(x.device)`, `self.proj.cuda()`."""
+    """Names (or `self.x`, or `self`) moved somewhere in `fn`: `bn.to(x.device)`, `self.proj.cuda()`."""
     out = set()
     for n in _walk(fn):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda"):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _MOVES[:-1]:
             text = dotted(n.func.value)
             if text:
                 out.add(text)
