@@ -93,3 +93,77 @@ def test_a_plain_function_is_not_a_forward():
             head = nn.Linear(dim, classes)
             return head(torch.zeros(1, dim)), head
         """) == []
+
+
+def test_layers_without_a_tensor_or_placed_with_their_container_are_left_alone():
+    # style-transfer / contrastive heads written the way papers' code writes them
+    assert flagged("""
+        import torch
+        import torch.nn as nn
+
+
+        class StyleHead(nn.Module):
+            def __init__(self, channels, dim):
+                super().__init__()
+                self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+                self.dim = dim
+
+            def forward(self, content, style):
+                h = nn.InstanceNorm2d(content.size(1))(self.conv(content))  # no affine, no running stats
+                s = nn.LayerNorm(style.shape[-1], elementwise_affine=False)(style)
+                z = nn.BatchNorm1d(self.dim, affine=False, track_running_stats=False)(s.flatten(1))
+                mlp = nn.Sequential(nn.Linear(self.dim, self.dim), nn.GELU(), nn.Linear(self.dim, self.dim))
+                mlp.to(z.device)
+                probe = nn.Sequential(nn.Linear(self.dim, 1)).to(z.device)
+                with torch.device(z.device):
+                    gate = nn.Linear(self.dim, 1)
+                return h, mlp(z) * gate(z).sigmoid() + probe(z), nn.RReLU()(z)
+        """) == []
+
+
+def test_norms_that_keep_weights_or_statistics_are_flagged():
+    assert flagged("""
+        import torch.nn as nn
+
+
+        class Stem(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 16, 3)
+
+            def forward(self, x):
+                x = nn.InstanceNorm2d(16, affine=True)(self.conv(x))
+                x = nn.BatchNorm2d(16, affine=False)(x)  # running statistics are buffers
+                return nn.LayerNorm(x.shape[-1], elementwise_affine=self.affine)(x)  # unsure: silent
+        """) == [("DL016", 10), ("DL016", 11)]
+
+
+def test_a_lazily_built_head_is_flagged_unless_the_module_or_the_head_is_moved():
+    lazy = """
+        import pytorch_lightning as pl
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class LitProbe(pl.LightningModule):
+            def __init__(self, backbone, num_classes):
+                super().__init__()
+                self.backbone, self.num_classes, self.head = backbone, num_classes, None
+
+            def build_head(self, feats):
+                self.head = nn.Linear(feats.size(-1), self.num_classes)
+                {move}
+
+            def forward(self, images):
+                feats = self.backbone(images)
+                if self.head is None:
+                    self.build_head(feats)
+                return self.head(feats)
+
+            def training_step(self, batch, batch_idx):
+                images, labels = batch
+                return F.cross_entropy(self(images), labels)
+        """
+    assert flagged(lazy.replace("{move}", "")) == [("DL016", 12)]
+    assert flagged(lazy.replace("{move}", "self.head.to(feats.device)")) == []
+    assert flagged(lazy.replace("{move}", "self.to(feats.device)")) == []

@@ -16,11 +16,18 @@ class LayerBuiltInForward(Rule):
     ## What it does
     Flags the construction of a `torch.nn` layer that has parameters or buffers (`Linear`,
     `Conv2d`, `BatchNorm2d`, `LayerNorm`, `Embedding`, `LSTM`, ...) inside `forward` of an
-    `nn.Module`, or inside a method that `forward` calls, unless it is built with `device=` or
-    moved right there. A layer kept in a local name is reported where it is called (where it
-    fails); one built and applied at once, where it is built. Parameter-free layers (`nn.ReLU()`, `nn.Dropout()`, a loss without
-    weights, and losses, whose only tensor is the `weight=` they are given) are left alone, and
-    so are layers built in `__init__` and the methods it calls.
+    `nn.Module` (or a Lightning / Hugging Face model), or inside a method that `forward` calls,
+    such as a lazy `self.head = nn.Linear(...)`. A layer kept in a name is reported where it is
+    called (where it fails); one built and applied at once, where it is built.
+
+    It stays silent when the layer is placed where it is made: built with `device=`, moved
+    right there (`nn.Linear(a, b).to(x.device)`, `head.to(x.device)`, a container holding it
+    moved, `self.to(x.device)` after a lazy build), or built under `with torch.device(...)` or
+    `torch.set_default_device(...)`. Layers with no tensor of their own are left alone:
+    `nn.ReLU()`, `nn.Dropout()`, losses (whose only tensor is the `weight=` they are given),
+    and norms with their affine weights and running statistics switched off
+    (`nn.InstanceNorm2d(c)`, `nn.LayerNorm(d, elementwise_affine=False)`); so are layers built
+    in `__init__` and the methods it calls.
 
     ## Why is this bad?
     A layer made in `forward` gets fresh weights on the CPU at every call. On a GPU the
@@ -74,6 +81,20 @@ class Head(nn.Module):
         loss_fn = nn.CrossEntropyLoss()
         return self.fc(x) + extra(x)
 """,
+        """
+import torch.nn as nn
+
+class Probe(nn.Module):
+    def __init__(self, backbone, num_classes):
+        super().__init__()
+        self.backbone, self.num_classes, self.head = backbone, num_classes, None
+
+    def forward(self, images):
+        feats = self.backbone(images)
+        if self.head is None:  # sized on first use, then placed with the features
+            self.head = nn.Linear(feats.size(-1), self.num_classes).to(feats.device)
+        return self.head(nn.LayerNorm(feats.size(-1), elementwise_affine=False)(feats))
+""",
     )
     INVALID = (
         """
@@ -91,6 +112,20 @@ class Block(nn.Module):
     def norm(self, h):
         bn = nn.BatchNorm2d(h.size(1))
         return bn(h)  # <--
+""",
+        """
+import torch.nn as nn
+
+class Probe(nn.Module):
+    def __init__(self, backbone, num_classes):
+        super().__init__()
+        self.backbone, self.num_classes, self.head = backbone, num_classes, None
+
+    def forward(self, images):
+        feats = self.backbone(images)
+        if self.head is None:  # sized on first use, left on the CPU
+            self.head = nn.Linear(feats.size(-1), self.num_classes)
+        return self.head(feats)  # <--
 """,
     )
 
@@ -192,6 +227,7 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
     moved = _moved_names(fn) | self_moved
     parents = _parents(fn)
     placed = _under_torch_device(ctx, fn)
+    reported: set = set()
     for n in _walk(fn):
         if not isinstance(n, cst.Call):
             continue
@@ -208,14 +244,26 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
         name = _assigned_name(owner, parents)
         if _moved_in_place(owner, parents) or name in moved or (name or "").startswith("self.") and "self" in moved:
             continue
-        message = (f"`nn.{layer}(...)` is built inside `forward`: its weights are made on the CPU at every call, "
-                   "never moved by `model.to(device)` and never trained; build it in `__init__`")
+        what = f"`nn.{layer}`" if owner is n else f"`nn.{_last(ctx, owner)}` holding an `nn.{layer}`"
         # where it meets the data is where it fails: report the calls of `proj = nn.Linear(...)`
         uses = [c for c in _walk(fn) if isinstance(c, cst.Call) and name is not None and dotted(c.func) == name]
         for node in uses or [n]:
-            yield Report(node, message if node is n else f"`{name}` is an `nn.{layer}` built in this call "
-                         f"(line {ctx.line(n)}): its weights are made on the CPU each time, never moved by "
-                         "`model.to(device)` and never trained; build it in `__init__`")
+            if id(node) in reported:
+                continue
+            reported.add(id(node))
+            inside = "inside `forward`" if fn.name.value == "forward" else f"in `{fn.name.value}`, which `forward` calls,"
+            where = f"`nn.{layer}(...)` is built {inside}".rstrip(",") if node is n else \
+                f"`{name}` is an {what} built {inside} (line {ctx.line(n)})".replace(", (", " (")
+            if (name or "").startswith("self."):  # a lazy build: made once, but after `model.to(device)` ran
+                yield Report(node, f"{where}: its weights are made on the CPU after `model.to(device)` has run; "
+                             "build it in `__init__`, or place it with `.to(x.device)` where it is built")
+            else:
+                yield Report(node, f"{where}: its weights are made on the CPU at every call, never moved by "
+                             "`model.to(device)` and never trained; build it in `__init__`")
+
+
+def _last(ctx, call: cst.Call) -> str:
+    return (ctx.imports.qualname(call.func) or "").rsplit(".", 1)[-1]
 
 
 def _parents(fn) -> dict:
