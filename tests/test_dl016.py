@@ -167,3 +167,19 @@ def test_a_lazily_built_head_is_flagged_unless_the_module_or_the_head_is_moved()
     assert flagged(lazy.replace("{move}", "")) == [("DL016", 12)]
     assert flagged(lazy.replace("{move}", "self.head.to(feats.device)")) == []
     assert flagged(lazy.replace("{move}", "self.to(feats.device)")) == []
+
+
+def test_a_fixed_filter_whose_weight_is_replaced_by_a_placed_kernel_is_left_alone():
+    # a Sobel edge map: the conv is only a carrier for a kernel made where the image is
+    assert flagged("""
+        import torch
+        import torch.nn as nn
+
+
+        class EdgeLoss(nn.Module):
+            def forward(self, pred, target):
+                kernel = torch.tensor([[1., 0., -1.], [2., 0., -2.], [1., 0., -1.]], device=pred.device)
+                sobel = nn.Conv2d(1, 1, 3, padding=1, bias=False)
+                sobel.weight.data = kernel.view(1, 1, 3, 3)
+                return (sobel(pred) - sobel(target)).abs().mean()
+        """) == []

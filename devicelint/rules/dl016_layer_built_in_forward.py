@@ -22,8 +22,8 @@ class LayerBuiltInForward(Rule):
 
     It stays silent when the layer is placed where it is made: built with `device=`, moved
     right there (`nn.Linear(a, b).to(x.device)`, `head.to(x.device)`, a container holding it
-    moved, `self.to(x.device)` after a lazy build), or built under `with torch.device(...)` or
-    `torch.set_default_device(...)`. Layers with no tensor of their own are left alone:
+    moved, `self.to(x.device)` after a lazy build), built under `with torch.device(...)` or
+    `torch.set_default_device(...)`, or given its tensors right there (`conv.weight.data = k`). Layers with no tensor of their own are left alone:
     `nn.ReLU()`, `nn.Dropout()`, losses (whose only tensor is the `weight=` they are given),
     and norms with their affine weights and running statistics switched off
     (`nn.InstanceNorm2d(c)`, `nn.LayerNorm(d, elementwise_affine=False)`); so are layers built
@@ -228,6 +228,7 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
     parents = _parents(fn)
     placed = _under_torch_device(ctx, fn)
     reported: set = set()
+    tensors_set = _tensors_replaced(fn)
     for n in _walk(fn):
         if not isinstance(n, cst.Call):
             continue
@@ -244,6 +245,8 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
         name = _assigned_name(owner, parents)
         if _moved_in_place(owner, parents) or name in moved or (name or "").startswith("self.") and "self" in moved:
             continue
+        if name is not None and name in tensors_set:
+            continue  # `blur.weight.data = kernel`: its tensors are replaced, wherever `kernel` lives
         what = f"`nn.{layer}`" if owner is n else f"`nn.{_last(ctx, owner)}` holding an `nn.{layer}`"
         # where it meets the data is where it fails: report the calls of `proj = nn.Linear(...)`
         uses = [c for c in _walk(fn) if isinstance(c, cst.Call) and name is not None and dotted(c.func) == name]
@@ -264,6 +267,19 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
 
 def _last(ctx, call: cst.Call) -> str:
     return (ctx.imports.qualname(call.func) or "").rsplit(".", 1)[-1]
+
+
+def _tensors_replaced(fn) -> set:
+    """Names whose weight or bias is assigned in `fn`: `conv.weight = nn.Parameter(k)`, `conv.weight.data = k`."""
+    out = set()
+    for n in _walk(fn):
+        if isinstance(n, cst.Assign):
+            for t in n.targets:
+                text = dotted(t.target) or ""
+                for attr in (".weight", ".bias"):
+                    if attr in text:
+                        out.add(text.split(attr, 1)[0])
+    return out
 
 
 def _parents(fn) -> dict:
