@@ -312,14 +312,18 @@ def clean_cmd(path, cache_dir):
 @cli.command("rules")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules_cmd(output_format):
-    """List every rule: code, fixable ([*]: `--fix` can repair it), name, summary, default on/off."""
+    """List every rule: code, fixable ([*]: `--fix` can repair it), name, summary, default on/off,
+    and for fixable rules whether the fix is safe or unsafe (`--unsafe-fixes`)."""
     if output_format == "json":
-        data = [{"code": r.code, "name": r.name, "default": r.default, "fixable": r.fixable, "summary": r.summary()}
+        data = [{"code": r.code, "name": r.name, "default": r.default, "fixable": r.fixable,
+                 "fix_applicability": list(r.fix_applicability) if r.fixable else [], "summary": r.summary()}
                 for r in registry.ALL_RULES]
         click.echo(json.dumps(data, indent=2))
         return
     for r in registry.ALL_RULES:
         flag = "" if r.default else "  (off by default)"
+        if r.fixable:
+            flag += f"  (fix: {', '.join(r.fix_applicability)})"
         click.echo(f"{r.code} {'[*]' if r.fixable else '   '} {r.name:<28} {r.summary()}{flag}")
 
 

@@ -116,6 +116,8 @@ class Facts:
     # torch.load call -> one {name: Val} per context it ran in: the device-named variables in
     # scope there (for the `map_location=` fix)
     load_scopes: dict = field(default_factory=dict)
+    # model construction call -> one {name: Val} per context it ran in (for DL001's `.to(device)` fix)
+    build_scopes: dict = field(default_factory=dict)
     saves: list = field(default_factory=list)  # (torch.save call, Val of what it saves)
     # `forward` of a file-local module -> what it returns when run on its own (which parts of a
     # returned tuple are plain numbers, such as a pooling ratio)
@@ -1935,6 +1937,7 @@ class Interpreter:
             return Val(Kind.MODULE, name=name)
         if cls is not None:
             self.facts.mid_class[node] = cls
+        self.facts.build_scopes.setdefault(node, []).append(self.device_names())
         if self.known is not None and node not in self.known.escaped and self.known.move_funcs.get(node) == {self.frame.func}:
             # moved only by the code that builds it: on the host until that move runs (a shape
             # probe, a use in `__init__` or an earlier notebook cell sees it there)

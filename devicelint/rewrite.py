@@ -204,3 +204,44 @@ def stmt_binds(stmt, name: str) -> bool:
             if name in _target_names(t):
                 return True
     return False
+
+
+def device_var(scopes: Scopes, node, contexts) -> str | None:
+    """The device variable to use at `node`: a name every context in `contexts` (one
+    {name: Val} per context `node` ran in) sees as a device, proven by more than its name
+    in at least one, and certainly bound when `node` runs. None when there is none."""
+    from devicelint.values import Kind
+
+    if not contexts:
+        return None
+    names = set(contexts[0])
+    for ctx in contexts[1:]:
+        names &= set(ctx)
+    for name in sorted(names, key=lambda n: (n != "device", n)):
+        vals = [ctx[name] for ctx in contexts]
+        if any(v.kind is not Kind.DEVICE for v in vals):
+            continue
+        if not any(not (isinstance(v.key, tuple) and v.key[:1] == ("txt",)) for v in vals):
+            continue  # a device only by its name in every context: not proof
+        if certainly_bound(scopes, node, name):
+            return name
+    return None
+
+
+def certainly_bound(scopes: Scopes, node, name: str) -> bool:
+    """`name` is bound when `node` runs: in its own function before it, or, when no
+    function on the way binds it, at module level by a top-level statement (so also when
+    another module imports this one and calls the function)."""
+    scope = scopes.scope_of(node)
+    while scope is not scopes.module:
+        if isinstance(scope, cst.FunctionDef):
+            if name in bound_names(scope):
+                return binds_before(scopes, scope, name, node)
+        elif isinstance(scope, cst.ClassDef):
+            pass  # a class body's names are not seen by its methods
+        else:
+            return False  # lambdas and comprehensions: keep it simple
+        scope = scopes.scope_of(scope)
+    if scopes.scope_of(node) is scopes.module:
+        return binds_before(scopes, scopes.module, name, node)
+    return any(stmt_binds(stmt, name) for stmt in scopes.module.body)

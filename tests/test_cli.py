@@ -353,7 +353,8 @@ def test_unknown_option_is_usage_error(proj):
 # --- rules, explain, version -----------------------------------------------------------
 
 
-FIXABLE = ["DL003", "DL004", "DL005", "DL006", "DL007", "DL008", "DL009", "DL010", "DL014", "DL015"]
+FIXABLE = ["DL001", "DL003", "DL004", "DL005", "DL006", "DL007", "DL008", "DL009", "DL010", "DL014", "DL015"]
+UNSAFE = {"DL001", "DL004", "DL007", "DL008", "DL015"}  # rules with unsafe fixes (`--unsafe-fixes`)
 
 
 def test_rules_text():
@@ -364,6 +365,12 @@ def test_rules_text():
     assert "model-not-moved" in r.stdout
     fixable = sorted(line.split()[0] for line in r.stdout.splitlines() if line.split()[1] == "[*]")
     assert fixable == FIXABLE
+    for line in r.stdout.splitlines():
+        code = line.split()[0]
+        if code in FIXABLE:
+            assert ("unsafe" in line.rsplit("(fix:", 1)[1]) is (code in UNSAFE), line
+        else:
+            assert "(fix:" not in line, line
 
 
 def test_rules_json():
@@ -376,6 +383,8 @@ def test_rules_json():
         assert isinstance(d["default"], bool)
         assert isinstance(d["summary"], str) and d["summary"]
         assert d["fixable"] is (d["code"] in FIXABLE)
+        assert ("unsafe" in d["fix_applicability"]) is (d["code"] in UNSAFE)
+        assert bool(d["fix_applicability"]) is d["fixable"]
     assert data[0]["name"] == "model-not-moved"
 
 

@@ -25,6 +25,8 @@ class Rule:
     name: str = ""
     default: bool = True  # off-by-default rules run only when selected
     fixable: bool = False  # offers automatic fixes (for some of its findings)
+    # the safety classes its fixes come in: "safe" (`--fix`), "unsafe" (`--unsafe-fixes` too)
+    fix_applicability: tuple = ("safe",)
     # Example snippets that are also tests: VALID must stay silent; in INVALID every line
     # ending with the marker `# <--` must be flagged, and nothing else.
     VALID: tuple = ()

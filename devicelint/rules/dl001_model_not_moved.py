@@ -1,4 +1,7 @@
+import libcst as cst
+
 from devicelint.names import dotted
+from devicelint.rewrite import Scopes, device_var
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, contents_on_accel
 
@@ -32,10 +35,45 @@ class ModelNotMoved(Rule):
     x = x.to(device)
     out = model(x)
     ```
+
+    ## Fix safety
+    Where the model is built (`Net()`, `nn.Sequential(...)`, `AutoModel.from_pretrained(...)`)
+    and a device variable is certainly bound there (a name the inference knows holds a
+    device, not just one called `device`), the fix appends `.to(<that variable>)` to the
+    construction. That moves the model once, where it is made, to the device its data goes
+    to. Unsafe (`--unsafe-fixes`): the parameters now live on the device from the start, so
+    code between construction and the call that reads them on the host (an optimizer built
+    from `model.parameters()` is fine; `.numpy()` on a weight is not) behaves differently,
+    and the inference's idea of "the device" may not be the one the data was moved to. No
+    fix when no device variable is in scope where the model is built.
     """
 
     code = "DL001"
     name = "model-not-moved"
+    fixable = True
+    fix_applicability = ("unsafe",)
+    FIXES = (
+        (
+            """
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+x = torch.randn(16, 4).to(device)
+out = model(x)
+""",
+            """
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).to(device)
+x = torch.randn(16, 4).to(device)
+out = model(x)
+""",
+        ),
+    )
     VALID = (
         """
 import torch
@@ -103,6 +141,7 @@ def main():
 
     def check(self, ctx):
         facts = ctx.facts
+        scopes = None
         for call in facts.module_calls:
             m = call.model
             if m.mid is None or m.param_free or m.dev is not Dev.CPU:
@@ -127,4 +166,20 @@ def main():
                     f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` "
                     f"calls it with tensors on the device (line {ctx.line(call.node)})"
                 )
-            yield Report(call.blame, msg)
+            where = None
+            if isinstance(m.mid, cst.Call) and m.mid in facts.build_scopes:
+                scopes = scopes or Scopes(ctx.module)
+                where = device_var(scopes, m.mid, facts.build_scopes[m.mid])
+            yield Report(
+                call.blame,
+                msg,
+                fix=f"move the model where it is built: `.to({where})`" if where else None,
+                edit=(lambda built, w=where: _moved(built, w)) if where else None,
+                edit_node=m.mid if where else None,
+                applicability="unsafe",
+            )
+
+
+def _moved(built: cst.Call, device: str) -> cst.Call:
+    """`Net(...)` -> `Net(...).to(device)`."""
+    return cst.Call(func=cst.Attribute(value=built, attr=cst.Name("to")), args=[cst.Arg(cst.Name(device))])

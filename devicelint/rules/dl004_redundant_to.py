@@ -72,6 +72,7 @@ class RedundantTo(Rule):
     code = "DL004"
     name = "redundant-to"
     fixable = True
+    fix_applicability = ("safe", "unsafe")
     FIXES = (
         (
             """

@@ -91,6 +91,7 @@ class HardcodedCuda(Rule):
     code = "DL007"
     name = "hardcoded-cuda"
     fixable = True
+    fix_applicability = ("unsafe",)
     FIXES = (
         (
             """

@@ -105,6 +105,7 @@ class CpuAllocThenMove(Rule):
     code = "DL008"
     name = "cpu-alloc-then-move"
     fixable = True
+    fix_applicability = ("safe", "unsafe")
     VALID = (
         """
 import torch

@@ -3,7 +3,7 @@ import re
 import libcst as cst
 
 from devicelint.names import dotted
-from devicelint.rewrite import Scopes, add_keyword, binds_before, bound_names, stmt_binds
+from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, surely_on_host
 
@@ -155,39 +155,7 @@ def _device_in_scope(scopes: Scopes, node: cst.Call, contexts) -> str | None:
     call is one we cannot add a keyword to."""
     if any(a.star for a in node.args):
         return None
-    if not contexts:
-        return '"cpu"'
-    names = set(contexts[0])
-    for ctx in contexts[1:]:
-        names &= set(ctx)
-    for name in sorted(names, key=lambda n: (n != "device", n)):
-        vals = [ctx[name] for ctx in contexts]
-        if any(v.kind is not Kind.DEVICE for v in vals):
-            continue
-        if not any(not (isinstance(v.key, tuple) and v.key[:1] == ("txt",)) for v in vals):
-            continue  # a device only by its name in every context: not proof
-        if _certainly_bound(scopes, node, name):
-            return name
-    return '"cpu"'
-
-
-def _certainly_bound(scopes: Scopes, node, name: str) -> bool:
-    """`name` is bound when `node` runs: in its own function before it, or, when no
-    function on the way binds it, at module level by a top-level statement (so also when
-    another module imports this one and calls the function)."""
-    scope = scopes.scope_of(node)
-    while scope is not scopes.module:
-        if isinstance(scope, cst.FunctionDef):
-            if name in bound_names(scope):
-                return binds_before(scopes, scope, name, node)
-        elif isinstance(scope, cst.ClassDef):
-            pass  # a class body's names are not seen by its methods
-        else:
-            return False  # lambdas and comprehensions: keep it simple
-        scope = scopes.scope_of(scope)
-    if scopes.scope_of(node) is scopes.module:
-        return binds_before(scopes, scopes.module, name, node)
-    return any(stmt_binds(stmt, name) for stmt in scopes.module.body)
+    return device_var(scopes, node, contexts) or '"cpu"'
 
 
 def _host_files(saves) -> set:

@@ -37,6 +37,13 @@ class DataParallel(Rule):
     local_rank = int(os.environ["LOCAL_RANK"])
     model = DistributedDataParallel(Net().to(local_rank), device_ids=[local_rank])
     ```
+
+    ## Fix safety
+    No automatic fix, on purpose: there is no local rewrite. `DistributedDataParallel`
+    needs one process per GPU started by `torchrun` (or `mp.spawn`), `init_process_group`,
+    a `DistributedSampler` so each process sees its own share of the data, and saving and
+    logging from rank 0 only: changes to how the script is launched and to code far from
+    the flagged line. Swapping the class name alone would fail at once (no process group).
     """
 
     code = "DL012"

@@ -54,6 +54,7 @@ class PlainTensorAttribute(Rule):
     code = "DL015"
     name = "plain-tensor-attribute"
     fixable = True
+    fix_applicability = ("unsafe",)
     FIXES = (
         (
             """

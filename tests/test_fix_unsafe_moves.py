@@ -1,0 +1,105 @@
+"""The unsafe fixes that move things to the device (DL001 and friends) on training-script
+code: what each rewrites, that plain `--fix` leaves it alone, that it needs a device variable
+the inference trusts, and that a second `--fix --unsafe-fixes` changes nothing."""
+
+import textwrap
+
+from devicelint.engine import analyse
+from devicelint.fix import fix_source
+
+
+def fix(code: str, rule: str, unsafe: bool = True) -> str:
+    src = textwrap.dedent(code).lstrip("\n")
+    new, _count = fix_source(src.encode(), "train.py", select=[rule], unsafe=unsafe)
+    again, count = fix_source(new, "train.py", select=[rule], unsafe=unsafe)
+    assert (again, count) == (new, 0), "a second --fix changed the file again"
+    return new.decode()
+
+
+def changed_lines(before: str, after: str) -> list:
+    b, a = textwrap.dedent(before).lstrip("\n").splitlines(), after.splitlines()
+    assert len(a) == len(b)
+    return [(x.strip(), y.strip()) for x, y in zip(b, a) if x != y]
+
+
+def findings(code: str, rule: str):
+    src = textwrap.dedent(code) if isinstance(code, str) else code
+    return [(f, r) for f, r in analyse(src, "train.py", select=[rule])[0] if f.code == rule]
+
+
+# ----------------------------------------------------------------------------- DL001
+
+CLASSIFIER = """
+    import argparse
+
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+
+
+    class MLP(nn.Module):
+        def __init__(self, d_in, hidden, n_classes):
+            super().__init__()
+            self.net = nn.Sequential(nn.Linear(d_in, hidden), nn.ReLU(), nn.Linear(hidden, n_classes))
+
+        def forward(self, x):
+            return self.net(x)
+
+
+    def train_epoch(model, loader, optimizer, device):
+        model.train()
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            loss = nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+    def main():
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--hidden", type=int, default=64)
+        args = parser.parse_args()
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = MLP(16, args.hidden, 3)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        data = TensorDataset(torch.randn(64, 16), torch.randint(0, 3, (64,)))
+        train_epoch(model, DataLoader(data, batch_size=8), optimizer, device)
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_dl001_moves_the_model_where_it_is_built():
+    after = fix(CLASSIFIER, "DL001")
+    assert changed_lines(CLASSIFIER, after) == [
+        ("model = MLP(16, args.hidden, 3)", "model = MLP(16, args.hidden, 3).to(device)")
+    ]
+    assert findings(after, "DL001") == []
+
+
+def test_dl001_is_unsafe_only():
+    [(_f, report)] = findings(CLASSIFIER, "DL001")
+    assert report.applicability == "unsafe" and report.edit is not None
+    src = textwrap.dedent(CLASSIFIER).lstrip("\n").encode()
+    assert fix_source(src, "train.py", select=["DL001"]) == (src, 0)
+
+
+def test_dl001_no_fix_without_a_bound_device_variable():
+    # the device is chosen after the model is built, and a helper builds another one
+    late = CLASSIFIER.replace(
+        '        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n', ""
+    ).replace(
+        "        model = MLP(16, args.hidden, 3)\n",
+        "        model = MLP(16, args.hidden, 3)\n"
+        '        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
+    )
+    [(_f, report)] = findings(late, "DL001")
+    assert report.edit is None
+    # a variable merely named `device` that holds a string option is not proof
+    by_name = CLASSIFIER.replace(
+        'torch.device("cuda" if torch.cuda.is_available() else "cpu")', "args.device_name"
+    )
+    assert all(r.edit is None for _f, r in findings(by_name, "DL001"))
