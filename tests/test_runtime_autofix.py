@@ -38,7 +38,21 @@ def test_a_waste_must_be_gone_from_the_fixed_copy(tmp_path):
 
 
 def test_no_fix_for_rules_without_one(tmp_path):
-    pair = pair_of(tmp_path, "DL001-model-not-moved")
+    pair = pair_of(tmp_path, "DL016-layer-built-in-forward")
+    assert autofix_run(pair, True, 120, None) == ("no-fix", "")
+
+
+@pytest.mark.parametrize("bad", ["bad.py", "bad_2.py"])
+def test_model_moved_where_it_is_built_is_proven(tmp_path, bad):
+    # DL001's unsafe fix: `.to(device)` on the construction, the device variable in scope there
+    pair = pair_of(tmp_path, "DL001-model-not-moved", bad)
+    verdict, detail = autofix_run(pair, True, 120, None)
+    assert verdict == "proven", detail
+
+
+def test_model_built_by_a_helper_without_a_device_gets_no_fix(tmp_path):
+    # bad_3 builds the model in `build_model(num_classes)`: no device variable there
+    pair = pair_of(tmp_path, "DL001-model-not-moved", "bad_3.py")
     assert autofix_run(pair, True, 120, None) == ("no-fix", "")
 
 
