@@ -118,6 +118,9 @@ class Facts:
     load_scopes: dict = field(default_factory=dict)
     # model construction call -> one {name: Val} per context it ran in (for DL001's `.to(device)` fix)
     build_scopes: dict = field(default_factory=dict)
+    # `for` over a loader -> one (device names in scope, loop-target names bound to a host
+    # batch tensor) per context it ran in (for DL002's fix)
+    batch_loops: dict = field(default_factory=dict)
     saves: list = field(default_factory=list)  # (torch.save call, Val of what it saves)
     # `forward` of a file-local module -> what it returns when run on its own (which parts of a
     # returned tuple are plain numbers, such as a pooling ratio)
@@ -572,10 +575,12 @@ class Interpreter:
         self.frame.loop_conds.append(self.frame.conds)
         state = before.copy()
         # Two rounds: the second sees values carried around the back edge.
-        for _ in range(2):
+        for round_ in range(2):
             self.frame.state = state
             if is_for:
                 self.bind(stmt.target, elem)
+                if round_ == 0 and id(stmt) in self.loader_loops:
+                    self._note_batch_loop(stmt)
             self.exec_suite(stmt.body)
             body_out = self.frame.state
             body_out.dead = False
@@ -585,6 +590,15 @@ class Interpreter:
         self.frame.state = state
         if stmt.orelse is not None:
             self.exec_suite(stmt.orelse.body)
+
+    def _note_batch_loop(self, stmt: cst.For) -> None:
+        names = set()
+        for n in _walk(stmt.target):
+            if isinstance(n, cst.Name):
+                v = self.frame.state.vars.get(n.value)
+                if v is not None and v.kind is Kind.TENSOR and v.host_batch:
+                    names.add(n.value)
+        self.facts.batch_loops.setdefault(stmt, []).append((self.device_names(), names))
 
     def exec_with(self, stmt: cst.With) -> None:
         sets_default = False

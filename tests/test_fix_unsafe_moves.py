@@ -103,3 +103,69 @@ def test_dl001_no_fix_without_a_bound_device_variable():
         'torch.device("cuda" if torch.cuda.is_available() else "cpu")', "args.device_name"
     )
     assert all(r.edit is None for _f, r in findings(by_name, "DL001"))
+
+
+# ----------------------------------------------------------------------------- DL002
+
+FINETUNE = """
+    import numpy as np
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+
+
+    class Trainer:
+        def __init__(self, model, device):
+            self.model = model.to(device)
+            self.device = device
+
+
+    def run(model, train_data, val_data, device, epochs=2):
+        loader = DataLoader(train_data, batch_size=16, shuffle=True)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+        for epoch in range(epochs):
+            for step, (images, labels) in enumerate(loader):
+                logits = model(images)
+                loss = criterion(logits, labels)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        preds, truth = [], []
+        for images, labels in DataLoader(val_data, batch_size=32):
+            preds.append(model(images).argmax(-1).cpu())
+            truth.append(np.asarray(labels))
+        return torch.cat(preds), np.concatenate(truth)
+
+
+    def main():
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = nn.Sequential(nn.Flatten(), nn.Linear(64, 10)).to(device)
+        data = TensorDataset(torch.randn(128, 1, 8, 8), torch.randint(0, 10, (128,)))
+        run(model, data, data, device)
+"""
+
+
+def test_dl002_moves_the_loop_batch_at_the_top_of_the_body():
+    after = fix(FINETUNE, "DL002")
+    lines = after.splitlines()
+    top = lines.index("        for step, (images, labels) in enumerate(loader):")
+    # the step counter is not a tensor: left alone
+    assert lines[top + 1: top + 3] == ["            images = images.to(device)", "            labels = labels.to(device)"]
+    val = lines.index("    for images, labels in DataLoader(val_data, batch_size=32):")
+    # `labels` goes to NumPy in the validation loop: only the images move there
+    assert lines[val + 1] == "        images = images.to(device)"
+    assert lines[val + 2].strip().startswith("preds.append")
+    assert findings(after, "DL002") == []
+
+
+def test_dl002_is_unsafe_only_and_needs_a_device_variable():
+    flagged = findings(FINETUNE, "DL002")
+    assert flagged and all(r.applicability == "unsafe" and r.edit is not None for _f, r in flagged)
+    src = textwrap.dedent(FINETUNE).lstrip("\n").encode()
+    assert fix_source(src, "train.py", select=["DL002"]) == (src, 0)
+    # the device comes from `self.device` in a helper we only see as an attribute: no variable to use
+    no_var = FINETUNE.replace("def run(model, train_data, val_data, device, epochs=2):",
+                              "def run(model, train_data, val_data, trainer, epochs=2):").replace(
+        "run(model, data, data, device)", "run(model, data, data, Trainer(model, device))")
+    assert all(r.edit is None for _f, r in findings(no_var, "DL002"))

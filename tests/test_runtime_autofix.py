@@ -70,3 +70,16 @@ def test_a_fix_that_does_not_repair_fails(tmp_path, monkeypatch):
     verdict, detail = autofix_run(pair, True, 120, None)
     monkeypatch.setattr(fixmod, "fix_source", real)
     assert verdict == "fails" and "not-clean" in detail
+
+
+@pytest.mark.parametrize("bad", ["bad.py", "bad_2.py"])
+def test_batch_moved_at_the_top_of_the_loop_is_proven(tmp_path, bad):
+    # DL002's unsafe fix: `x = x.to(device)` lines at the top of the loader loop
+    pair = pair_of(tmp_path, "DL002-batch-not-moved", bad)
+    verdict, detail = autofix_run(pair, True, 120, None)
+    assert verdict == "proven", detail
+
+
+def test_dict_batch_gets_no_fix(tmp_path):
+    pair = pair_of(tmp_path, "DL002-batch-not-moved", "bad_3.py")
+    assert autofix_run(pair, True, 120, None) == ("no-fix", "")

@@ -1,4 +1,8 @@
+import libcst as cst
+
+from devicelint.flow import _walk
 from devicelint.names import dotted
+from devicelint.rewrite import Scopes, device_var
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, contents_on_accel, host_batch_in
 
@@ -29,10 +33,54 @@ class BatchNotMoved(Rule):
         x, y = x.to(device), y.to(device)
         out = model(x)
     ```
+
+    ## Fix safety
+    Where the flagged tensor is a loop variable of the `for` over the loader itself
+    (`for x, y in loader`, `for step, (x, y) in enumerate(loader)`) and a device variable
+    the inference trusts is certainly bound at the loop, the fix moves each such batch
+    tensor at the top of the loop body, one `x = x.to(device)` line per name. Only names
+    that the flagged line uses, that hold a host tensor (not a step counter, a dict or a
+    list) and that the body neither moves already nor hands to NumPy (`.numpy()`, `np.*`)
+    are moved. Unsafe (`--unsafe-fixes`): every later use of the name in the body now sees
+    the device tensor (host-side metrics or indexing with it change where they run), and the
+    copy is made every step. No fix for batches that reach the device through a helper,
+    dict batches, or when no device variable is in scope.
     """
 
     code = "DL002"
     name = "batch-not-moved"
+    fixable = True
+    fix_applicability = ("unsafe",)
+    FIXES = (
+        (
+            """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+criterion = torch.nn.CrossEntropyLoss()
+loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,))), batch_size=8)
+for step, (x, y) in enumerate(loader):
+    out = model(x)
+    loss = criterion(out, y)
+""",
+            """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+criterion = torch.nn.CrossEntropyLoss()
+loader = DataLoader(TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,))), batch_size=8)
+for step, (x, y) in enumerate(loader):
+    x = x.to(device)
+    y = y.to(device)
+    out = model(x)
+    loss = criterion(out, y)
+""",
+        ),
+    )
     VALID = (
         """
 import torch
@@ -68,6 +116,7 @@ for step, (x, y) in enumerate(loader):
     )
 
     def check(self, ctx):
+        found = []
         for mix in ctx.facts.mixes:
             host = None
             for v in mix.operands:
@@ -84,8 +133,83 @@ for step, (x, y) in enumerate(loader):
             what = "the model" if on_device[0].kind is Kind.MODULE else "tensors"
             shown = dotted(getattr(mix.node, "func", None)) if hasattr(mix.node, "func") else None
             where = f" in `{shown}(...)`" if shown else ""
+            found.append((mix.node, f"a batch from `{host.loader}` is still on the host but meets {what} on the "
+                          f"device{where}; move it with `.to(device)` first"))
+        fixes = _loop_fixes(ctx, [node for node, _msg in found]) if found and ctx.facts.batch_loops else {}
+        for node, msg in found:
+            loop, names, device = fixes.get(id(node), (None, None, None))
             yield Report(
-                mix.node,
-                f"a batch from `{host.loader}` is still on the host but meets {what} on the device{where}; "
-                "move it with `.to(device)` first",
+                node,
+                msg,
+                fix=f"move {', '.join(f'`{n}`' for n in names)} to `{device}` at the top of the loop" if loop else None,
+                edit=(lambda body, n=names, d=device: _prepend_moves(body, n, d)) if loop else None,
+                edit_node=loop.body if loop else None,
+                applicability="unsafe",
             )
+
+
+def _loop_fixes(ctx, nodes) -> dict:
+    """id(flagged node) -> (loop, names to move, device variable) for the flagged nodes that
+    sit directly in the body of a `for` over a loader whose batch names can be moved there."""
+    scopes = Scopes(ctx.module)
+    by_loop: dict = {}
+    for node in nodes:
+        for anc in scopes.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                break
+            if isinstance(anc, cst.For) and anc in ctx.facts.batch_loops:
+                by_loop.setdefault(anc, []).append(node)
+                break
+    out = {}
+    for loop, flagged in by_loop.items():
+        if not isinstance(loop.body, cst.IndentedBlock) or not _plain_names(loop.target):
+            continue
+        contexts = ctx.facts.batch_loops[loop]
+        device = device_var(scopes, loop, [names for names, _batch in contexts])
+        if device is None:
+            continue
+        host = set.intersection(*(set(batch) for _names, batch in contexts))
+        used = {n.value for node in flagged for n in _walk(node) if isinstance(n, cst.Name)}
+        names = [n for n in _target_names(loop.target)
+                 if n in host & used and n != device and not _moved_or_numpy(loop.body, n)]
+        if names:
+            for node in flagged:
+                out[id(node)] = (loop, names, device)
+    return out
+
+
+def _target_names(target) -> list:
+    """The names a plain loop target binds, in source order."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    return [n for e in target.elements for n in _target_names(e.value)]
+
+
+def _plain_names(target) -> bool:
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _plain_names(e.value) for e in target.elements)
+    return False
+
+
+def _moved_or_numpy(body, name: str) -> bool:
+    """The body moves `name` itself (`name.to(...)`, `.cuda()`), or hands it to NumPy."""
+    for n in _walk(body):
+        if not isinstance(n, cst.Call):
+            continue
+        func = n.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name:
+            if func.attr.value in ("to", "cuda", "numpy", "cpu"):
+                return True
+        head = dotted(func) or ""
+        if head.split(".")[0] in ("np", "numpy") and any(
+            isinstance(a.value, cst.Name) and a.value.value == name for a in n.args
+        ):
+            return True
+    return False
+
+
+def _prepend_moves(body: cst.IndentedBlock, names, device: str) -> cst.IndentedBlock:
+    moves = [cst.parse_statement(f"{n} = {n}.to({device})\n") for n in names]
+    return body.with_changes(body=[*moves, *body.body])
