@@ -121,6 +121,8 @@ class Facts:
     # `for` over a loader -> one (device names in scope, loop-target names bound to a host
     # batch tensor) per context it ran in (for DL002's fix)
     batch_loops: dict = field(default_factory=dict)
+    # factory call making a fresh host tensor -> device names in scope, per context (DL011's fix)
+    factory_scopes: dict = field(default_factory=dict)
     saves: list = field(default_factory=list)  # (torch.save call, Val of what it saves)
     # `forward` of a file-local module -> what it returns when run on its own (which parts of a
     # returned tuple are plain numbers, such as a pooling ratio)
@@ -1780,7 +1782,10 @@ class Interpreter:
         d = kw.get("device")
         if d is None:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
-            return Val(Kind.TENSOR, dev, fresh=dev is Dev.CPU and _surely_not_0dim(node))
+            fresh = dev is Dev.CPU and _surely_not_0dim(node)
+            if fresh:
+                self.facts.factory_scopes.setdefault(node, []).append(self.device_names())
+            return Val(Kind.TENSOR, dev, fresh=fresh, born=node if fresh else None)
         if d.kind is Kind.DEVICE:
             self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None, cond=d.cond)
@@ -2356,7 +2361,7 @@ def _result_of(vals) -> Val:
     for v in tensors[1:]:
         out = join(out, v)
     return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader, fresh=out.fresh, grad=grad, on_module=on_module,
-               attr=out.attr if out.fresh else None)
+               attr=out.attr if out.fresh else None, born=out.born if out.fresh else None)
 
 
 def _dtype_text(call) -> str | None:

@@ -64,6 +64,9 @@ class Val:
     # move under `if args.cuda:` / `if torch.cuda.is_available():`
     cond: tuple | None = None
     name: str | None = None  # how the code spells it, for messages
+    # a fresh tensor: the factory call that made it (for DL011's `device=` fix); not part of
+    # equality, so values from different factories still join as before
+    born: cst.Call | None = field(default=None, compare=False)
 
     def with_(self, **changes) -> "Val":
         return replace(self, **changes)

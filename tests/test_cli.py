@@ -243,7 +243,11 @@ def test_json_exact_values(proj):
     assert (f["line"], f["column"], f["end_line"], f["end_column"]) == (TRAIN_LINE, 7, TRAIN_LINE, 15)
     assert (f["code"], f["name"]) == ("DL001", "model-not-moved")
     assert "model" in f["message"] and "never moved" in f["message"]
-    assert f["fix"] is None  # DL001 has no automatic fix
+    # DL001's unsafe fix: `.to(device)` after `Net()` on line 16 (columns of `Net()`)
+    assert f["fix"]["applicability"] == "unsafe"
+    [edit] = f["fix"]["edits"]
+    assert (edit["line"], edit["column"], edit["end_line"], edit["end_column"]) == (16, 9, 16, 14)
+    assert edit["content"] == "Net().to(device)"
     # the 1-based columns point at `model(x)` in the source line
     src_line = TRAIN.splitlines()[f["line"] - 1]
     assert src_line[f["column"] - 1 : f["end_column"] - 1] == "model(x)"
@@ -353,8 +357,8 @@ def test_unknown_option_is_usage_error(proj):
 # --- rules, explain, version -----------------------------------------------------------
 
 
-FIXABLE = ["DL001", "DL003", "DL004", "DL005", "DL006", "DL007", "DL008", "DL009", "DL010", "DL014", "DL015"]
-UNSAFE = {"DL001", "DL004", "DL007", "DL008", "DL015"}  # rules with unsafe fixes (`--unsafe-fixes`)
+FIXABLE = ["DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL008", "DL009", "DL010", "DL011", "DL014", "DL015"]
+UNSAFE = {"DL001", "DL002", "DL004", "DL007", "DL008", "DL011", "DL015"}  # rules with unsafe fixes (`--unsafe-fixes`)
 
 
 def test_rules_text():

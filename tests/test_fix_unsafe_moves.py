@@ -169,3 +169,59 @@ def test_dl002_is_unsafe_only_and_needs_a_device_variable():
                               "def run(model, train_data, val_data, trainer, epochs=2):").replace(
         "run(model, data, data, device)", "run(model, data, data, Trainer(model, device))")
     assert all(r.edit is None for _f, r in findings(no_var, "DL002"))
+
+
+# ----------------------------------------------------------------------------- DL011
+
+SEQ_MODEL = """
+    import math
+
+    import torch
+    import torch.nn as nn
+
+
+    class Encoder(nn.Module):
+        def __init__(self, vocab, dim, layers=2):
+            super().__init__()
+            self.dim, self.layers = dim, layers
+            self.embed = nn.Embedding(vocab, dim)
+            self.rnn = nn.GRU(dim, dim, num_layers=layers, batch_first=True)
+
+        def time_features(self, t):
+            half = self.dim // 2
+            freqs = torch.exp(torch.arange(half) * -(math.log(10000.0) / (half - 1)))
+            return t[:, None] * freqs[None, :]
+
+        def forward(self, tokens, t):
+            x = self.embed(tokens)
+            h0 = torch.zeros(self.layers, tokens.size(0), self.dim)
+            out, _ = self.rnn(x, h0)
+            return out, self.time_features(t)
+
+
+    def main():
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = Encoder(100, 16).to(device)
+        tokens = torch.randint(0, 100, (4, 7), device=device)
+        out, feats = model(tokens, torch.rand(4, device=device))
+        weights = torch.linspace(0.5, 1.5, 16)
+        print((out.mean(1) * weights).sum().item(), feats.shape)
+"""
+
+
+def test_dl011_adds_device_from_the_measured_tensor_or_the_device_variable():
+    after = fix(SEQ_MODEL, "DL011")
+    assert changed_lines(SEQ_MODEL, after) == [
+        ("h0 = torch.zeros(self.layers, tokens.size(0), self.dim)",
+         "h0 = torch.zeros(self.layers, tokens.size(0), self.dim, device=tokens.device)"),
+        ("weights = torch.linspace(0.5, 1.5, 16)", "weights = torch.linspace(0.5, 1.5, 16, device=device)"),
+    ]
+    # `freqs` is built from `torch.arange(half)`: flagged, but nothing in scope says which device
+    left = findings(after, "DL011")
+    assert len(left) == 1 and left[0][1].edit is None
+
+
+def test_dl011_is_unsafe_only():
+    src = textwrap.dedent(SEQ_MODEL).lstrip("\n").encode()
+    assert fix_source(src, "train.py", select=["DL011"]) == (src, 0)
+    assert all(r.applicability == "unsafe" for _f, r in findings(SEQ_MODEL, "DL011"))

@@ -83,3 +83,11 @@ def test_batch_moved_at_the_top_of_the_loop_is_proven(tmp_path, bad):
 def test_dict_batch_gets_no_fix(tmp_path):
     pair = pair_of(tmp_path, "DL002-batch-not-moved", "bad_3.py")
     assert autofix_run(pair, True, 120, None) == ("no-fix", "")
+
+
+@pytest.mark.parametrize("bad", ["bad.py", "bad_2.py"])
+def test_factory_given_the_device_is_proven(tmp_path, bad):
+    # DL011's unsafe fix: `device=device` (bad.py) or `device=x.device` (bad_2.py, in forward)
+    pair = pair_of(tmp_path, "DL011-new-tensor-wrong-device", bad)
+    verdict, detail = autofix_run(pair, True, 120, None)
+    assert verdict == "proven", detail

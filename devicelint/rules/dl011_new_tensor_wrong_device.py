@@ -1,3 +1,7 @@
+import libcst as cst
+
+from devicelint.flow import _walk
+from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, contents_on_accel
 
@@ -35,10 +39,57 @@ class NewTensorWrongDevice(Rule):
         h0 = torch.zeros(self.num_layers, x.size(0), self.hidden, device=x.device)
         out, _ = self.lstm(x, h0)
     ```
+
+    ## Fix safety
+    The fix adds `device=` to the factory call that made the tensor (followed through
+    `h0 = torch.zeros(...)` and through operations on it such as `torch.arange(n) * k`):
+    `device=<t>.device` when a plain name `t` of the flagged line is a tensor the factory
+    call itself measures (`torch.zeros(n, x.size(0), h)` with `x` combined below), else
+    `device=<variable>` when a variable the inference knows holds a device is certainly
+    bound there. In `forward` (and the methods it calls) a measured input of the function
+    counts too: the module runs on its inputs' device. The tensor is then created where it is used instead of being copied
+    there or failing. Unsafe (`--unsafe-fixes`): every other use of that tensor now sees a
+    device tensor too (a host-side `.numpy()` on it, or a use on another device, changes).
+    No fix when neither is known, for a factory with `**kwargs`, or when two flagged
+    tensors come from different factories in one expression that cannot both be reached.
     """
 
     code = "DL011"
     name = "new-tensor-wrong-device"
+    fixable = True
+    fix_applicability = ("unsafe",)
+    FIXES = (
+        (
+            """
+import torch
+import torch.nn as nn
+
+class Tagger(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.hidden = hidden
+        self.lstm = nn.LSTM(8, hidden, batch_first=True)
+
+    def forward(self, x):
+        h0 = torch.zeros(1, x.size(0), self.hidden)
+        return self.lstm(x, (h0, h0))[0]
+""",
+            """
+import torch
+import torch.nn as nn
+
+class Tagger(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.hidden = hidden
+        self.lstm = nn.LSTM(8, hidden, batch_first=True)
+
+    def forward(self, x):
+        h0 = torch.zeros(1, x.size(0), self.hidden, device=x.device)
+        return self.lstm(x, (h0, h0))[0]
+""",
+        ),
+    )
     VALID = (
         """
 import torch
@@ -105,6 +156,7 @@ class SinusoidalPosEmb(nn.Module):  # never moved in this file: it runs wherever
 
     def check(self, ctx):
         facts = ctx.facts
+        scopes = None
         for mix in facts.mixes:
             func = getattr(mix.node, "func", None)
             if func is not None and getattr(getattr(func, "attr", None), "value", None) in _SHAPE_ONLY:
@@ -120,12 +172,43 @@ class SinusoidalPosEmb(nn.Module):  # never moved in this file: it runs wherever
                 on_dev = any((v.on_module and v.dev is not Dev.CPU) or (v.kind is Kind.MODULE and not v.param_free)
                              for v in others)
             if on_dev:
+                born = fresh[0].born
+                where = None
+                if born is not None and not any(a.star for a in born.args) and born in facts.factory_scopes:
+                    scopes = scopes or Scopes(ctx.module)
+                    where = _measured(born, mix.node, _inputs(scopes, born) if mix.in_forward else set()) or device_var(scopes, born, facts.factory_scopes[born])
                 yield Report(
                     mix.node,
                     "a tensor created without `device=` is on the CPU but meets tensors on the device here; "
                     "create it with `device=x.device` (or `x.new_zeros(...)`)",
+                    fix=f"create it with `device={where}`" if where else None,
+                    edit=(lambda call, w=where: add_keyword(call, "device", cst.parse_expression(w))) if where else None,
+                    edit_node=born if where else None,
+                    applicability="unsafe",
                 )
 
 
 def _fresh_host(v) -> bool:
     return v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU and v.attr is None and v.loader is None
+
+
+def _inputs(scopes, node) -> set:
+    """The parameters of the function around `node` (in `forward`, its inputs: where the
+    module runs)."""
+    func = scopes.function_of(node)
+    if not func:
+        return set()
+    p = func.params
+    return {param.name.value for param in (*p.posonly_params, *p.params, *p.kwonly_params)}
+
+
+def _measured(factory: cst.Call, mixed, inputs) -> str | None:
+    """`t.device` for a plain name `t` that the factory's own arguments measure as a tensor
+    (`t.size(0)`, `t.shape[1]`) and that the flagged expression combines with it, or, in
+    `forward` and the methods it calls, that is an input of the function."""
+    in_mix = {n.value for n in _walk(mixed) if isinstance(n, cst.Name)} | inputs
+    for n in _walk(factory):
+        if (isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.attr.value in ("size", "shape")
+                and n.value.value in in_mix and n.value.value not in ("self", "torch")):
+            return f"{n.value.value}.device"
+    return None
