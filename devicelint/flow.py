@@ -220,22 +220,35 @@ _SKIP_FIELD = ("whitespace", "lpar", "rpar", "comma", "semicolon", "colon", "equ
                "leading_lines", "lines_after", "header", "footer", "newline", "operator", "lbracket",
                "rbracket", "lbrace", "rbrace", "asynchronous")
 _FIELDS: dict = {}
+# type -> is it a CSTNode. CSTNode is an ABC, and an ABC's isinstance costs a Python call:
+# asked once per type instead of once per field of every node walked.
+_IS_NODE: dict = {}
 
 
-def child_nodes(node):
+def _is_node(t) -> bool:
+    found = _IS_NODE[t] = issubclass(t, cst.CSTNode)
+    return found
+
+
+def child_nodes(node) -> list:
     names = _FIELDS.get(type(node))
     if names is None:
         names = _FIELDS[type(node)] = tuple(
             f.name for f in dataclasses.fields(node) if not f.name.startswith(_SKIP_FIELD)
         )
+    out = []
+    is_node = _IS_NODE.get
     for name in names:
         v = getattr(node, name)
-        if isinstance(v, cst.CSTNode):
-            yield v
-        elif isinstance(v, (list, tuple)):
+        t = type(v)
+        if is_node(t) or (is_node(t) is None and _is_node(t)):
+            out.append(v)
+        elif t is tuple or t is list or isinstance(v, (list, tuple)):
             for x in v:
-                if isinstance(x, cst.CSTNode):
-                    yield x
+                tx = type(x)
+                if is_node(tx) or (is_node(tx) is None and _is_node(tx)):
+                    out.append(x)
+    return out
 
 
 def _walk(node):
