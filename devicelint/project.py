@@ -103,6 +103,14 @@ _default_store = Store()
 _stores: dict = {}
 
 
+def share_summaries(folder: str) -> None:
+    """Keep this process's summaries (for runs without a cache) in `folder`, shared with the
+    other workers of the run: a module many files import is summarized once per run, not
+    once per worker. Summaries depend only on content, so where one was made never matters."""
+    global _default_store
+    _default_store = Store(folder)
+
+
 def store_for(cache_dir: str | None) -> Store:
     """One store per cache folder and process (summaries are read from disk once)."""
     if cache_dir is None:
