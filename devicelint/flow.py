@@ -1762,8 +1762,9 @@ class Interpreter:
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)
-        if parts[-1] in _KEEPS_PLACEMENT and pos and (pos[0].kind is Kind.MODULE or (pos[0].kind is Kind.UNKNOWN and pos[0].dev is not Dev.UNKNOWN)):
-            return self.wrap_in_place(pos[0])
+        wrapped = _wrap_in_place(parts[-1], pos)
+        if wrapped is not None:
+            return wrapped
         if q.startswith(api.ESCAPING_TORCH_PREFIXES) or parts[-1] in api.WRAPPERS:
             self.escape(pos + list(kw.values()))
             return Val(Kind.MODULE) if parts[-1] in api.WRAPPERS else UNKNOWN
@@ -1925,8 +1926,9 @@ class Interpreter:
 
     def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
         pos, kw = self.args(node)
-        if cls in _KEEPS_PLACEMENT and pos and (pos[0].kind is Kind.MODULE or (pos[0].kind is Kind.UNKNOWN and pos[0].dev is not Dev.UNKNOWN)):
-            return self.wrap_in_place(pos[0])
+        wrapped = _wrap_in_place(cls, pos)
+        if wrapped is not None:
+            return wrapped
         if cls in api.WRAPPERS:
             self.escape(pos + list(kw.values()))
             return Val(Kind.MODULE)
@@ -1950,12 +1952,6 @@ class Interpreter:
         if cls in ("Module",):
             return Val(Kind.MODULE)
         return self.new_model(node, built=True, name=cls, kw=kw)
-
-    def wrap_in_place(self, inner: Val) -> Val:
-        """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
-        nothing: the module must already be on the first device, so the wrapper is where the
-        wrapped model is (a model never moved stays unmoved behind it)."""
-        return inner.with_(kind=Kind.MODULE, param_free=False, ref=_SCATTERS)
 
     def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val:
         if not built:
@@ -2545,6 +2541,17 @@ _EINOPS_RESHAPES = {"rearrange", "repeat", "reduce", "einsum"}
 # of what they return: calling it scatters host inputs to the module's device.
 _KEEPS_PLACEMENT = {"DataParallel", "DistributedDataParallel"}
 _SCATTERS = "scatters-inputs"
+
+def _wrap_in_place(cls: str, pos: list) -> Val | None:
+    """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
+    nothing: the module must already be on the first device, so the wrapper is where the
+    wrapped model (or a moved unknown) is, and a model never moved stays unmoved behind it.
+    None for other calls."""
+    inner = pos[0] if cls in _KEEPS_PLACEMENT and pos else None
+    if inner is None or not (inner.kind is Kind.MODULE or (inner.kind is Kind.UNKNOWN and inner.dev is not Dev.UNKNOWN)):
+        return None
+    return inner.with_(kind=Kind.MODULE, param_free=False, ref=_SCATTERS)
+
 
 # Methods that give a plain number (or list) whatever they are called on.
 _NUMBER_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "element_size", "item", "tolist"}

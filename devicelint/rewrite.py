@@ -150,6 +150,12 @@ def bound_names(scope) -> set:
     return names - declared
 
 
+def bound_in_enclosing_function(scopes: Scopes, node, name: str) -> bool:
+    """A function around `node` binds `name` itself (a parameter, a local import): there the
+    name is not the module-level one (`def step(torch, x)`)."""
+    return any(isinstance(a, cst.FunctionDef) and name in bound_names(a) for a in scopes.ancestors(node))
+
+
 def _target_names(t) -> set:
     if isinstance(t, cst.Name):
         return {t.value}

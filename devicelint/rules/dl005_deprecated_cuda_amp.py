@@ -4,7 +4,7 @@ import libcst as cst
 
 from devicelint.flow import child_nodes
 from devicelint.names import dotted
-from devicelint.rewrite import Scopes, bound_names
+from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
 
 _REPLACEMENTS = {
@@ -187,7 +187,7 @@ def _edit(ctx, node, q: str, call, scopes):
     head = text.split(".")[0]
     if ctx.imports.qualname(cst.Name(head)) != "torch" or "." not in text:
         head = "torch"
-        if ctx.imports.qualname(cst.Name(head)) != "torch" or _binds_torch_locally(scopes, node):
+        if ctx.imports.qualname(cst.Name(head)) != "torch" or bound_in_enclosing_function(scopes, node, "torch"):
             return None
     device, leaf = q.split(".")[1], q.rsplit(".", 1)[-1]
     func = cst.parse_expression(f"{head}.amp.{leaf}")
@@ -207,11 +207,6 @@ def _edit(ctx, node, q: str, call, scopes):
         dtype = "float16" if device == "cuda" else "bfloat16"
         extra = [cst.Arg(keyword=cst.Name("dtype"), value=cst.parse_expression(f"{head}.{dtype}"), equal=device_kw.equal)]
     return lambda c: c.with_changes(func=func, args=[device_arg, *(_with_comma(c.args) if extra else c.args), *extra])
-
-
-def _binds_torch_locally(scopes: Scopes, node) -> bool:
-    """An enclosing function binds `torch` itself (a parameter, a local import)."""
-    return any(isinstance(a, cst.FunctionDef) and "torch" in bound_names(a) for a in scopes.ancestors(node))
 
 
 def _with_comma(args):

@@ -4,7 +4,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.rewrite import Scopes, bound_names
+from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
 
 # Any of these anywhere in the file means the code thought about machines without CUDA.
@@ -162,14 +162,10 @@ t = torch.ones(2).to(DEVICE)
         torch_ok = ctx.imports.qualname(cst.Name("torch")) == "torch"
         scopes = Scopes(ctx.module) if torch_ok else None
         for node, message in finder.found:
-            edit = _fallback_edit(node) if torch_ok and not _binds_torch(scopes, node) else None
+            edit = _fallback_edit(node) if torch_ok and not bound_in_enclosing_function(scopes, node, "torch") else None
             yield Report(node, message, fix="choose the device at run time: "
                          "`torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")`",
                          edit=edit, applicability="unsafe")
-
-
-def _binds_torch(scopes, node) -> bool:
-    return any(isinstance(a, cst.FunctionDef) and "torch" in bound_names(a) for a in scopes.ancestors(node))
 
 
 def _fallback(value: cst.BaseExpression) -> cst.BaseExpression:
