@@ -46,9 +46,9 @@ class Context:
         """Every call in the file, gathered by one cheap walk shared by the syntactic rules
         (a LibCST visitor per rule would cost as much as the parse each)."""
         if self._calls is None:
-            from devicelint.flow import _walk
+            from devicelint.flow import walk
 
-            self._calls = [n for n in _walk(self.module) if isinstance(n, cst.Call)]
+            self._calls = [n for n in walk(self.module) if isinstance(n, cst.Call)]
         return self._calls
 
     def position(self, node):

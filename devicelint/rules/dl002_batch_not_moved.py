@@ -1,6 +1,6 @@
 import libcst as cst
 
-from devicelint.flow import _walk
+from devicelint.flow import walk
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, device_var
 from devicelint.rules.base import Report, Rule
@@ -169,7 +169,7 @@ def _loop_fixes(ctx, nodes) -> dict:
         if device is None:
             continue
         host = set.intersection(*(set(batch) for _names, batch in contexts))
-        used = {n.value for node in flagged for n in _walk(node) if isinstance(n, cst.Name)}
+        used = {n.value for node in flagged for n in walk(node) if isinstance(n, cst.Name)}
         names = [n for n in _target_names(loop.target)
                  if n in host & used and n != device and not _moved_or_numpy(loop.body, n)]
         if names:
@@ -195,7 +195,7 @@ def _plain_names(target) -> bool:
 
 def _moved_or_numpy(body, name: str) -> bool:
     """The body moves `name` itself (`name.to(...)`, `.cuda()`), or hands it to NumPy."""
-    for n in _walk(body):
+    for n in walk(body):
         if not isinstance(n, cst.Call):
             continue
         func = n.func

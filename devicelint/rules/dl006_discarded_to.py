@@ -200,10 +200,10 @@ def _assign_back(scopes: Scopes, call: cst.Call):
 
 def _assigned(scope, wanted) -> list:
     """The values assigned (`t = v`, `t: T = v`) to targets `wanted(t)` anywhere in `scope`."""
-    from devicelint.flow import _walk
+    from devicelint.flow import walk
 
     out = []
-    for n in _walk(scope):
+    for n in walk(scope):
         if isinstance(n, cst.Assign):
             out.extend(n.value for t in n.targets if wanted(t.target))
         elif isinstance(n, cst.AnnAssign) and wanted(n.target):
@@ -221,9 +221,9 @@ def _is_parameter(value) -> bool:
 
 def _registers(cls, attr: str) -> bool:
     """`self.register_parameter("attr", ...)` / `register_buffer` in the class."""
-    from devicelint.flow import _walk
+    from devicelint.flow import walk
 
-    for n in _walk(cls):
+    for n in walk(cls):
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value.startswith("register_"):
             first = n.args[0].value if n.args else None
             if isinstance(first, cst.SimpleString) and first.value.strip("\'\"") == attr:

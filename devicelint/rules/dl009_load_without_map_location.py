@@ -2,7 +2,7 @@ import re
 
 import libcst as cst
 
-from devicelint.flow import _walk
+from devicelint.flow import walk
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.rules.base import Report, Rule
@@ -210,7 +210,7 @@ def _file_names(node) -> set:
     """The file names a path expression spells (`os.path.join(args.dump, "trainfeat.pth")` ->
     `trainfeat.pth`): a save and a load of the same file often differ only in the folder."""
     out = set()
-    for n in (c for c in _walk(node) if isinstance(c, cst.SimpleString)):
+    for n in (c for c in walk(node) if isinstance(c, cst.SimpleString)):
         try:
             text = n.evaluated_value
         except Exception:  # noqa: BLE001 - an f-string part or odd escape: not a plain name

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from devicelint.flow import _walk, child_nodes
+from devicelint.flow import child_nodes, walk
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, method_call
 from devicelint.rules.base import Report, Rule
@@ -230,11 +230,11 @@ def _assigned_values(scope, name: str):
                     for el, val in zip(t.target.elements, n.value.elements):
                         if isinstance(el.value, cst.Name) and el.value.value == name:
                             yield n, val.value
-                elif name in {x.value for x in _walk(t.target) if isinstance(x, cst.Name)}:
+                elif name in {x.value for x in walk(t.target) if isinstance(x, cst.Name)}:
                     yield n, None
         elif isinstance(n, (cst.AnnAssign, cst.For, cst.WithItem)):
             target = n.asname.name if isinstance(n, cst.WithItem) and n.asname else getattr(n, "target", None)
-            if target is not None and name in {x.value for x in _walk(target) if isinstance(x, cst.Name)}:
+            if target is not None and name in {x.value for x in walk(target) if isinstance(x, cst.Name)}:
                 yield n, getattr(n, "value", None)
 
 
@@ -265,7 +265,7 @@ def _used_as_number(scopes: Scopes, scope, name: str, accum, depth: int) -> bool
     own = set()
     for n in _own_nodes(scope):
         own.add(id(n))
-    for n in _walk(scope):
+    for n in walk(scope):
         if not (isinstance(n, cst.Name) and n.value == name):
             continue
         if id(n) not in own:
@@ -354,7 +354,7 @@ def _unreduced(call: cst.Call) -> bool:
 
 def _assigned_anywhere(module, name: str) -> list:
     """Values bound to `name` in the whole file (a criterion is usually built elsewhere)."""
-    return [n.value for n in _walk(module) if isinstance(n, cst.Assign)
+    return [n.value for n in walk(module) if isinstance(n, cst.Assign)
             for t in n.targets if isinstance(t.target, cst.Name) and t.target.value == name]
 
 

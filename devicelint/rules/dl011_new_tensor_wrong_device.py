@@ -1,6 +1,6 @@
 import libcst as cst
 
-from devicelint.flow import _walk
+from devicelint.flow import walk
 from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, contents_on_accel
@@ -206,8 +206,8 @@ def _measured(factory: cst.Call, mixed, inputs) -> str | None:
     """`t.device` for a plain name `t` that the factory's own arguments measure as a tensor
     (`t.size(0)`, `t.shape[1]`) and that the flagged expression combines with it, or, in
     `forward` and the methods it calls, that is an input of the function."""
-    in_mix = {n.value for n in _walk(mixed) if isinstance(n, cst.Name)} | inputs
-    for n in _walk(factory):
+    in_mix = {n.value for n in walk(mixed) if isinstance(n, cst.Name)} | inputs
+    for n in walk(factory):
         if (isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.attr.value in ("size", "shape")
                 and n.value.value in in_mix and n.value.value not in ("self", "torch")):
             return f"{n.value.value}.device"

@@ -3,7 +3,7 @@ from devicelint.values import Dev, Kind, contents_on_accel
 
 import libcst as cst
 
-from devicelint.flow import _walk
+from devicelint.flow import walk
 from devicelint.names import dotted
 
 _MOVE_HOOKS = {"_apply", "to", "cuda", "to_empty"}
@@ -188,7 +188,7 @@ def _init_assignment(cls: cst.ClassDef, attr: str):
         return None
     found, super_seen = [], False
     for stmt in init.body.body if isinstance(init.body, cst.IndentedBlock) else ():
-        nodes = list(_walk(stmt))
+        nodes = list(walk(stmt))
         for n in nodes:
             if isinstance(n, cst.Assign) and any(dotted(t.target) == f"self.{attr}" for t in n.targets):
                 found.append((n, super_seen))
@@ -211,7 +211,7 @@ def _only_set_in_init(cls: cst.ClassDef, attr: str) -> bool:
             return False
         if stmt.name.value == "__init__":
             continue
-        for n in _walk(stmt):
+        for n in walk(stmt):
             if isinstance(n, cst.AssignTarget) and dotted(n.target) == f"self.{attr}":
                 return False
             if isinstance(n, (cst.AugAssign, cst.AnnAssign)) and dotted(n.target) == f"self.{attr}":

@@ -1,7 +1,7 @@
 import libcst as cst
 
 from devicelint import torchapi as api
-from devicelint.flow import _reachable, _walk, child_nodes
+from devicelint.flow import child_nodes, reachable, walk
 from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
 
@@ -134,14 +134,14 @@ class Probe(nn.Module):
             return
         if b"set_default_device" in ctx.source and any(
                 isinstance(n, cst.Call) and ctx.imports.qualname(n.func) == "torch.set_default_device"
-                for n in _walk(ctx.module)):
+                for n in walk(ctx.module)):
             return  # every layer is made on the chosen device
         for cls in _module_classes(ctx):
             methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)} \
                 if isinstance(cls.body, cst.IndentedBlock) else {}
             if "forward" not in methods:
                 continue
-            in_forward = _reachable(methods, "forward") - _reachable(methods, "__init__") - {"__init__"}
+            in_forward = reachable(methods, "forward") - reachable(methods, "__init__") - {"__init__"}
             # `self.proj.to(x.device)` or `self.to(x.device)` in any of them places a lazily built `self.proj`
             self_moved = set().union(*(_moved_names(methods[m]) for m in in_forward)) if in_forward else set()
             self_moved = {n for n in self_moved if n == "self" or n.startswith("self.")}
@@ -152,7 +152,7 @@ class Probe(nn.Module):
 def _module_classes(ctx):
     """The file's nn.Module subclasses (through torch.nn bases, Lightning or Hugging Face model
     bases, or a base class of this file that is one)."""
-    classes = [n for n in _walk(ctx.module) if isinstance(n, cst.ClassDef)]
+    classes = [n for n in walk(ctx.module) if isinstance(n, cst.ClassDef)]
     modules, names = [], set()
     changed = True
     while changed:
@@ -229,7 +229,7 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
     placed = _under_torch_device(ctx, fn)
     reported: set = set()
     tensors_set = _tensors_replaced(fn)
-    for n in _walk(fn):
+    for n in walk(fn):
         if not isinstance(n, cst.Call):
             continue
         q = ctx.imports.qualname(n.func) or ""
@@ -249,7 +249,7 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
             continue  # `blur.weight.data = kernel`: its tensors are replaced, wherever `kernel` lives
         what = f"`nn.{layer}`" if owner is n else f"`nn.{_last(ctx, owner)}` holding an `nn.{layer}`"
         # where it meets the data is where it fails: report the calls of `proj = nn.Linear(...)`
-        uses = [c for c in _walk(fn) if isinstance(c, cst.Call) and name is not None and dotted(c.func) == name]
+        uses = [c for c in walk(fn) if isinstance(c, cst.Call) and name is not None and dotted(c.func) == name]
         for node in uses or [n]:
             if id(node) in reported:
                 continue
@@ -272,7 +272,7 @@ def _last(ctx, call: cst.Call) -> str:
 def _tensors_replaced(fn) -> set:
     """Names whose weight or bias is assigned in `fn`: `conv.weight = nn.Parameter(k)`, `conv.weight.data = k`."""
     out = set()
-    for n in _walk(fn):
+    for n in walk(fn):
         if isinstance(n, cst.Assign):
             for t in n.targets:
                 text = dotted(t.target) or ""
@@ -284,7 +284,7 @@ def _tensors_replaced(fn) -> set:
 
 def _parents(fn) -> dict:
     out = {}
-    for n in _walk(fn):
+    for n in walk(fn):
         for c in child_nodes(n):
             out[id(c)] = n
     return out
@@ -332,10 +332,10 @@ def _has_device_arg(call: cst.Call) -> bool:
 def _under_torch_device(ctx, fn) -> set:
     """Calls made inside `with torch.device(...):`, which makes every new tensor on that device."""
     out = set()
-    for n in _walk(fn):
+    for n in walk(fn):
         if isinstance(n, cst.With) and any(
                 isinstance(i.item, cst.Call) and ctx.imports.qualname(i.item.func) == "torch.device" for i in n.items):
-            out.update(id(c) for c in _walk(n.body) if isinstance(c, cst.Call))
+            out.update(id(c) for c in walk(n.body) if isinstance(c, cst.Call))
     return out
 
 
@@ -359,7 +359,7 @@ def _assigned_name(call: cst.Call, parents: dict):
 def _moved_names(fn) -> set:
     """Names (or `self.x`, or `self`) moved somewhere in `fn`: `bn.to(x.device)`, `self.proj.cuda()`."""
     out = set()
-    for n in _walk(fn):
+    for n in walk(fn):
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _MOVES[:-1]:
             text = dotted(n.func.value)
             if text:

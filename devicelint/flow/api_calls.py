@@ -1,0 +1,209 @@
+"""Calls of torch (and NumPy/einops) functions by qualified name: factories, tensor
+functions, model builders."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint import libmodel
+from devicelint import torchapi as api
+from devicelint.names import dotted
+from devicelint.values import OTHER, UNKNOWN, Dev, Kind, Val, join
+from devicelint.flow.facts import Mix, NumpyConv
+from devicelint.flow.expressions import result_of
+from devicelint.flow.methods import NO_HISTORY_METHODS, TUPLE_RESULTS
+from devicelint.flow.library import wrap_in_place
+
+
+# Roots whose objects place what they are given, or that we model elsewhere.
+_NOT_MODEL_ROOTS = ("torch", "numpy", "accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed",
+                    "transformers.Trainer", "transformers.Seq2SeqTrainer", "trl", "collections", "typing", "argparse",
+                    "dataclasses", "functools", "itertools", "os", "sys", "pathlib", "logging", "json", "re",
+                    "sklearn", "pandas", "PIL", "cv2", "wandb", "tensorboard", "tqdm", "ignite", "fastai", "mmcv",
+                    "mmengine", "detectron2", "colossalai", "horovod", "fairscale")
+
+_BUILDER_VERBS = re.compile(r"^(build|load|get|create|make|init|setup|prepare|from|restore|instantiate|wrap|to|"
+                            r"convert|parallel|distribute|compile|fetch|read|open)", re.IGNORECASE)
+
+
+def _maybe_model_builder(q: str) -> bool:
+    """A class (`models.Teacher`) or an architecture function (`rc.wide_resnet`) imported from
+    code we cannot see. Factories named like verbs (`build_model`, `load_model`) often move what
+    they build, so they stay unknown."""
+    if q.startswith(_NOT_MODEL_ROOTS) or "." not in q:
+        return False
+    last = q.rsplit(".", 1)[-1]
+    if not last or last.startswith("_"):
+        return False
+    return last[0].isupper() or not _BUILDER_VERBS.match(last)
+
+
+def _places_or_holds(v: Val) -> bool:
+    """An argument that lets the callee place the model (a device) or wrap another model."""
+    return v.kind in (Kind.DEVICE, Kind.MODULE) or (v.kind is Kind.UNKNOWN and v.mid is not None) or v.dev is Dev.ACCEL
+
+
+_LIST_FACTORIES = {"tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "LongTensor", "IntTensor",
+                   "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor"}
+
+
+def _surely_not_0dim(node: cst.Call) -> bool:
+    """A factory call that certainly builds a tensor with at least one dimension (eager CUDA
+    lets 0-dim host tensors such as `torch.tensor(2.0)` mix with device tensors)."""
+    name = node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
+    positional = [a for a in node.args if a.keyword is None]
+    first = positional[0] if positional else None
+    if name in _LIST_FACTORIES:
+        data = first.value if first is not None and not first.star else None
+        if isinstance(data, (cst.List, cst.Tuple)):
+            return bool(data.elements)
+        return isinstance(data, cst.ListComp)
+    if first is None:
+        return False
+    if not first.star and isinstance(first.value, (cst.List, cst.Tuple)) and not first.value.elements:
+        return False
+    if name in ("empty", "zeros", "ones") and _zero_size(first.value):
+        return False  # `torch.empty(0)`: an empty placeholder holds nothing to mix
+    return name not in ("complex", "polar", "normal", "full") or (name == "full" and isinstance(first.value, (cst.List, cst.Tuple)))
+
+
+def _zero_size(node) -> bool:
+    if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == 1:
+        node = node.elements[0].value
+    return isinstance(node, cst.Integer) and node.value == "0"
+
+
+# einops functions whose result is a tensor on its first argument's device
+_EINOPS_RESHAPES = {"rearrange", "repeat", "reduce", "einsum"}
+
+
+class ApiCalls:
+    def call_api(self, node: cst.Call, q: str) -> Val:
+        self.facts.api_calls.append((node, q))
+        if q in ("torch.load", "torch.serialization.load"):
+            self.facts.load_scopes.setdefault(node, []).append(self.device_names())
+        parts = q.split(".")
+        last = parts[-1]
+        if q == "torch.device":
+            pos, kw = self.args(node)
+            v = pos[0] if pos else kw.get("type", UNKNOWN)
+            if v.kind is Kind.DEVICE:
+                return v.with_(key=("dev", id(node)))
+            if isinstance(node.args[0].value if node.args else None, cst.Integer):
+                return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator
+        if q == "torch.cuda.current_device":
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda:current"))
+        if q == "torch.save":
+            pos, kw = self.args(node)
+            self.facts.saves.append((node, pos[0] if pos else kw.get("obj", UNKNOWN)))
+            return OTHER
+        if q in ("torch.autograd.Variable", "torch.autograd.variable.Variable"):
+            # the pre-0.4 wrapper: the tensor itself, wherever it is
+            pos, kw = self.args(node)
+            return pos[0] if pos else UNKNOWN
+        if parts[0] == "math":  # `math.log(10000) / half_dim`: plain numbers, never tensors
+            self.args(node)
+            return OTHER
+        if q in ("numpy.array", "numpy.asarray", "numpy.asanyarray"):
+            pos, kw = self.args(node)
+            if pos:
+                self.facts.numpy.append(NumpyConv(node, pos[0]))
+            return OTHER
+        if parts[0] == "torch" and len(parts) == 2 and last in api.TENSOR_FACTORIES:
+            return self.factory(node)
+        if parts[0] == "torch" and len(parts) == 3 and parts[1] == "cuda" and last.endswith("Tensor"):
+            self.args(node)
+            return Val(Kind.TENSOR, Dev.ACCEL, key=("lit", "cuda"))
+        if parts[0] == "torch" and last in api.LIKE_FACTORIES:
+            pos, kw = self.args(node)
+            if "device" in kw:
+                d = kw["device"]
+                return Val(Kind.TENSOR, d.dev if d.kind is Kind.DEVICE else Dev.UNKNOWN, key=d.key)
+            return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key) if pos and pos[0].kind is Kind.TENSOR else UNKNOWN
+        if q in ("torch.from_numpy", "torch.frombuffer"):
+            self.args(node)
+            return Val(Kind.TENSOR, Dev.UNKNOWN if self.frame.default_device_unknown else Dev.CPU, fresh=True)
+        if last == "DataLoader":
+            return self.dataloader(node)
+        if last in ("TensorDataset",) and parts[0] == "torch":
+            pos, kw = self.args(node)
+            out = None
+            for p in pos:
+                out = join(out, p) if out is not None else p
+            dev = out.dev if out is not None and out.kind is Kind.TENSOR else Dev.UNKNOWN
+            return Val(Kind.DATASET, dev)
+        if q == "torch.compile":
+            pos, kw = self.args(node)
+            return pos[0] if pos else UNKNOWN
+        if parts[0] == "torch" and parts[1:2] == ["nn"] and last[:1].isupper():
+            return self.nn_constructor(node, last, q)
+        lib = libmodel.kind_of_call(q)
+        if lib is not None:
+            return self.library_call(node, lib, q)
+        if parts[0] == "tqdm":
+            pos, kw = self.args(node)
+            return pos[0] if pos else kw.get("iterable", UNKNOWN)
+        if parts[0] == "torch":
+            return self.torch_function(node, q, parts)
+        pos, kw = self.args(node)
+        self.escape(pos + list(kw.values()))
+        if parts[0] == "numpy":
+            return OTHER
+        if parts[0] == "einops" and pos and pos[0].kind is Kind.TENSOR and last in _EINOPS_RESHAPES:
+            return pos[0].with_(inplace=False)  # a view or copy of the tensor, where the tensor is
+        if _maybe_model_builder(q) and not any(_places_or_holds(v) for v in pos + list(kw.values())):
+            # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below)
+            return Val(Kind.UNKNOWN, mid=node, name=last)
+        return self.unseen_call_result(node, pos + list(kw.values())) or UNKNOWN
+
+    def torch_function(self, node: cst.Call, q: str, parts) -> Val:
+        pos, kw = self.args(node)
+        wrapped = wrap_in_place(parts[-1], pos)
+        if wrapped is not None:
+            return wrapped
+        if q.startswith(api.ESCAPING_TORCH_PREFIXES) or parts[-1] in api.WRAPPERS:
+            self.escape(pos + list(kw.values()))
+            return Val(Kind.MODULE) if parts[-1] in api.WRAPPERS else UNKNOWN
+        last = parts[-1]
+        flat = []
+        for v in pos + [v for k, v in kw.items() if k != "out"]:
+            if v.kind is Kind.SEQ and (v.parts or v.elem is not None):
+                flat.extend(v.parts if v.parts else (v.elem,))
+            else:
+                flat.append(v)
+        tensors = [v for v in flat if v.kind is Kind.TENSOR]
+        functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
+        if len(tensors) >= 2 and (functional or last in api.MIXING_FUNCTIONS):
+            self.facts.mixes.append(Mix(node, tensors, self._mix_cls(), self._in_forward()))
+        if not tensors:
+            return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
+        if last in ("save", "is_tensor", "numel", "equal", "allclose"):
+            return OTHER
+        out = result_of(flat)
+        if last in api.REDUCTIONS and len(pos) == 1 and not kw:
+            return Val(Kind.TENSOR, out.dev, grad=out.grad)
+        tuple_result = last in TUPLE_RESULTS or (last in ("max", "min", "median") and len(pos) + len(kw) > 1)
+        if out.kind is Kind.TENSOR and (last in NO_HISTORY_METHODS or tuple_result or self.no_grad):
+            out = out.with_(grad=False, fresh=out.fresh and not tuple_result)
+        return out
+
+    def factory(self, node: cst.Call) -> Val:
+        pos, kw = self.args(node)
+        d = kw.get("device")
+        if d is None:
+            dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
+            fresh = dev is Dev.CPU and _surely_not_0dim(node)
+            if fresh:
+                self.facts.factory_scopes.setdefault(node, []).append(self.device_names())
+            return Val(Kind.TENSOR, dev, fresh=fresh, born=node if fresh else None)
+        if d.kind is Kind.DEVICE:
+            self.frame.placed.add(id(node))
+            return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None, cond=d.cond)
+        text = dotted(self.kwarg_node(node, "device"))
+        if text and api.looks_like_device_name(text):
+            self.frame.placed.add(id(node))
+            return Val(Kind.TENSOR, Dev.ACCEL, key=self.txt_key(self.frame.func, text), moved_at=node)
+        return Val(Kind.TENSOR, Dev.UNKNOWN)

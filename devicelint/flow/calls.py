@@ -1,0 +1,208 @@
+"""Call dispatch: builtins, calls of values (models, functions, classes), arguments,
+and what a call of something unseen returns."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint import crossfile
+from devicelint import libmodel
+from devicelint import torchapi as api
+from devicelint.names import dotted
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in
+from devicelint.flow.facts import Mix, ModuleCall
+from devicelint.flow.nodes import expr_text
+from devicelint.flow.expressions import result_of
+from devicelint.flow.library import SCATTERS
+
+
+# Callees that turn tensors into images, text, files or numbers.
+_CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|print|log|write|format|dump|json|"
+                        r"tolist|numpy|array|metric|score|accura|caption", re.IGNORECASE)
+
+
+_LENGTHS = re.compile(r"len|length|lens\b|\bsizes?\b", re.IGNORECASE)
+
+
+class Calls:
+    def eval_call(self, node: cst.Call, bare: bool = False) -> Val:
+        func = node.func
+        if self.imports.project is not None:  # a class or function of another project file
+            sym = crossfile.symbol(self, func)
+            out = crossfile.call(self, node, sym) if sym is not None else None
+            if out is not None:
+                return out
+        q = self.qual(func)
+        if q is not None:
+            return self.call_api(node, q)
+        if isinstance(func, cst.Attribute):
+            recv = self.eval(func.value)
+            return self.call_method(node, func, recv, func.attr.value, bare)
+        if isinstance(func, cst.Name):
+            v = self.frame.lookup(func.value)
+            if v is None and self.module_frame is not None:
+                v = self.module_frame.state.vars.get(func.value)
+            if v is None:
+                return self.call_builtin(node, func.value)
+        else:
+            v = self.eval(func)
+            if self._model_namespace_lookup(func):
+                # getattr(torchvision.models, args.arch)(...), models.__dict__[args.arch](...)
+                return self.new_model(node)
+        return self.call_value(node, v)
+
+    def _model_namespace_lookup(self, func) -> bool:
+        if isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == "getattr" and func.args:
+            space = func.args[0].value
+        elif isinstance(func, cst.Subscript) and isinstance(func.value, cst.Attribute) and func.value.attr.value == "__dict__":
+            space = func.value.value
+        else:
+            return False
+        return isinstance(space, (cst.Name, cst.Attribute)) and self.qual(space) in libmodel.MODEL_NAMESPACES
+
+    def args(self, node: cst.Call):
+        pos, kw = [], {}
+        for a in node.args:
+            v = self.eval(a.value)
+            if a.star == "*":
+                pos.append(Val(Kind.SEQ, elem=self.unpack(v, None)) if v.kind is not Kind.UNKNOWN else UNKNOWN)
+            elif a.star == "**":
+                kw["**"] = v
+            elif a.keyword is not None:
+                kw[a.keyword.value] = v
+            else:
+                pos.append(v)
+        return pos, kw
+
+    @staticmethod
+    def kwarg_node(node: cst.Call, name: str):
+        for a in node.args:
+            if a.keyword is not None and a.keyword.value == name:
+                return a.value
+        return None
+
+    def escape(self, vals) -> None:
+        for v in vals:
+            if v.kind in (Kind.MODULE, Kind.UNKNOWN) and v.mid is not None:
+                self.facts.escaped.add(v.mid)
+            elif v.kind is Kind.OBJECT and isinstance(v.ref, Instance):
+                for a in list(v.ref.attrs.values()):
+                    if a.kind is Kind.MODULE and a.mid is not None:
+                        self.facts.escaped.add(a.mid)
+            elif v.kind is Kind.SEQ and v.parts:
+                self.escape(v.parts)
+
+    def call_builtin(self, node: cst.Call, name: str) -> Val:
+        pos, kw = self.args(node)
+        if name in ("enumerate",) and pos:
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, self.iter_elem(pos[0]))))
+        if name == "zip":
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=tuple(self.iter_elem(p) for p in pos)))
+        if name in ("iter", "reversed", "tqdm", "trange") and pos:
+            return pos[0]
+        if name == "next" and pos:
+            return self.iter_elem(pos[0])
+        if name in ("list", "tuple", "sorted", "set") and pos:
+            return Val(Kind.SEQ, elem=self.iter_elem(pos[0]))
+        if name == "map" and len(pos) == 2 and self._in_forward():
+            # `q, k, v = map(lambda t: rearrange(t, ...), qkv)` in a forward: the module's tensors
+            elem = self.iter_elem(pos[1])
+            if elem.kind is Kind.TENSOR and elem.on_module and elem.dev is not Dev.CPU:
+                return Val(Kind.SEQ, elem=Val(Kind.TENSOR, on_module=True))
+        if name in ("range", "len", "int", "float", "str", "bool", "isinstance", "round", "abs", "min", "max", "sum"):
+            return OTHER
+        if name == "print":
+            for v in pos:
+                if v.kind is Kind.TENSOR:
+                    self.note_sync(node, "print", v)
+        if name in api.NON_ESCAPING_BUILTINS or name in ("dict", "getattr", "setattr"):
+            return OTHER if name != "getattr" else UNKNOWN
+        self.escape(pos + list(kw.values()))
+        return UNKNOWN
+
+    def call_value(self, node: cst.Call, v: Val) -> Val:
+        if v.kind is Kind.FUNC:
+            fn, closure = v.ref
+            return self.inline(node, fn, closure, None)
+        if v.kind is Kind.CLASS:
+            return self.construct(node, v.ref)
+        if v.kind is Kind.MODULE or (v.kind is Kind.UNKNOWN and v.dev is Dev.ACCEL):
+            return self.module_call(node, v if v.kind is Kind.MODULE else v.with_(kind=Kind.MODULE))
+        if v.kind is Kind.OBJECT and isinstance(v.ref, Instance):
+            call = self.class_of(v.ref.cls)["methods"].get("__call__")
+            if call is not None:
+                return self.inline(node, call, self.module_frame, v)
+        if v.kind is Kind.OBJECT and v.ref in libmodel.OBJECT_KINDS:
+            return self.call_library_object(node, v, "__call__")
+        pos, kw = self.args(node)
+        args = pos + list(kw.values())
+        self.escape(args)
+        if v.kind is Kind.UNKNOWN:
+            return self.unseen_call_result(node, args) or UNKNOWN
+        return UNKNOWN
+
+    def unseen_call_result(self, node: cst.Call, args: list) -> Val | None:
+        """A callable we cannot see (a model passed in) that accepts device tensors returns
+        device tensors, or it would have failed right here; unless its name says it turns
+        them into something else (`self.to_image(pred)`, `decode(ids)`). None otherwise."""
+        if _CONVERTER.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
+            return None
+        if any(contents_on_accel(a) for a in args):
+            return Val(Kind.TENSOR, Dev.ACCEL)
+        if self._in_forward() and any(a.kind is Kind.TENSOR and a.on_module and a.dev is not Dev.CPU for a in args):
+            # inside `forward`: what an unseen helper makes of the module's tensors lives with them
+            return Val(Kind.TENSOR, on_module=True)
+        return None
+
+    def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated=None,
+                    method: str | None = None) -> Val:
+        args, exempt = [], []
+        for i, a in enumerate(node.args):
+            v = self.eval(a.value) if evaluated is None else evaluated[i]
+            if a.star:
+                v = self.unpack(v, None) if a.star == "*" else v
+            args.append(v)
+            # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
+            spelled = (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
+            if _LENGTHS.search(spelled) or (model.ref == SCATTERS and not contents_on_accel(v)):
+                # ...and DataParallel / DDP copy host inputs to their device themselves
+                exempt.append(v)
+        blame = node
+        if model.mid is not None:
+            f = self.frame
+            while f.parent is not None and model.mid in f.param_mids:
+                blame = f.call
+                f = f.parent
+        self.facts.module_calls.append(ModuleCall(node, model, args, blame, method))
+        operands = [model] if not model.param_free else []
+        operands += [a for a in args if (a.kind is Kind.TENSOR or host_batch_in(a)) and not any(a is e for e in exempt)]
+        # an LSTM's `(h0, c0)`: fresh host tensors inside a tuple argument take part too
+        operands += [p for a in args if a.kind is Kind.SEQ and a.parts for p in a.parts if p.kind is Kind.TENSOR and p.fresh]
+        cls = self._mod_cls()
+        if len(operands) >= 2:
+            self.facts.mixes.append(Mix(node, operands, self._mix_cls(), self._in_forward()))
+        if model.param_free:
+            out = result_of(args)
+            return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN
+        out = Val(Kind.TENSOR, model.dev, key=model.key, grad=forward and not self.no_grad, on_module=cls is not None,
+                  cond=model.cond)
+        shape = self._forward_shape(model) if forward else None
+        if shape is not None:
+            # `out, aux, ratio = model(data)`: the parts its forward returns as plain numbers stay numbers
+            return Val(Kind.SEQ, parts=tuple(OTHER if p.kind is Kind.OTHER else out for p in shape.parts))
+        return out
+
+    def _forward_shape(self, model: Val):
+        if not isinstance(model.ref, cst.ClassDef):
+            return None
+        fwd = self.class_of(model.ref)["methods"].get("forward")
+        if fwd is None:
+            return None
+        r = self.facts.forward_returns.get(fwd)
+        if r is None and self.known is not None:
+            r = self.known.forward_returns.get(fwd)
+        if r is None or r.kind is not Kind.SEQ or not r.parts or not any(p.kind is Kind.OTHER for p in r.parts):
+            return None
+        return r

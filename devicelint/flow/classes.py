@@ -1,0 +1,246 @@
+"""User classes and functions of the same file: class summaries (is it an nn.Module, what
+its methods build and reach) and the bounded, context-sensitive inline of calls."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint import crossfile
+from devicelint import torchapi as api
+from devicelint.names import dotted
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, join
+from devicelint.flow.state import Frame
+from devicelint.flow.nodes import no_grad_decorated, param_names, walk
+
+
+MAX_INLINE_DEPTH = 4
+
+STEP_BUDGET = 40_000  # statements executed per run: bounds the cost of inlining on huge files
+
+
+def _attr_assigned_params(fn: cst.FunctionDef) -> set:
+    """Parameters of `fn` whose attributes it assigns (`pipe.unet = ...`)."""
+    names = {p.name.value for p in param_names(fn)}
+    out = set()
+    for n in walk(fn):
+        if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Attribute):
+            root = n.target.value
+            if isinstance(root, cst.Name) and root.value in names:
+                out.add(root.value)
+    return out
+
+
+def reachable(methods: dict, start: str) -> set:
+    """`start` (when the class has it) and the methods it calls through `self.<name>(...)`,
+    transitively."""
+    seen: set = {start} if start in methods else set()
+    todo = [start]
+    while todo:
+        fn = methods.get(todo.pop())
+        if fn is None:
+            continue
+        for n in walk(fn):
+            if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
+                    and n.func.value.value == "self" and n.func.attr.value in methods
+                    and n.func.attr.value not in seen):
+                seen.add(n.func.attr.value)
+                todo.append(n.func.attr.value)
+    return seen
+
+
+class UserCode:
+    def class_of(self, cls: cst.ClassDef) -> dict:
+        info = self.class_info.get(id(cls))
+        if info is None:
+            # a placeholder first: a class may build instances of itself (trees of blocks)
+            self.class_info[id(cls)] = {"methods": {}, "module": True, "dataset": False, "framework": False,
+                                        "self_moves": False, "parts": set(), "has_params": True, "opaque": True,
+                                        "init_only": set(), "forward_path": set()}
+            methods = {}
+            for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+                if isinstance(stmt, cst.FunctionDef):
+                    methods[stmt.name.value] = stmt
+            module, dataset, framework, inherits_params, opaque = False, False, False, False, False
+            for base in cls.bases:
+                q = self.imports.qualname(base.value) or ""
+                text = dotted(base.value) or ""
+                last = text.rsplit(".", 1)[-1]
+                local = self.module_frame.state.vars.get(text) if self.module_frame else None
+                ext = crossfile.base_facts(self.imports, base.value) if local is None and self.imports.project else None
+                if ext is not None:  # a base class from another file of the project
+                    module |= ext["module"]
+                    inherits_params |= ext["has_params"]
+                    dataset |= ext["dataset"]
+                    framework |= ext["framework"] or ext["self_moves"]
+                    opaque = True
+                elif local is not None and local.kind is Kind.CLASS and local.ref is not cls:
+                    parent = self.class_of(local.ref)
+                    module |= parent["module"]
+                    inherits_params |= parent["has_params"]
+                    dataset |= parent["dataset"]
+                    framework |= parent["framework"]
+                    for k, v in parent["methods"].items():
+                        methods.setdefault(k, v)
+                elif q.startswith("torch.nn.") or q in ("torch.nn.Module",):
+                    module = True
+                    inherits_params |= q.rsplit(".", 1)[-1] not in ("Module",) and q.rsplit(".", 1)[-1] not in api.PARAM_FREE_LAYERS
+                elif q.startswith("torch.utils.data") and "Dataset" in last:
+                    dataset = True
+                elif "LightningModule" in last or q.startswith(("lightning", "pytorch_lightning")):
+                    module = framework = inherits_params = True
+                elif last.endswith("PreTrainedModel") or last == "ModelMixin":
+                    module = inherits_params = True
+                elif last not in ("object", "ABC", "Generic", "Protocol", "NamedTuple", "Enum") and not q.startswith(("abc.", "typing.", "enum.", "dataclasses.")):
+                    # defined elsewhere: it may be an nn.Module, or move what it holds
+                    opaque = True
+            self_moves = any(
+                isinstance(n, cst.Call)
+                and isinstance(n.func, cst.Attribute)
+                and n.func.attr.value in ("to", "cuda", "to_empty")
+                and isinstance(n.func.value, cst.Name)
+                and n.func.value.value == "self"
+                for fn in methods.values()
+                for n in walk(fn)
+            ) if module or dataset else False
+            has_params = module and (inherits_params or self._builds_state(methods))
+            parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"} if module else set()
+            init = methods.get("__init__")
+            if module and init is not None:
+                for n in walk(init):
+                    if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Attribute):
+                        if isinstance(n.target.value, cst.Name) and n.target.value.value == "self":
+                            parts.add(n.target.attr.value)
+            info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
+                    "self_moves": self_moves, "parts": parts, "has_params": has_params, "opaque": opaque,
+                    "init_only": reachable(methods, "__init__") if module else set(),
+                    "forward_path": reachable(methods, "forward") if module else set()}
+            self.class_info[id(cls)] = info
+        return info
+
+    def _builds_state(self, methods) -> bool:
+        """Does the class create parameters or buffers (so that it needs moving)? Evidence only:
+        a layer with weights, a Parameter, a registered buffer, or something we cannot see."""
+        for fn in methods.values():
+            for n in walk(fn):
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in (
+                    "register_buffer", "register_parameter", "add_module", "register_module"
+                ):
+                    return True
+                if isinstance(n, cst.Assign) and any(
+                    isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self" for t in n.targets
+                ) and self._stateful_value(n.value):
+                    return True
+        return False
+
+    def _stateful_value(self, value) -> bool:
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return any(self._stateful_value(e.value) for e in value.elements)
+        if not isinstance(value, cst.Call):
+            return False
+        q = self.imports.qualname(value.func) or ""
+        if q.startswith("torch."):
+            last = q.rsplit(".", 1)[-1]
+            if q.startswith("torch.nn.") and last[:1].isupper():
+                if last in ("Sequential", "ModuleList", "ModuleDict"):
+                    return any(self._stateful_value(a.value) for a in value.args) or not value.args
+                return last not in api.PARAM_FREE_LAYERS and not (last.endswith("Loss") and not value.args)
+            return False  # a tensor factory: a plain attribute, not a parameter
+        text = dotted(value.func) or ""
+        local = self.module_frame.state.vars.get(text) if self.module_frame else None
+        if local is not None and local.kind is Kind.CLASS:
+            info = self.class_of(local.ref)
+            return info["module"] and info.get("has_params", True)
+        return True  # a factory we cannot see: assume it builds weights
+
+    def construct(self, node: cst.Call, cls: cst.ClassDef) -> Val:
+        info = self.class_of(cls)
+        if info["module"]:
+            pos, kw = self.args(node)
+            if info["framework"] or info["self_moves"] or any(v.kind is Kind.DEVICE for v in pos + list(kw.values())):
+                return Val(Kind.MODULE, name=cls.name.value)
+            if not info["has_params"]:
+                return Val(Kind.MODULE, param_free=True, name=cls.name.value, ref=cls)
+            return self.new_model(node, built=True, name=cls.name.value, cls=cls)
+        if info["dataset"]:
+            pos, kw = self.args(node)
+            if info["self_moves"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in pos + list(kw.values())):
+                return Val(Kind.DATASET, Dev.UNKNOWN)
+            return Val(Kind.DATASET, Dev.CPU, name=None)
+        inst = Instance(cls)
+        val = Val(Kind.OBJECT, ref=inst, name=cls.name.value)
+        init = info["methods"].get("__init__")
+        if init is not None:
+            self.inline(node, init, self.module_frame, val)
+        else:
+            pos, kw = self.args(node)
+        return val
+
+    def inline(self, node: cst.Call, fn: cst.FunctionDef, closure: Frame, self_val: Val | None) -> Val:
+        pos, kw = self.args(node)
+        depth, f = 0, self.frame
+        while f is not None:
+            if f.func is fn:
+                depth = MAX_INLINE_DEPTH
+                break
+            depth += 1
+            f = f.parent
+        if depth >= MAX_INLINE_DEPTH or self.steps > STEP_BUDGET or any(d.decorator for d in fn.decorators if not self._harmless_decorator(d)):
+            self.escape(pos + list(kw.values()))
+            return UNKNOWN
+        frame = Frame(fn, self.frame, node, closure, self_val)
+        params = param_names(fn)
+        if self_val is not None and params:
+            frame.state.vars[params[0].name.value] = self_val
+            params = params[1:]
+        saved = self.frame
+        self.frame = frame
+        no_grad = no_grad_decorated(fn)
+        self.no_grad += no_grad
+        try:
+            for i, p in enumerate(params):
+                if i < len(pos):
+                    v = pos[i]
+                elif p.name.value in kw:
+                    v = kw[p.name.value]
+                elif p.default is not None:
+                    v = self.eval(p.default)
+                else:
+                    v = UNKNOWN
+                frame.state.vars[p.name.value] = v
+                if v.mid is not None:
+                    frame.param_mids.add(v.mid)
+            for p in fn.params.kwonly_params:
+                v = kw.get(p.name.value) or (self.eval(p.default) if p.default is not None else UNKNOWN)
+                frame.state.vars[p.name.value] = v
+                if v.mid is not None:
+                    frame.param_mids.add(v.mid)
+            if len(pos) > len(params) or "**" in kw:
+                self.escape(pos[len(params):] + [kw.get("**", UNKNOWN)])
+            self.exec_suite(fn.body)
+        finally:
+            self.frame = saved
+            self.no_grad -= no_grad
+        self._forget_rebuilt_args(node, fn, params, pos)
+        if frame.generator:
+            return UNKNOWN
+        out = None
+        for r in frame.returns:
+            out = join(out, r) if out is not None else r
+        return out if out is not None else OTHER
+
+    def _forget_rebuilt_args(self, node: cst.Call, fn: cst.FunctionDef, params: list, pos: list) -> None:
+        """`load_adapter(pipe, ...)` doing `pipe.unet = PeftModel.from_pretrained(...)`: the
+        caller's moved model now holds a part that may be anywhere."""
+        rebuilt = _attr_assigned_params(fn)
+        if not rebuilt:
+            return
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        for i, p in enumerate(params[: len(positional)]):
+            v = pos[i] if i < len(pos) else None
+            if (p.name.value in rebuilt and v is not None and v.kind in (Kind.MODULE, Kind.OBJECT)
+                    and v.moved_at is not None and isinstance(positional[i].value, (cst.Name, cst.Attribute))):
+                self.rebind_text(positional[i].value, v.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
+
+    def _harmless_decorator(self, d) -> bool:
+        text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""
+        return text.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "staticmethod", "enable_grad", "wraps", "cache", "lru_cache")

@@ -1,0 +1,339 @@
+"""Python expressions: names, attributes, subscripts, operators, literals,
+comprehensions, lambdas; and how tensors combine (the device of `a + b`)."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint import libmodel
+from devicelint import torchapi as api
+from devicelint.names import dotted
+from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.flow.facts import Mix
+from devicelint.flow.nodes import child_nodes, expr_text, is_string
+
+
+# Parameters named like modules (`new_module`, `child`, `backbone`) are not a forward's tensors.
+MODULE_NAME = re.compile(r"module|model|layer|net$|block|child|parent|encoder|decoder|backbone|head$", re.IGNORECASE)
+
+
+def result_of(vals) -> Val:
+    """The tensor an operation on `vals` yields. An operand we know nothing about could be a
+    device tensor, so it makes the result's device unknown too."""
+    # something moved with .to() is a tensor here, even when we could not tell before
+    vals = [v.with_(kind=Kind.TENSOR) if v.kind is Kind.UNKNOWN and v.dev is not Dev.UNKNOWN else v for v in vals]
+    tensors = [v for v in vals if v.kind is Kind.TENSOR]
+    if not tensors:
+        return OTHER if all(v.kind is Kind.OTHER for v in vals) else UNKNOWN
+    grad = any(v.grad for v in tensors)
+    on_module = any(v.on_module for v in tensors)
+    if any(v.kind is Kind.UNKNOWN for v in vals):
+        return Val(Kind.TENSOR, grad=grad, on_module=on_module)
+    out = tensors[0]
+    for v in tensors[1:]:
+        out = join(out, v)
+    return Val(Kind.TENSOR, out.dev, key=out.key, loader=out.loader, fresh=out.fresh, grad=grad, on_module=on_module,
+               attr=out.attr if out.fresh else None, born=out.born if out.fresh else None)
+
+
+EVAL_METHODS = {
+    cst.Name: "eval_name",
+    cst.Attribute: "eval_attribute",
+    cst.Call: "eval_call",
+    cst.Subscript: "eval_subscript",
+    cst.BinaryOperation: "eval_binop",
+    cst.UnaryOperation: "eval_unary",
+    cst.Comparison: "eval_compare",
+    cst.BooleanOperation: "eval_boolop",
+    cst.IfExp: "eval_ifexp",
+    cst.SimpleString: "eval_string",
+    cst.ConcatenatedString: "eval_literal",
+    cst.FormattedString: "eval_literal",
+    cst.Integer: "eval_literal",
+    cst.Float: "eval_literal",
+    cst.Imaginary: "eval_literal",
+    cst.Ellipsis: "eval_literal",
+    cst.Tuple: "eval_sequence",
+    cst.List: "eval_sequence",
+    cst.Set: "eval_sequence",
+    cst.Dict: "eval_dict",
+    cst.ListComp: "eval_comprehension",
+    cst.SetComp: "eval_comprehension",
+    cst.GeneratorExp: "eval_comprehension",
+    cst.DictComp: "eval_comprehension",
+    cst.NamedExpr: "eval_named",
+    cst.Await: "eval_await",
+    cst.Yield: "eval_yield",
+    cst.Lambda: "eval_lambda",
+}
+
+
+# Attributes that hold settings, not tensors, on whatever object.
+_SETTINGS_ATTRS = {"hparams", "config", "cfg", "args", "opt", "params", "meta", "metadata", "name", "names", "keys"}
+
+
+class Expressions:
+    def device_names(self) -> dict:
+        """The variables named like a device that this frame sees, and their values."""
+        seen: dict = {}
+        frames = [self.frame]
+        while frames[-1].closure is not None:
+            frames.append(frames[-1].closure)
+        if self.module_frame is not None and self.module_frame not in frames:
+            frames.append(self.module_frame)
+        for f in frames:
+            for name, v in f.state.vars.items():
+                if name not in seen and ("device" in name.lower() or name == "dev"):
+                    seen[name] = v
+        return seen
+
+    def qual(self, node) -> str | None:
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            head = node
+            while isinstance(head, cst.Attribute):
+                head = head.value
+            if isinstance(head, cst.Name) and self.frame.lookup(head.value) is not None:
+                return None  # a local variable shadows the import
+            return self.imports.qualname(node)
+        return None
+
+    def eval(self, node) -> Val:
+        try:
+            method = self.dispatch[type(node)]
+        except KeyError:
+            for child in child_nodes(node):
+                if isinstance(child, cst.BaseExpression):
+                    self.eval(child)
+                elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement, cst.Index)):
+                    self.eval_children(child)
+            return UNKNOWN
+        return method(self, node)
+
+    def eval_children(self, node) -> None:
+        for child in child_nodes(node):
+            if isinstance(child, cst.BaseExpression):
+                self.eval(child)
+
+    def eval_name(self, node: cst.Name) -> Val:
+        v = self.frame.lookup(node.value)
+        if v is None and self.frame.self_val is not None and node.value == "self":
+            return self.frame.self_val
+        if v is not None:
+            return self.under(v) if self.assumed else v
+        if self.module_frame is not None and self.frame is not self.module_frame:
+            v = self.module_frame.state.vars.get(node.value)
+            if v is not None:
+                return v
+        if node.value == "None":
+            return NONE
+        if node.value in ("True", "False"):
+            return OTHER
+        if self.imports.binds(node.value):
+            q = self.imports.qualname(node)
+            if q and not q.startswith(("torch", "numpy")):
+                return self.guess_by_name(node.value, scope=None)
+            return OTHER
+        return self.guess_by_name(node.value, scope=None) if node.value[0].islower() else UNKNOWN
+
+    def eval_attribute(self, node: cst.Attribute) -> Val:
+        if self.qual(node) is not None:
+            return OTHER  # an API object such as torch.float16
+        base = self.eval(node.value)
+        attr = node.attr.value
+        if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+            v = self.instance_attr(base.ref, attr)
+            if v is not None:
+                return self.under(v)
+            return self.guess_by_name(f"self.{attr}", scope=base.ref.cls)
+        if base.kind is Kind.OBJECT and base.ref == "pipeline_output":
+            return base.elem if attr in libmodel.NON_TENSOR_OUTPUT_ATTRS and base.elem is not None else UNKNOWN
+        if base.kind is Kind.TENSOR:
+            if attr == "device":
+                return Val(Kind.DEVICE, base.dev, key=base.key)
+            if attr in api.NON_TENSOR_ATTRS:
+                return OTHER
+            if attr in libmodel.NON_TENSOR_OUTPUT_ATTRS and not base.inplace:
+                return UNKNOWN  # `out.images` of a model we cannot see: PIL images by default
+            if attr == "data":
+                return base.with_(grad=False, inplace=False)
+            if attr in ("T", "mT", "H", "real", "imag"):
+                return base.with_(inplace=False)
+            return base.with_(fresh=False, inplace=False)
+        if base.kind is Kind.MODULE:
+            if attr == "device":
+                return Val(Kind.DEVICE, base.dev, key=base.key)
+            if attr == "module":  # DDP / DataParallel wrapper
+                return base
+            if attr in ("weight", "bias") and not base.param_free:
+                # a layer's own parameters: where the layer is (in a module method, with the module)
+                return Val(Kind.TENSOR, base.dev, key=base.key, grad=not self.no_grad,
+                           on_module=self._mod_cls() is not None)
+            return UNKNOWN
+        if base.kind is Kind.UNKNOWN:
+            if base.dev is Dev.ACCEL and base.moved_at is not None and attr not in api.NON_TENSOR_ATTRS and not (
+                api.looks_like_device_name(attr) or attr.startswith("num_") or attr in _SETTINGS_ATTRS
+                or MODULE_NAME.search(expr_text(node.value) or "model")
+            ):
+                # `data = data.to(device)` then `data.x`: an object that moves its tensors (a PyG
+                # graph, a BatchEncoding) holds them on the device
+                return Val(Kind.TENSOR, base.dev, key=base.key, cond=base.cond)
+            text = dotted(node)
+            if text is not None:
+                return self.guess_by_name(text, scope=self.frame.func)
+        return UNKNOWN
+
+    def instance_attr(self, inst: Instance, attr: str) -> Val | None:
+        v = inst.attrs.get(attr)
+        if v is not None:
+            return v
+        info = self.class_of(inst.cls)
+        fn = info["methods"].get(attr)
+        if fn is not None:
+            return Val(Kind.FUNC, ref=(fn, self.module_frame), name=attr)
+        return None
+
+    def eval_subscript(self, node: cst.Subscript) -> Val:
+        base = self.eval(node.value)
+        index = None
+        sliced = False
+        for el in node.slice:
+            if isinstance(el.slice, cst.Index):
+                self.eval(el.slice.value)
+                if isinstance(el.slice.value, cst.Integer):
+                    try:
+                        index = int(el.slice.value.value.replace("_", ""), 0)
+                    except ValueError:  # `0o17`, `0x_1f` parse; `017` does not exist in Python 3
+                        index = None
+            else:
+                sliced = True
+                self.eval_children(el.slice)
+        if base.kind is Kind.TENSOR:
+            return base.with_(inplace=False) if sliced and base.fresh else base.with_(fresh=False, inplace=False)
+        if base.kind in (Kind.SEQ, Kind.MAPPING):
+            if base.parts is not None and index is not None and -len(base.parts) <= index < len(base.parts):
+                return base.parts[index]
+            return self.unpack(base, None)
+        if base.kind is Kind.DATASET:
+            return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None)
+        if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
+            return Val(Kind.MODULE, base.dev, key=base.key)
+        return UNKNOWN
+
+    def eval_binop(self, node) -> Val:
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        self.last_binop = (node, left, right)
+        return self.combine(node, [left, right])
+
+    def eval_unary(self, node: cst.UnaryOperation) -> Val:
+        v = self.eval(node.expression)
+        return v if v.kind is Kind.TENSOR else OTHER if isinstance(node.operator, cst.Not) else v
+
+    def eval_compare(self, node: cst.Comparison) -> Val:
+        vals = [self.eval(node.left)] + [self.eval(c.comparator) for c in node.comparisons]
+        if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+            return OTHER
+        out = self.combine(node, vals)
+        return out.with_(grad=False) if out.grad else out  # a bool tensor has no history
+
+    def eval_boolop(self, node: cst.BooleanOperation) -> Val:
+        return join(self.eval(node.left), self.eval(node.right))
+
+    def eval_ifexp(self, node: cst.IfExp) -> Val:
+        self.eval(node.test)
+        return join(self.eval(node.body), self.eval(node.orelse))
+
+    def eval_string(self, node) -> Val:
+        s = is_string(node)
+        if s is not None:
+            where = api.parse_device_string(s)
+            if where is not None:
+                return Val(Kind.DEVICE, Dev.CPU if where == "cpu" else Dev.ACCEL, key=("lit", s), name=repr(s))
+        return OTHER
+
+    def eval_sequence(self, node) -> Val:
+        parts = []
+        for el in node.elements:
+            v = self.eval(el.value)
+            parts.append(Val(Kind.SEQ, elem=self.unpack(v, None)) if isinstance(el, cst.StarredElement) else v)
+        elem = None
+        for p in parts:
+            elem = join(elem, p) if elem is not None else p
+        return Val(Kind.SEQ, parts=tuple(parts), elem=elem)
+
+    def eval_dict(self, node: cst.Dict) -> Val:
+        elem = None
+        for el in node.elements:
+            if isinstance(el, cst.DictElement):
+                self.eval(el.key)
+                v = self.eval(el.value)
+            else:
+                v = self.unpack(self.eval(el.value), None)
+            elem = join(elem, v) if elem is not None else v
+        return Val(Kind.MAPPING, elem=elem)
+
+    def eval_comprehension(self, node) -> Val:
+        saved = self.frame.state
+        self.frame.state = saved.copy()
+        try:
+            comp = node.for_in
+            while comp is not None:
+                self.bind(comp.target, self.iter_elem(self.eval(comp.iter)))
+                for cond in comp.ifs:
+                    self.eval(cond.test)
+                comp = comp.inner_for_in
+            if isinstance(node, cst.DictComp):
+                self.eval(node.key)
+                return Val(Kind.MAPPING, elem=self.eval(node.value))
+            return Val(Kind.SEQ, elem=self.eval(node.elt))
+        finally:
+            self.frame.state = saved
+
+    def eval_named(self, node: cst.NamedExpr) -> Val:
+        v = self.eval(node.value)
+        self.bind(node.target, v)
+        return v
+
+    def eval_await(self, node) -> Val:
+        return self.eval(node.expression)
+
+    def eval_yield(self, node) -> Val:
+        self.frame.generator = True
+        if node.value is not None:
+            self.eval(node.value if not isinstance(node.value, cst.From) else node.value.item)
+        return UNKNOWN
+
+    def eval_lambda(self, node) -> Val:
+        return OTHER
+
+    def eval_literal(self, node) -> Val:
+        return OTHER
+
+    def combine(self, node, vals: list) -> Val:
+        """An operation on several values (binary op, torch function): record device mixes."""
+        tensors = [v for v in vals if v.kind is Kind.TENSOR or (v.kind in (Kind.SEQ, Kind.MAPPING) and host_batch_in(v))]
+        if len(tensors) >= 2:
+            self.facts.mixes.append(Mix(node, tensors, self._mix_cls(), self._in_forward()))
+        out = result_of(vals)
+        if (out.kind is Kind.TENSOR and out.dev is Dev.UNKNOWN and not out.on_module and tensors
+                and all(v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU for v in tensors) and self._in_forward()):
+            # `torch.arange(half) * -scale` in a forward: its inputs are on_module, so the unknown
+            # is a hyper-parameter; had it been a device tensor this very operation would fail
+            return Val(Kind.TENSOR, Dev.CPU, fresh=True, grad=out.grad)
+        return out
+
+    def iter_elem(self, v: Val) -> Val:
+        if v.kind is Kind.LOADER:
+            if v.dev is Dev.CPU:
+                # the whole object a loader yields may be a batch with an in-place `.to()`
+                return Val(Kind.TENSOR, Dev.CPU, loader=v.name or "the data loader", src=v.src, inplace=True)
+            return Val(Kind.TENSOR, v.dev) if v.dev is Dev.ACCEL else UNKNOWN
+        if v.kind is Kind.DATASET:
+            return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None)
+        if v.kind in (Kind.SEQ, Kind.TENSOR):
+            return self.unpack(v, None)
+        if v.kind is Kind.MAPPING:
+            return OTHER
+        return UNKNOWN

@@ -1,0 +1,108 @@
+"""What the interpreter records for the rules: module calls, device mixes, moves, NumPy
+conversions, accumulations, syncs, loader moves. Rules read these facts and never re-derive them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from devicelint.values import Val
+
+
+@dataclass
+class ModuleCall:
+    node: cst.Call
+    model: Val
+    args: list
+    blame: cst.CSTNode  # where the model, not a function parameter, enters the call chain
+    method: str | None = None  # `model.generate(ids)`: the model's method, not the model itself
+
+
+@dataclass
+class Mix:
+    node: cst.CSTNode
+    operands: list  # Val of every tensor / module taking part
+    cls: cst.ClassDef | None = None  # the nn.Module class whose method does this, if any
+    in_forward: bool = False  # in that class's `forward` or a method it calls
+
+
+@dataclass
+class Move:
+    node: cst.Call
+    recv: Val
+    recv_text: str | None
+    target_text: str
+    reason: str | None  # "already" | "invariant" | "repeated" | None
+    prior: cst.CSTNode | None  # the earlier move for "already"/"repeated"
+    bare: bool = False  # a statement of its own: the result is thrown away
+    in_place: bool = False  # the receiver moves in place (module, BatchEncoding, PyG graph, a loader's batch object)
+
+
+@dataclass
+class NumpyConv:
+    node: cst.Call
+    val: Val
+
+
+@dataclass
+class Accum:
+    node: cst.CSTNode  # `total += loss` / `total = total + loss` inside a loop over a loader
+    value: Val  # what is added
+    no_grad: bool  # gradients were off here (torch.no_grad / inference_mode / set_grad_enabled)
+
+
+@dataclass
+class Sync:
+    node: cst.Call  # `.item()`, `.tolist()`, `.cpu()`, `print(t)` on a device tensor
+    what: str
+    val: Val
+
+
+@dataclass
+class LoaderMove:
+    node: cst.Call  # `x.to(device)` of a batch that came straight from `loader`
+    loader: cst.Call  # the DataLoader(...) call
+    non_blocking: bool
+
+
+@dataclass
+class Facts:
+    module_calls: list = field(default_factory=list)
+    mixes: list = field(default_factory=list)
+    moves: list = field(default_factory=list)
+    numpy: list = field(default_factory=list)
+    accums: list = field(default_factory=list)
+    # host syncs every step of a training loop over a loader (no `if` between the loop and them)
+    syncs: list = field(default_factory=list)
+    loader_moves: list = field(default_factory=list)
+    # DataLoader(...) call -> "missing" | "false" | "set" (its pin_memory= argument)
+    loaders: dict = field(default_factory=dict)
+    # nn.Module classes of this file whose instances run on the accelerator (moved there, or
+    # called with device data), and the classes they are built from
+    accel_classes: set = field(default_factory=set)
+    mid_class: dict = field(default_factory=dict)  # model identity -> its file-local ClassDef
+    # model identity -> set of (Dev, key) it is moved to anywhere; models handed to unknown code
+    model_moves: dict = field(default_factory=dict)
+    # model identity -> the device flags its moves ran under ((flag, bool) or None), and the
+    # functions (FunctionDef, None for the module) whose code moved it
+    move_conds: dict = field(default_factory=dict)
+    move_funcs: dict = field(default_factory=dict)
+    escaped: set = field(default_factory=set)
+    api_calls: list = field(default_factory=list)  # (call node, qualified name) of every library call
+    # torch.load call -> one {name: Val} per context it ran in: the device-named variables in
+    # scope there (for the `map_location=` fix)
+    load_scopes: dict = field(default_factory=dict)
+    # model construction call -> one {name: Val} per context it ran in (for DL001's `.to(device)` fix)
+    build_scopes: dict = field(default_factory=dict)
+    # `for` over a loader -> one (device names in scope, loop-target names bound to a host
+    # batch tensor) per context it ran in (for DL002's fix)
+    batch_loops: dict = field(default_factory=dict)
+    # factory call making a fresh host tensor -> device names in scope, per context (DL011's fix)
+    factory_scopes: dict = field(default_factory=dict)
+    saves: list = field(default_factory=list)  # (torch.save call, Val of what it saves)
+    # `forward` of a file-local module -> what it returns when run on its own (which parts of a
+    # returned tuple are plain numbers, such as a pooling ratio)
+    forward_returns: dict = field(default_factory=dict)
+
+

@@ -1,0 +1,97 @@
+"""Path sensitivity on device flags: `if use_cuda:` / `if args.gpu is None:` /
+`if torch.cuda.is_available():` branches are followed per path, and a value moved on the
+GPU path only is "on the device whenever one exists"."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint import torchapi as api
+from devicelint.names import dotted
+from devicelint.values import Dev, Kind, Val
+from devicelint.flow.state import State
+from devicelint.flow.nodes import is_string
+
+
+# names of flags that say whether the accelerator is in use (`use_cuda`, `args.gpu`, `self.gpu_mode`,
+# `args.no_cuda`), and those whose truth means the host (`no_cuda`, `cpu_only`)
+_FLAG_NAME = re.compile(r"cuda|gpu|cpu|accel", re.IGNORECASE)
+
+_CPU_FLAG = re.compile(r"no_?cuda|no_?gpu|cpu|disable_cuda", re.IGNORECASE)
+
+
+def flag_merge(merged: State, body: State, other: State, flag) -> None:
+    """After `if F: x = x.cuda()`: x is on the accelerator exactly when F holds, not unknown."""
+    for k, v in merged.vars.items():
+        a, b = body.vars.get(k), other.vars.get(k)
+        if a is None or b is None or a.kind is not b.kind:
+            continue
+        if a.dev is Dev.ACCEL and b.dev is Dev.CPU and a.cond in (None, flag):
+            merged.vars[k] = a.with_(cond=flag)
+        elif b.dev is Dev.ACCEL and a.dev is Dev.CPU and b.cond in (None, (flag[0], not flag[1])):
+            merged.vars[k] = b.with_(cond=(flag[0], not flag[1]))
+
+
+class DeviceFlags:
+    def flag_of(self, test):
+        """(flag, truth value the `if` body assumes) for a test on whether the accelerator is in
+        use: `args.cuda`, `not use_gpu`, `args.gpu is None`, `device.type == "cuda"`,
+        `torch.cuda.is_available()`; None for any other test."""
+        pol = True
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, pol = test.expression, not pol
+        if isinstance(test, cst.Call):
+            q = self.qual(test.func)
+            if q in ("torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available"):
+                return (q, pol)
+            return None
+        if isinstance(test, (cst.Name, cst.Attribute)):
+            text = dotted(test)
+            if text is None or not _FLAG_NAME.search(text.rsplit(".", 1)[-1]):
+                return None
+            return (text, pol != bool(_CPU_FLAG.search(text.rsplit(".", 1)[-1])))
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            op = test.comparisons[0].operator
+            left, right = test.left, test.comparisons[0].comparator
+            if isinstance(op, (cst.Is, cst.IsNot)) and isinstance(right, cst.Name) and right.value == "None":
+                text = dotted(left)
+                if text is None or not _FLAG_NAME.search(text.rsplit(".", 1)[-1]):
+                    return None
+                return (text, pol == isinstance(op, cst.IsNot))
+            if isinstance(op, (cst.Equal, cst.NotEqual)):
+                if is_string(left) is not None:
+                    left, right = right, left
+                s = is_string(right)
+                where = api.parse_device_string(s) if s is not None else None
+                if where is None:
+                    return None
+                if isinstance(left, cst.Attribute) and left.attr.value == "type":
+                    left = left.value
+                elif isinstance(left, cst.Call) and dotted(left.func) == "str" and len(left.args) == 1:
+                    left = left.args[0].value
+                v = self.eval(left)
+                ident = ("key", v.key) if v.kind is Kind.DEVICE and v.key is not None else dotted(left)
+                if ident is None:
+                    return None
+                return (ident, pol == ((where == "accel") == isinstance(op, cst.Equal)))
+        return None
+
+    def current_cond(self):
+        return self.assumed[-1] if self.assumed else None
+
+    def under(self, v: Val) -> Val:
+        """v as seen under the device flags assumed here: a value moved only when a flag is
+        set is on the host where the flag is known to be unset."""
+        if v.dev is not Dev.ACCEL or not self.assumed:
+            return v
+        for ident, pol in reversed(self.assumed):
+            if (v.cond is not None and v.cond[0] == ident) or (
+                isinstance(ident, tuple) and v.key is not None and ident[1] == v.key
+            ):
+                expect = v.cond[1] if v.cond is not None and v.cond[0] == ident else True
+                if pol == expect:
+                    return v.with_(cond=None)
+                return v.with_(dev=Dev.CPU, key=None, cond=None, moved_at=None)
+        return v

@@ -1,0 +1,224 @@
+"""The interpreter: one object composed of the parts of the language and of torch it knows.
+
+Each part is a mixin in its own module (statements, flags, expressions, calls, methods,
+moves, api_calls, library, models, classes, recording); they share the state kept here
+(frames, the facts being recorded, the caches) and call each other through `self`. This
+module holds the entry points: running a file's body and every function and method, and
+`infer`, which runs the interpreter twice and returns the facts."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint import torchapi as api
+from devicelint.names import Imports, dotted
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, join
+from devicelint.flow.facts import Facts
+from devicelint.flow.state import Frame
+from devicelint.flow.nodes import no_grad_decorated, param_names, text_root, walk
+from devicelint.flow.flags import DeviceFlags
+from devicelint.flow.statements import Statements
+from devicelint.flow.recording import Recording
+from devicelint.flow.expressions import EVAL_METHODS, MODULE_NAME, Expressions
+from devicelint.flow.calls import Calls
+from devicelint.flow.methods import Methods
+from devicelint.flow.moves import Moves
+from devicelint.flow.api_calls import ApiCalls
+from devicelint.flow.library import Library
+from devicelint.flow.models import Models
+from devicelint.flow.classes import UserCode
+
+
+_NUMBER_NAME = re.compile(
+    r"(^|_)(sizes?|dims?|len|length|lengths|num|count|height|width|channels|heads|depth|stride|padding|eps)$|^(num|n)_",
+    re.IGNORECASE)
+
+_NUMBER_TYPES = {"int", "float", "bool", "str", "complex", "tuple", "list", "dict", "Size"}
+
+
+def _number_param(p: cst.Param) -> bool:
+    """A parameter that holds a size, a count or a flag, by its annotation or its name."""
+    ann = p.annotation.annotation if p.annotation is not None else None
+    if ann is not None:
+        names = {n.value for n in walk(ann) if isinstance(n, cst.Name)}
+        names |= {n.attr.value for n in walk(ann) if isinstance(n, cst.Attribute)}
+        return bool(names) and names <= _NUMBER_TYPES | {"Optional", "None", "Union", "Sequence", "Tuple", "List", "typing"}
+    return bool(_NUMBER_NAME.search(p.name.value))
+
+
+def _is_staticmethod(fn: cst.FunctionDef) -> bool:
+    return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
+
+
+class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Methods, Moves, ApiCalls, Library, Models, UserCode):
+    def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
+        self.module = module
+        self.imports = imports
+        self.known = known  # what the previous run learnt about models
+        self.facts = facts
+        self.frame: Frame | None = None
+        self.module_frame: Frame | None = None
+        self.steps = 0
+        self.class_info: dict = {}
+        self.loop_cache: dict = {}
+        self.default_device_set = False
+        self.no_grad = 0  # >0 while gradients are off (dynamic scope, as in torch)
+        self.last_binop = None  # (node, left, right) of the latest binary operation
+        self.loader_loops: set = set()  # id() of loops over a data loader
+        self.body_cache: dict = {}
+        # device flags the statement being run sits under: `if args.cuda:` body -> ("args.cuda", True)
+        self.assumed: list = []
+
+    def run(self) -> None:
+        self.module_frame = self.frame = Frame(None, None, None, None)
+        self.exec_body(self.module.body)
+        self.run_standalone(self.module.body, self.module_frame)
+
+    def run_standalone(self, body, module_frame) -> None:
+        """Every top-level function and class method, with unknown parameters."""
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                self.analyze_function(stmt, module_frame, None)
+            elif isinstance(stmt, cst.ClassDef):
+                info = self.class_of(stmt)
+                inst = Instance(stmt)
+                self_val = Val(Kind.OBJECT, ref=inst)
+                if _is_test_case(stmt):
+                    # each test runs on a fresh instance prepared by setUp: what one test
+                    # moves, the next one does not see
+                    first = [f for f in (info["methods"].get(n) for n in ("__init__", "setUp")) if f is not None]
+                    for fn in first:
+                        self.analyze_function(fn, module_frame, self_val)
+                    prepared = dict(inst.attrs)
+                    for fn in info["methods"].values():
+                        if fn not in first:
+                            inst.attrs = dict(prepared)
+                            self.analyze_function(fn, module_frame, self_val)
+                    continue
+                methods = sorted(info["methods"].values(), key=lambda f: f.name.value != "__init__")
+                for fn in methods:
+                    self.analyze_function(fn, module_frame, self_val)
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                # functions defined under `if TYPE_CHECKING:` / `try: ... except ImportError:`
+                self.run_standalone(getattr(stmt.body, "body", ()), module_frame)
+
+    def analyze_function(self, fn: cst.FunctionDef, closure: Frame, self_val: Val | None) -> None:
+        saved = self.frame
+        frame = Frame(fn, None, None, closure, self_val)
+        self.frame = frame
+        no_grad = no_grad_decorated(fn)
+        self.no_grad += no_grad
+        try:
+            params = param_names(fn)
+            if self_val is not None and params and not _is_staticmethod(fn):
+                frame.state.vars[params[0].name.value] = self_val
+                params = params[1:]
+            module_method = self._mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
+            for p in (*params, *fn.params.kwonly_params):
+                v = self.param_guess(p)
+                if module_method and v.kind is Kind.UNKNOWN and _number_param(p):
+                    v = OTHER  # `q_size: int`, `embedding_dim`, `num_heads`: sizes, not inputs
+                if module_method and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and p.star not in ("*", "**") and (
+                    p.default is None or (isinstance(p.default, cst.Name) and p.default.value == "None")
+                ) and not MODULE_NAME.search(p.name.value):
+                    # an input of a module's forward: it lives wherever the module lives
+                    v = Val(Kind.TENSOR, on_module=True)
+                frame.state.vars[p.name.value] = v
+            self.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
+            if fn.name.value == "forward" and self_val is not None and frame.returns:
+                out = None
+                for r in frame.returns:
+                    out = join(out, r) if out is not None else r
+                self.facts.forward_returns[fn] = out
+        finally:
+            self.frame = saved
+            self.no_grad -= no_grad
+
+    def param_guess(self, p: cst.Param) -> Val:
+        name = p.name.value
+        if p.default is not None:
+            default = self.eval(p.default)
+            if default.kind is not Kind.UNKNOWN and default.kind is not Kind.OTHER:
+                return default
+        return self.guess_by_name(name, scope=self.frame.func)
+
+    def txt_key(self, scope, text: str) -> tuple:
+        """A device known only by its spelling (`inputs_embeds.device`): equal keys mean the
+        same device only while nothing it is spelled with has been rebound."""
+        versions = self.frame.versions if self.frame is not None else {}
+        return ("txt", id(scope), text, versions.get(text_root(text), 0), versions.get(text, 0))
+
+    def guess_by_name(self, text: str, scope) -> Val:
+        """Names are the last resort: `device`, `args.device` -> a device; `train_loader` -> a loader."""
+        if "." in text and text.split(".")[0] not in api.CONFIG_OBJECTS:
+            if api.looks_like_device_name(text):
+                return Val(Kind.DEVICE, Dev.UNKNOWN, key=self.txt_key(scope, text), name=text)
+            return UNKNOWN
+        if api.looks_like_device_name(text):
+            return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(scope, text), name=text)
+        if api.looks_like_loader_name(text):
+            return Val(Kind.LOADER, Dev.CPU, name=text)
+        return UNKNOWN
+
+
+# The expression dispatch table holds plain functions (not names) because eval is the hottest
+# path; it can only be built once every part's methods are on the class.
+Interpreter.dispatch = {node_type: getattr(Interpreter, name) for node_type, name in EVAL_METHODS.items()}
+
+
+def infer(module: cst.Module, imports: Imports, default_device_set: bool = False) -> Facts:
+    """Run the interpreter twice; the second run's facts know every model's placement."""
+    first = Facts()
+    interp = Interpreter(module, imports, None, first)
+    interp.default_device_set = default_device_set
+    interp.run()
+    if not _mentions_built_model(first):
+        return first  # the second run only refines models built in this file: none took part
+    final = Facts(model_moves=first.model_moves, escaped=first.escaped)
+    final.accel_classes = _accel_classes(first, interp)
+    interp = Interpreter(module, imports, first, final)
+    interp.default_device_set = default_device_set
+    interp.run()
+    # Moves and escapes seen only in the second run (new contexts) still count.
+    return final
+
+
+def _accel_classes(facts: Facts, interp: Interpreter) -> set:
+    """File-local nn.Module classes that run on the accelerator: an instance is moved there
+    (only there), or called with device data; and the file-local classes they are built from."""
+    out = set()
+    for mid, moves in facts.model_moves.items():
+        cls = facts.mid_class.get(mid)
+        if cls is not None and moves and all(d is Dev.ACCEL for d, _ in moves):
+            out.add(cls)
+    for call in facts.module_calls:
+        if isinstance(call.model.ref, cst.ClassDef) and any(contents_on_accel(a) for a in call.args):
+            out.add(call.model.ref)
+    todo = list(out)
+    local = {name: v.ref for name, v in (interp.module_frame.state.vars.items() if interp.module_frame else ())
+             if v.kind is Kind.CLASS}
+    while todo:
+        cls = todo.pop()
+        init = interp.class_info.get(id(cls), {}).get("methods", {}).get("__init__")
+        if init is None:
+            continue
+        for n in walk(init):
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+                part = local.get(n.func.value)
+                if part is not None and part not in out and interp.class_of(part)["module"]:
+                    out.add(part)
+                    todo.append(part)
+    return out
+
+
+def _is_test_case(cls: cst.ClassDef) -> bool:
+    return any((dotted(b.value) or "").rsplit(".", 1)[-1].endswith("TestCase") for b in cls.bases)
+
+
+def _mentions_built_model(facts: Facts) -> bool:
+    if facts.model_moves or any(c.model.mid is not None for c in facts.module_calls):
+        return True
+    vals = [v for m in facts.mixes for v in m.operands] + [m.recv for m in facts.moves] + [n.val for n in facts.numpy]
+    return any(v.mid is not None for v in vals)

@@ -1,0 +1,160 @@
+"""Library objects (the declarative table is devicelint/libmodel.py): what transformers,
+diffusers, torchvision, timm, PyG, datasets calls build and where it lives; DataLoaders and
+their collate functions; DataParallel/DDP wrappers."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint import libmodel
+from devicelint.names import dotted
+from devicelint.values import OTHER, UNKNOWN, Dev, Kind, Val, join
+from devicelint.flow.nodes import is_string, walk
+
+
+def _spelling(node) -> str:
+    return dotted(node) or "the tokenizer"
+
+
+def _places_anything(fn) -> bool:
+    """Moves something (`.to()` / `.cuda()`) or builds a tensor with `device=`."""
+    for n in walk(fn):
+        if isinstance(n, cst.Call):
+            if isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda"):
+                return True
+            if any(a.keyword is not None and a.keyword.value == "device" for a in n.args):
+                return True
+    return False
+
+
+# Wrappers that leave the module where it is (unlike FSDP, which may place it), and the mark
+# of what they return: calling it scatters host inputs to the module's device.
+_KEEPS_PLACEMENT = {"DataParallel", "DistributedDataParallel"}
+
+SCATTERS = "scatters-inputs"
+
+
+def wrap_in_place(cls: str, pos: list) -> Val | None:
+    """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
+    nothing: the module must already be on the first device, so the wrapper is where the
+    wrapped model (or a moved unknown) is, and a model never moved stays unmoved behind it.
+    None for other calls."""
+    inner = pos[0] if cls in _KEEPS_PLACEMENT and pos else None
+    if inner is None or not (inner.kind is Kind.MODULE or (inner.kind is Kind.UNKNOWN and inner.dev is not Dev.UNKNOWN)):
+        return None
+    return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
+
+
+class Library:
+    def library_call(self, node: cst.Call, lib: str, q: str) -> Val:
+        if lib == "module":
+            return self.new_model(node)
+        if lib == "wrap":
+            first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
+            if first is not None:
+                pos, kw = self.args(node)
+                # the wrapper adds weights of its own: no earlier move of the base makes a later one redundant
+                return pos[0].with_(moved_at=None) if pos[0].kind is Kind.MODULE else UNKNOWN
+            return self.new_model(node)
+        pos, kw = self.args(node)
+        placed = next((kw[k] for k in libmodel.PLACING_KEYWORDS if k in kw), kw.get("**"))
+        if lib == "module_placed":
+            if placed is not None and placed.kind is Kind.DEVICE:
+                return Val(Kind.MODULE, placed.dev, key=placed.key, moved_at=node)
+            return Val(Kind.MODULE)
+        if lib in ("pipeline", "text_pipeline", "encoder"):
+            dev = Dev.CPU
+            if placed is not None:
+                dev = placed.dev if placed.kind is Kind.DEVICE else Dev.UNKNOWN
+            return Val(Kind.OBJECT, dev, ref=lib, name=q.rsplit(".", 2)[-2] if "." in q else q)
+        if lib == "to_pil":
+            return Val(Kind.OBJECT, ref=lib) if q.rsplit(".", 1)[-1][:1].isupper() else OTHER
+        if lib == "graph":
+            # a PyG graph: its attributes are tensors where its inputs are; `.to()` is in place
+            tensors = [v for v in pos + list(kw.values()) if v.kind is Kind.TENSOR]
+            out = None
+            for t in tensors:
+                out = join(out, t) if out is not None else t
+            dev = out.dev if out is not None else Dev.CPU
+            return Val(Kind.TENSOR, dev, key=out.key if out is not None else None, inplace=True)
+        if lib == "collate":
+            return Val(Kind.OTHER, ref="collate")
+        return OTHER
+
+    def call_library_object(self, node: cst.Call, obj: Val, method: str) -> Val:
+        """`pipe(prompt)`, `tokenizer(texts, return_tensors="pt")`, `tokenizer.decode(ids)`."""
+        lib = obj.ref
+        pos, kw = self.args(node)
+        if lib == "text_pipeline" or lib == "to_pil":
+            return OTHER if method == "__call__" else UNKNOWN
+        if lib == "pipeline":
+            if method != "__call__":
+                if method.startswith(("enable_model_cpu_offload", "enable_sequential_cpu_offload")):
+                    self.rebind_text(node.func.value, obj.with_(dev=Dev.UNKNOWN, key=None))
+                return UNKNOWN
+            wanted = is_string(self.kwarg_node(node, "output_type"))
+            if wanted in libmodel.TENSOR_OUTPUT_TYPES:
+                images = Val(Kind.TENSOR, obj.dev, key=obj.key, cond=obj.cond)
+            elif self.kwarg_node(node, "output_type") is None or wanted is not None:
+                images = OTHER  # PIL images by default, NumPy arrays for "np"
+            else:
+                images = UNKNOWN
+            return Val(Kind.OBJECT, ref="pipeline_output", elem=images)
+        if lib == "encoder":
+            if method in libmodel.ENCODER_TEXT_METHODS:
+                return OTHER
+            if method not in libmodel.ENCODER_TENSOR_METHODS:
+                return UNKNOWN
+            rt = self.kwarg_node(node, "return_tensors")
+            if rt is None:
+                return OTHER  # Python lists
+            if is_string(rt) != "pt":
+                return OTHER if is_string(rt) is not None else UNKNOWN
+            host = Val(Kind.TENSOR, Dev.CPU, loader=f"{_spelling(node.func)}(...)")
+            if method == "encode" or (method == "apply_chat_template" and self.kwarg_node(node, "return_dict") is None):
+                return host
+            return Val(Kind.MAPPING, elem=host, inplace=True)  # a BatchEncoding
+        return UNKNOWN
+
+    def dataloader(self, node: cst.Call) -> Val:
+        pos, kw = self.args(node)
+        dataset = pos[0] if pos else kw.get("dataset", UNKNOWN)
+        collate = kw.get("collate_fn")
+        if collate is not None and not self._host_collate(collate, self.kwarg_node(node, "collate_fn")):
+            return Val(Kind.LOADER, Dev.UNKNOWN)
+        pin = self.kwarg_node(node, "pin_memory")
+        if any(a.star for a in node.args) or len([a for a in node.args if a.keyword is None]) > 7:
+            pin_state = "set"  # **kwargs, or pin_memory given by position: we cannot tell
+        elif pin is None:
+            pin_state = "missing"
+        elif isinstance(pin, cst.Name) and pin.value == "False":
+            pin_state = "false"
+        else:
+            pin_state = "set"
+        self.facts.loaders[node] = pin_state
+        if dataset.kind in (Kind.DATASET, Kind.TENSOR):
+            return Val(Kind.LOADER, dataset.dev, src=node)
+        # Datasets we cannot see (torchvision, HF datasets, another module) yield host tensors:
+        # the default collate never moves anything.
+        return Val(Kind.LOADER, Dev.CPU, src=node)
+
+    def _host_collate(self, collate: Val, node) -> bool:
+        """A collate function known to leave the batch on the host: a library collator that never
+        moves (DataCollatorWithPadding, default_collate), or a function of this file that neither
+        moves, nor builds tensors with `device=`, nor calls a function of this file that does."""
+        if collate.ref == "collate":
+            return True
+        q = self.qual(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        if q is not None and libmodel.kind_of_call(q) == "collate":
+            return True
+        if collate.kind is not Kind.FUNC:
+            return False
+        fn = collate.ref[0]
+        if _places_anything(fn):
+            return False
+        for n in walk(fn):
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and self.module_frame is not None:
+                callee = self.module_frame.state.vars.get(n.func.value)
+                if callee is not None and callee.kind is Kind.FUNC and _places_anything(callee.ref[0]):
+                    return False
+        return True

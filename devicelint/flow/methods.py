@@ -1,0 +1,214 @@
+"""Method calls on values: tensor methods (`.numpy()`, `.item()`, `.detach()`...) and module
+methods (`.eval()`, `.load_state_dict()`, `.parameters()`...), and usage that proves a value
+is a module."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint import libmodel
+from devicelint import torchapi as api
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.flow.facts import Mix, NumpyConv
+from devicelint.flow.nodes import walk
+
+
+# Methods only an nn.Module has together; on a value from code we cannot see they prove it is one.
+_MODULE_PROOF = {"eval", "train", "load_state_dict", "parameters", "named_parameters", "state_dict", "requires_grad_",
+                 "named_modules", "children", "modules", "zero_grad"}
+
+
+# Module methods that take tensors without computing with the weights on them.
+_NOT_COMPUTE = ("set_", "register_", "load_", "add_", "save", "push_", "resize_", "tie_", "prune_", "get_input",
+                "get_output", "to", "cuda", "cpu", "apply", "half", "float", "double", "bfloat16", "share_memory",
+                "buffers", "named_", "enable_", "disable_", "gradient_checkpointing", "print", "freeze", "unfreeze",
+                "copy_", "update", "log", "configure_", "hook")
+
+
+# Methods / torch functions whose result carries no autograd history (integer or bool results,
+# detached copies), and those that return a (values, indices) tuple.
+NO_HISTORY_METHODS = {
+    "detach", "detach_", "argmax", "argmin", "argsort", "eq", "ne", "lt", "le", "gt", "ge", "isnan",
+    "isinf", "isfinite", "long", "int", "bool", "byte", "short", "nonzero", "bincount", "isclose",
+    "count_nonzero", "unique", "sign", "floor_divide", "logical_and", "logical_or", "logical_not",
+    "numel", "multinomial", "bernoulli", "searchsorted", "bucketize",
+}
+
+TUPLE_RESULTS = {"sort", "topk", "kthvalue", "mode", "unique", "aminmax", "cummax", "cummin", "unique_consecutive"}
+
+
+# Methods of logging helpers that yield what they are given (DETR / DINO / MAE's MetricLogger).
+_LOGGING_ITER = re.compile(r"log_every$|track$|progress$")
+
+
+# Methods that give a plain number (or list) whatever they are called on.
+_NUMBER_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "element_size", "item", "tolist"}
+
+
+def _places_inputs(fn: cst.FunctionDef) -> bool:
+    """A method that asks where the model is (`next(self.parameters()).is_cuda`, `.device`)
+    or moves something itself: what it is given need not be on the device already."""
+    for n in walk(fn):
+        if isinstance(n, cst.Attribute) and n.attr.value in ("device", "is_cuda"):
+            return True
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda"):
+            return True
+    return False
+
+
+class Methods:
+    def call_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str, bare: bool) -> Val:
+        if _LOGGING_ITER.match(name) and node.args and not node.args[0].keyword and not node.args[0].star and not (
+            recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)
+        ):
+            first = self.eval(node.args[0].value)
+            if first.kind is Kind.LOADER:
+                # `metric_logger.log_every(loader, 20, header)`: the loader's batches, with a log line
+                for a in node.args[1:]:
+                    self.eval(a.value)
+                return first
+            for a in node.args[1:]:
+                self.eval(a.value)
+            return UNKNOWN
+        if recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance):
+            fn = self.class_of(recv.ref.cls)["methods"].get(name)
+            if fn is not None:
+                return self.inline(node, fn, self.module_frame, recv)
+            if name in ("to", "cuda", "cpu") and self.class_of(recv.ref.cls)["module"]:
+                return self.move(node, func, recv, name, bare)
+            held = recv.ref.attrs.get(name)
+            if held is not None:  # self.model(x): calling what the attribute holds
+                return self.call_value(node, held)
+            pos, kw = self.args(node)
+            self.escape(pos + list(kw.values()))
+            return UNKNOWN
+        if (name == "backward" and isinstance(func.value, cst.Name) and recv.kind in (Kind.TENSOR, Kind.UNKNOWN)
+                and not self.no_grad and self.frame.state.vars.get(func.value.value) is recv):
+            # `loss.backward()` proves `loss` carries a graph, whatever built it
+            self.frame.state.vars[func.value.value] = recv.with_(kind=Kind.TENSOR, grad=True)
+        if name in ("to", "cuda", "cpu") and recv.kind not in (Kind.OTHER, Kind.LOADER, Kind.DATASET, Kind.FUNC, Kind.CLASS):
+            return self.move(node, func, recv, name, bare)
+        if recv.kind is Kind.OBJECT and recv.ref in libmodel.OBJECT_KINDS:
+            return self.call_library_object(node, recv, name)
+        if recv.kind is Kind.MODULE:
+            return self.module_method(node, func, recv, name)
+        if recv.kind is Kind.TENSOR:
+            return self.tensor_method(node, recv, name)
+        if name in _NUMBER_METHODS and recv.kind is Kind.UNKNOWN:
+            # `out.size(0) / x.size(0)` on what a library layer returned: a number either way
+            self.args(node)
+            return OTHER
+        if recv.kind is Kind.MAPPING:
+            pos, kw = self.args(node)
+            if name == "items":
+                return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, recv.elem or UNKNOWN)))
+            if name in ("values",):
+                return Val(Kind.SEQ, elem=recv.elem or UNKNOWN)
+            if name in ("get", "pop", "setdefault"):
+                return recv.elem or UNKNOWN
+            if name == "update" and isinstance(func.value, cst.Name) and pos:
+                self.frame.state.vars[func.value.value] = recv.with_(elem=join(recv.elem, self.unpack(pos[0], None)))
+            return OTHER
+        if recv.kind is Kind.SEQ:
+            pos, kw = self.args(node)
+            if name in ("append", "extend", "insert") and isinstance(func.value, (cst.Name, cst.Attribute)) and pos:
+                new = pos[-1] if name != "extend" else self.unpack(pos[-1], None)
+                grown = Val(Kind.SEQ, elem=join(recv.elem, new) if recv.elem is not None else new)
+                if isinstance(func.value, cst.Name):
+                    self.frame.state.vars[func.value.value] = grown
+                return OTHER
+            if name == "pop":
+                return self.unpack(recv, None)
+            return UNKNOWN
+        if recv.kind is Kind.LOADER and name == "__iter__":
+            return recv
+        if recv.kind is Kind.DATASET:
+            pos, kw = self.args(node)
+            return UNKNOWN
+        if recv.kind is Kind.UNKNOWN and recv.mid is not None and name in _MODULE_PROOF:
+            # `.eval()`, `.load_state_dict()`, `.parameters()`: only an nn.Module has them all
+            if recv.moved_at is not None or recv.dev is not Dev.UNKNOWN:
+                model = recv.with_(kind=Kind.MODULE)
+            else:
+                model = Val(Kind.MODULE, self.model_dev(recv.mid), key=self.model_key(recv.mid), mid=recv.mid,
+                            name=recv.name, cond=self.model_cond(recv.mid))
+            if isinstance(func.value, (cst.Name, cst.Attribute)):
+                self.rebind_text(func.value, model)
+            return self.module_method(node, func, model, name)
+        pos, kw = self.args(node)
+        if recv.kind is Kind.UNKNOWN:
+            self.escape(pos + list(kw.values()))
+        return UNKNOWN
+
+    def tensor_method(self, node: cst.Call, recv: Val, name: str) -> Val:
+        pos, kw = self.args(node)
+        if name == "numpy":
+            if not any(a.keyword is not None and a.keyword.value == "force" for a in node.args):
+                self.facts.numpy.append(NumpyConv(node, recv))
+            return OTHER
+        if name in ("item", "tolist"):
+            self.note_sync(node, name, recv)
+        if name in api.NON_TENSOR_METHODS:
+            return OTHER
+        if name in ("items", "values") and recv.loader:  # a dict batch straight from the loader
+            elem = recv.with_(fresh=False)
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, elem)) if name == "items" else elem)
+        if name in api.MIXING_METHODS:
+            tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
+            if len(tensors) >= 2:
+                self.facts.mixes.append(Mix(node, tensors, self._mix_cls(), self._in_forward()))
+        if name.startswith("new_") or name in ("type_as",):
+            if name == "type_as" and pos:
+                return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key, grad=recv.grad, on_module=pos[0].on_module)
+            return Val(Kind.TENSOR, recv.dev, key=recv.key, on_module=recv.on_module)
+        if name in ("chunk", "split", "unbind", "tensor_split"):
+            return Val(Kind.SEQ, elem=recv.with_(fresh=False))
+        if name in api.REDUCTIONS and not pos and not kw and recv.loader:
+            return Val(Kind.TENSOR, recv.dev)  # 0-dim: mixes with device tensors without error
+        if name in ("pin_memory", "share_memory_"):
+            return recv
+        # 0-dim results (a full reduction) mix with device tensors without error: no longer "fresh"
+        tuple_result = name in TUPLE_RESULTS or (name in ("max", "min", "median") and bool(pos or kw))
+        fresh = recv.fresh and not (name in api.REDUCTIONS and not pos and not kw) and not tuple_result
+        grad = recv.grad and name not in NO_HISTORY_METHODS and not tuple_result
+        return recv.with_(fresh=fresh, grad=grad, attr=recv.attr if fresh else None, inplace=False,
+                          moved_at=recv.moved_at if name in ("detach", "float", "half", "long", "int", "contiguous") else None)
+
+    def module_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str) -> Val:
+        if name in ("forward", "generate", "predict_step", "__call__"):
+            return self.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
+        if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
+            fn = self.class_of(recv.ref)["methods"].get(name)
+            if fn is not None and _places_inputs(fn):
+                # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
+                self.args(node)
+                return UNKNOWN
+            # model.encoder(x) / model.encode(x): the model's own weights do the work
+            return self.module_call(node, recv.with_(param_free=False), forward=False, method=name)
+        if ((recv.mid is not None or self._in_forward()) and not isinstance(recv.ref, cst.ClassDef)
+                and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE)):
+            vals = [self.eval(a.value) for a in node.args]
+            if any(v.kind is Kind.TENSOR or host_batch_in(v) is not None for v in vals):
+                # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
+                return self.module_call(node, recv, forward=False, evaluated=vals, method=name)
+            if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
+                self.escape([recv])
+            return UNKNOWN
+        pos, kw = self.args(node)
+        if name in ("train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "apply", "zero_grad", "share_memory"):
+            return recv
+        if name in ("parameters", "buffers", "state_dict", "named_parameters", "named_buffers"):
+            # the model's own tensors: on the device only if this code path moved it there
+            t = Val(Kind.TENSOR, recv.dev if recv.moved_at is not None else Dev.UNKNOWN, key=recv.key)
+            if name == "state_dict":
+                return Val(Kind.MAPPING, elem=t)
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, t)) if name.startswith("named") else t)
+        if name in ("load_state_dict", "modules", "named_modules", "children", "named_children",
+                    "register_buffer", "register_forward_hook", "register_forward_pre_hook", "add_module"):
+            return OTHER
+        # A method of the model we cannot see may well place it (model.setup(device)).
+        if any(v.kind is Kind.DEVICE for v in pos + list(kw.values())) or name.startswith(("to_", "move")):
+            self.escape([recv])
+        return UNKNOWN

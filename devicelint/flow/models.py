@@ -1,0 +1,91 @@
+"""Models: `nn.*` layers and user modules built here, their identity and where each is
+placed on each path."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint import libmodel
+from devicelint import torchapi as api
+from devicelint.values import Dev, Kind, Val
+from devicelint.flow.library import wrap_in_place
+
+
+class Models:
+    def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
+        pos, kw = self.args(node)
+        wrapped = wrap_in_place(cls, pos)
+        if wrapped is not None:
+            return wrapped
+        if cls in api.WRAPPERS:
+            self.escape(pos + list(kw.values()))
+            return Val(Kind.MODULE)
+        if cls in ("Parameter", "Buffer"):
+            return pos[0].with_(fresh=False) if pos and pos[0].kind is Kind.TENSOR else Val(Kind.TENSOR)
+        if cls in api.PARAM_FREE_LAYERS:
+            return Val(Kind.MODULE, param_free=True, name=cls)
+        if cls.endswith("Loss"):
+            weights = [kw[k] for k in ("weight", "pos_weight") if k in kw]
+            if not weights:
+                return Val(Kind.MODULE, param_free=True, name=cls)
+            w = weights[0]
+            if w.kind is Kind.TENSOR and w.dev is Dev.CPU:
+                return self.new_model(node, built=True, name=cls)
+            return Val(Kind.MODULE, w.dev if w.kind is Kind.TENSOR else Dev.UNKNOWN, key=w.key, name=cls)
+        if cls in ("Sequential", "ModuleList", "ModuleDict"):
+            # param-free only when every part is seen to be: `ModuleDict(dict(wte=...))` holds layers
+            parts = [p for a in pos + list(kw.values()) for p in (a.parts or (a.elem,) if a.kind is Kind.SEQ else (a,))]
+            if parts and all(p is not None and p.kind is Kind.MODULE and p.param_free for p in parts):
+                return Val(Kind.MODULE, param_free=True, name=cls)
+        if cls in ("Module",):
+            return Val(Kind.MODULE)
+        return self.new_model(node, built=True, name=cls, kw=kw)
+
+    def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val:
+        if not built:
+            pos, kw = self.args(node)
+        kw = kw or {}
+        # `from_pretrained(name, **model_kwargs)`: the unpacked mapping may place it (device_map)
+        if any(k in kw for k in libmodel.PLACING_KEYWORDS) or (not built and "**" in kw):
+            d = kw.get("device")
+            if d is not None and d.kind is Kind.DEVICE:
+                return Val(Kind.MODULE, d.dev, key=d.key, moved_at=node, name=name)
+            return Val(Kind.MODULE, name=name)
+        if cls is not None:
+            self.facts.mid_class[node] = cls
+        self.facts.build_scopes.setdefault(node, []).append(self.device_names())
+        if self.known is not None and node not in self.known.escaped and self.known.move_funcs.get(node) == {self.frame.func}:
+            # moved only by the code that builds it: on the host until that move runs (a shape
+            # probe, a use in `__init__` or an earlier notebook cell sees it there)
+            return Val(Kind.MODULE, Dev.CPU, mid=node, name=name, ref=cls)
+        return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name, ref=cls,
+                   cond=self.model_cond(node))
+
+    def model_dev(self, mid) -> Dev:
+        if self.known is None:
+            return Dev.CPU
+        if mid in self.known.escaped:
+            return Dev.UNKNOWN
+        moves = self.known.model_moves.get(mid)
+        if not moves:
+            return Dev.CPU
+        devs = {d for d, _ in moves}
+        return devs.pop() if len(devs) == 1 else Dev.UNKNOWN
+
+    def model_cond(self, mid):
+        conds = self.known.move_conds.get(mid) if self.known is not None else None
+        return next(iter(conds)) if conds and len(conds) == 1 else None
+
+    def _one_placement(self, mid) -> bool:
+        """Every move of this model in the file goes to the same device (no `.cpu()` round trip
+        in a checkpoint helper between two moves)."""
+        moves = (self.known or self.facts).model_moves.get(mid)
+        return not moves or len(moves) == 1
+
+    def model_key(self, mid):
+        if self.known is None:
+            return None
+        moves = self.known.model_moves.get(mid)
+        if moves and len({k for _, k in moves}) == 1:
+            return next(iter(moves))[1]
+        return None

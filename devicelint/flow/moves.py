@@ -1,0 +1,254 @@
+"""Moves: `.to(...)`, `.cuda()`, `.cpu()` on tensors, modules and batches: where the value
+lands, which moves repeat an earlier one, and which happen in place."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint import libmodel
+from devicelint import torchapi as api
+from devicelint.names import dotted
+from devicelint.values import Dev, Instance, Kind, Val
+from devicelint.flow.facts import LoaderMove, Move
+from devicelint.flow.nodes import expr_text, text_root, walk
+
+
+def _dtype_text(call) -> str | None:
+    """How a move or factory call spells its dtype (`dtype=` or `.to(device, dtype)`)."""
+    if not isinstance(call, cst.Call):
+        return None
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "dtype":
+            return dotted(a.value) or "?"
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to" and len(positional) >= 2:
+        return dotted(positional[1].value) or "?"
+    return None
+
+
+_SELF_RETURNING = {"eval", "train", "requires_grad_", "half", "float", "double", "bfloat16", "share_memory", "apply"}
+
+
+def _chain_root(node):
+    """`model.eval()` -> `model`: module methods that return the module itself."""
+    while (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+           and node.func.attr.value in _SELF_RETURNING):
+        node = node.func.value
+    return node
+
+
+def _changed_in(loop):
+    """Names (and dotted attributes) a loop rebinds or mutates in place, and how many
+    device moves it makes on each."""
+    changed = set()
+    moves: dict = {}
+
+    def add_target(t):
+        if isinstance(t, (cst.Name, cst.Attribute)):
+            text = dotted(t)
+            if text:
+                changed.add(text)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                add_target(el.value)
+        elif isinstance(t, (cst.Subscript, cst.StarredElement)):
+            add_target(t.value)
+
+    if isinstance(loop, cst.For):
+        add_target(loop.target)
+    for n in walk(loop.body):
+        if isinstance(n, cst.AssignTarget):
+            add_target(n.target)
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
+            add_target(n.target)
+        elif isinstance(n, (cst.For, cst.CompFor)):
+            add_target(n.target)
+        elif isinstance(n, cst.NamedExpr):
+            add_target(n.target)
+        elif isinstance(n, cst.AsName):
+            add_target(n.name)
+        elif isinstance(n, cst.Del):
+            add_target(n.target)
+        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+            attr = n.func.attr.value
+            if attr.endswith("_") or attr in ("append", "extend", "update", "insert", "pop", "clear"):
+                add_target(n.func.value)
+            elif attr in ("to", "cuda", "cpu"):
+                text = expr_text(_chain_root(n.func.value))
+                if text:
+                    moves[text] = moves.get(text, 0) + 1
+    return changed, moves
+
+
+class Moves:
+    def target_of(self, node: cst.Call, method: str):
+        """(Val of the target device or None if unknown, display text), or 'dtype' for casts."""
+        if method == "cpu":
+            return Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu"
+        if method == "cuda":
+            arg = node.args[0].value if node.args and node.args[0].keyword is None else self.kwarg_node(node, "device")
+            if arg is None:
+                return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda")), "cuda"
+            self.eval(arg)
+            return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, dotted(arg) or "?")), "cuda"
+        arg = self.kwarg_node(node, "device")
+        others = [a for a in node.args if a is not None]
+        if arg is None and others and others[0].keyword is None and not others[0].star:
+            arg = others[0].value
+        for a in node.args:
+            if a.value is not arg:
+                self.eval(a.value)
+        if arg is None:
+            return "dtype", ""
+        text = dotted(arg)
+        v = self.eval(arg)
+        if text is not None and self.qual(arg) and api.looks_like_dtype(text):
+            return "dtype", ""
+        if v.kind is Kind.DEVICE:
+            key = v.key if v.key is not None else (self.txt_key(self.frame.func, text) if text else None)
+            return v.with_(key=key), text or (v.name or "the device")
+        if v.kind is Kind.TENSOR:
+            return Val(Kind.DEVICE, v.dev, key=None), text or "another tensor's device"
+        if isinstance(arg, cst.Integer):
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", arg.value)), arg.value
+        if text is not None and api.looks_like_dtype(text):
+            return "dtype", ""
+        if text is not None and api.looks_like_device_name(text):
+            return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, text)), text
+        return None, text or "?"
+
+    def move(self, node: cst.Call, func: cst.Attribute, recv: Val, method: str, bare: bool) -> Val:
+        target, shown = self.target_of(node, method)
+        if target == "dtype":
+            return recv.with_(fresh=False)
+        holder = _chain_root(func.value) if recv.kind is Kind.MODULE else func.value
+        recv_text = expr_text(holder)
+        if target is None:
+            result = recv.with_(dev=Dev.UNKNOWN, key=None, moved_at=None, loader=None, fresh=False)
+        else:
+            dev = target.dev
+            if self.frame.default_device_unknown and dev is Dev.CPU and method != "cpu":
+                dev = Dev.UNKNOWN
+            result = recv.with_(dev=dev, key=target.key, moved_at=node, loader=None, fresh=False)
+            if recv.kind in (Kind.SEQ, Kind.MAPPING):
+                result = recv.with_(elem=Val(Kind.TENSOR, dev, key=target.key), parts=None, loader=None)
+        cond = (self.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
+        result = result.with_(cond=cond)
+        in_place = recv.inplace or (recv.kind is Kind.OBJECT and recv.ref in libmodel.OBJECT_KINDS)
+        if recv.kind is Kind.MODULE or (recv.kind is Kind.UNKNOWN and bare and method != "cpu"):
+            # a bare `.to()` on something unknown only suggests a module (any object may move in place)
+            result = result.with_(kind=Kind.MODULE, mid=recv.mid if recv.kind is Kind.MODULE else None)
+        if recv.mid is not None and recv.kind in (Kind.MODULE, Kind.UNKNOWN):
+            self.facts.model_moves.setdefault(recv.mid, set()).add(
+                (target.dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
+            )
+            self.facts.move_conds.setdefault(recv.mid, set()).add(cond)
+            self.facts.move_funcs.setdefault(recv.mid, set()).add(self.frame.func)
+        if (in_place or result.kind is Kind.MODULE) and isinstance(holder, (cst.Name, cst.Attribute)):
+            # Module, pipeline, BatchEncoding, PyG moves happen in place: the name now holds the moved value.
+            self.rebind_text(holder, result)
+        if bare and recv.fresh and isinstance(func.value, cst.Name):
+            # `t.to(device)` thrown away: DL006's finding; the author meant `t` to be on the device
+            self.frame.state.vars[func.value.value] = recv.with_(fresh=False)
+        if target is not None and target.dev is Dev.CPU and recv.kind is Kind.TENSOR:
+            self.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
+        if target is not None and target.dev is Dev.ACCEL and recv.src is not None and recv.host_batch:
+            nb = self.kwarg_node(node, "non_blocking")
+            self.facts.loader_moves.append(
+                LoaderMove(node, recv.src, isinstance(nb, cst.Name) and nb.value == "True")
+            )
+        self.record_move(node, recv, recv_text, target, shown, bare, in_place)
+        return result
+
+    def rebind_text(self, node, value: Val) -> None:
+        if isinstance(node, cst.Name):
+            self.frame.state.vars[node.value] = value
+        elif isinstance(node, cst.Attribute):
+            base = self.eval(node.value)
+            if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+                base.ref.attrs[node.attr.value] = value
+
+    def record_move(self, node, recv: Val, recv_text, target, shown: str, bare: bool, in_place: bool = False) -> None:
+        reason, prior = None, None
+        key = target.key if target is not None else None
+        if (
+            key is not None
+            and recv.moved_at is not None
+            and recv.moved_at is not node
+            and id(recv.moved_at) in self.frame.placed
+            and recv.key == key
+            and recv.dev is target.dev
+            and (recv.kind is not Kind.MODULE or (self._model_is_private(recv, recv_text) and self._one_placement(recv.mid)))
+            and _dtype_text(node) == _dtype_text(recv.moved_at)
+        ):
+            reason, prior = "already", recv.moved_at
+        elif (
+            key is not None
+            and recv.kind is Kind.MODULE
+            and recv.moved_at is not None
+            and recv.moved_at is not node
+            and recv.key == key
+            and self._moved_in_visible_init(recv.moved_at, recv_text, shown)
+        ):
+            reason, prior = "already", recv.moved_at
+        elif (
+            target is not None
+            and target.dev is Dev.ACCEL
+            and recv_text is not None
+            and self.frame.loops
+            and (
+                (recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL)
+                or (recv.kind is Kind.MODULE and self.loop_info(self.frame.loops[-1])[1].get(recv_text) == 1)
+            )
+            and self.loop_invariant(self.frame.loops[-1], recv_text)
+            and (target.key is None or target.key[0] == "lit" or self.loop_invariant(self.frame.loops[-1], shown))
+        ):
+            reason = "invariant"
+        elif key is not None and recv_text is not None and recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL:
+            prior = self.frame.state.moves.get((recv_text, key))
+            if prior is not None and prior is not node and _dtype_text(node) == _dtype_text(prior):
+                reason = "repeated"
+            else:
+                prior = None
+        self.frame.placed.add(id(node))
+        if key is not None and recv_text is not None:
+            self.frame.state.moves.setdefault((recv_text, key), node)
+        self.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare, in_place))
+
+    def _moved_in_visible_init(self, prior, recv_text, shown: str) -> bool:
+        """`self.model` moved in `__init__` and again in a method of a class whose code we see
+        whole: if every move of that attribute in the class spells the same device, nothing
+        in between can have moved it elsewhere."""
+        inst = self.frame.self_val.ref if self.frame.self_val is not None else None
+        if not isinstance(inst, Instance) or recv_text is None or not recv_text.startswith("self.") or recv_text.count(".") != 1:
+            return False
+        info = self.class_of(inst.cls)
+        init = info["methods"].get("__init__")
+        if info["module"] or info["opaque"] or init is None or self.frame.func is init:
+            return False
+        if not any(n is prior for n in walk(init)):
+            return False
+        targets = set()
+        for fn in info["methods"].values():
+            for n in walk(fn):
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda", "cpu"):
+                    if expr_text(n.func.value) == recv_text:
+                        targets.add((n.func.attr.value, tuple(dotted(a.value) or "?" for a in n.args)))
+        return len(targets) == 1
+
+    def _model_is_private(self, recv: Val, recv_text) -> bool:
+        """A module's placement is state: code we cannot see (offload hooks, a helper given
+        the model) may have moved it back. Only a local model nobody else touched is certain."""
+        escaped = self.known.escaped if self.known is not None else self.facts.escaped
+        return recv.mid is not None and recv.mid not in escaped and recv_text is not None and "." not in recv_text
+
+    def loop_info(self, loop):
+        info = self.loop_cache.get(id(loop))
+        if info is None:
+            info = self.loop_cache[id(loop)] = _changed_in(loop)
+        return info
+
+    def loop_invariant(self, loop, text: str) -> bool:
+        changed = self.loop_info(loop)[0]
+        root = text_root(text)
+        return not any(c == text or c == root or text.startswith(c + ".") for c in changed)

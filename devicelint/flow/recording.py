@@ -1,0 +1,125 @@
+"""Where the interpreter stands (the module class, a forward pass, a loader loop) and the
+loop facts it records for the rules: accumulations and host syncs."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.names import dotted
+from devicelint.values import Instance, Kind, Val, contents_on_accel
+from devicelint.flow.facts import Accum, Sync
+from devicelint.flow.nodes import expr_text, text_root, walk
+
+
+class Recording:
+    def _mod_cls(self):
+        """The nn.Module class whose method runs in this frame, or None."""
+        sv = self.frame.self_val if self.frame is not None else None
+        if sv is not None and sv.kind is Kind.OBJECT and isinstance(sv.ref, Instance):
+            cls = sv.ref.cls
+            if self.class_of(cls)["module"]:
+                return cls
+        return None
+
+    def _mix_cls(self):
+        """The module class a device mix happens in, for rules that ask whether that class runs on
+        the accelerator; None in `__init__` and the methods it calls, which run before any move
+        (`self.feature_size()` probing a layer's output shape with a host tensor)."""
+        cls = self._mod_cls()
+        if cls is not None and self.frame.func is not None and (
+            self.frame.func.name.value == "__init__" or self.frame.func.name.value in self.class_of(cls)["init_only"]
+        ):
+            return None
+        return cls
+
+    def _in_forward(self) -> bool:
+        """This frame runs `forward` of a module class or a method `forward` calls (and not
+        one `__init__` calls), analysed on its own or inlined only from such methods: whatever
+        device the module is on, its inputs are there too. A `forward` inlined from a script
+        or a shape probe (`self.forward(torch.zeros(1, 3, 224, 224))`) sees real arguments."""
+        f = self.frame
+        while f is not None:
+            sv = f.self_val
+            if f.func is not None and sv is None and f.parent is not None:
+                f = f.parent  # a plain helper (`extract(a, t, shape)`) called from a forward
+                continue
+            if f.func is None or sv is None or sv.kind is not Kind.OBJECT or not isinstance(sv.ref, Instance):
+                return False
+            info = self.class_of(sv.ref.cls)
+            name = f.func.name.value
+            if not info["module"] or name not in info["forward_path"] or name in info["init_only"]:
+                return False
+            f = f.parent
+        return True
+
+    def _loader_loop(self):
+        """The innermost enclosing loop of this frame that iterates a data loader, and the
+        number of `if` branches between it and here; (None, 0) when there is none."""
+        f = self.frame
+        for i in range(len(f.loops) - 1, -1, -1):
+            if id(f.loops[i]) in self.loader_loops:
+                return f.loops[i], f.conds - f.loop_conds[i]
+        return None, 0
+
+    def _body_info(self, node) -> dict:
+        """Cached facts about a loop or function body: the names it assigns with `=`,
+        whether it steps an optimizer / calls backward, and its backward call nodes."""
+        info = self.body_cache.get(id(node))
+        if info is None:
+            assigned, subjects, deps, steps = set(), set(), {}, False
+            body = node.body if node is not None else self.module
+            for n in walk(body):
+                if isinstance(n, cst.Assign):
+                    used = None
+                    for t in n.targets:
+                        text = expr_text(t.target)
+                        if text and not (isinstance(n.value, cst.BinaryOperation) and expr_text(n.value.left) == text):
+                            assigned.add(text)
+                        if isinstance(t.target, cst.Name):
+                            if used is None:
+                                used = {x.value for x in walk(n.value) if isinstance(x, cst.Name)}
+                            deps.setdefault(t.target.value, set()).update(used)
+                elif isinstance(n, cst.AnnAssign):
+                    text = expr_text(n.target)
+                    if text:
+                        assigned.add(text)
+                elif isinstance(n, cst.Call):
+                    name = n.func.attr.value if isinstance(n.func, cst.Attribute) else dotted(n.func) or ""
+                    if name.endswith("backward"):
+                        steps = True
+                        # what is differentiated: `X.backward()`, `scaler.scale(X).backward()`, `backward(X)`
+                        parts = [n.func.value] if isinstance(n.func, cst.Attribute) else []
+                        parts += [a.value for a in n.args]
+                        if parts and isinstance(parts[0], cst.Call):
+                            parts += [a.value for a in parts[0].args]
+                        for part in parts:
+                            subjects.update(x.value for x in walk(part) if isinstance(x, cst.Name))
+                    elif name == "step" and isinstance(n.func, cst.Attribute):
+                        steps = True
+            info = self.body_cache[id(node)] = {"assigned": assigned, "subjects": subjects, "deps": deps,
+                                                "steps": steps}
+        return info
+
+    def note_accum(self, node, target: str, value: Val) -> None:
+        """`total += loss` inside a loop over a loader, unless the sum is meant to be
+        differentiated (a backward outside the loop) or starts afresh every iteration."""
+        if not (value.grad or self.no_grad) or value.kind is not Kind.TENSOR:
+            return
+        loop = self.frame.loops[-1]
+        if id(loop) not in self.loader_loops and not self._body_info(loop)["steps"]:
+            return  # neither a loop over batches nor a training loop (backward / optimizer step)
+        if target in self._body_info(loop)["assigned"]:
+            return
+        fn = self._body_info(self.frame.func)
+        root = text_root(target)
+        if root in fn["subjects"] or any(root in fn["deps"].get(x, ()) for x in fn["subjects"]):
+            return  # the sum is differentiated: summing the graphs is the point
+        self.facts.accums.append(Accum(node, value, self.no_grad > 0))
+
+    def note_sync(self, node, what: str, val: Val) -> None:
+        if not contents_on_accel(val):
+            return
+        loop, conds = self._loader_loop()
+        if loop is None or conds or not self._body_info(loop)["steps"]:
+            return
+        self.facts.syncs.append(Sync(node, what, val))

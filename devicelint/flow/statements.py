@@ -1,0 +1,372 @@
+"""Python statements: blocks, assignments and unpacking, loops, with, try, and the
+branches of `if` (device-flag branches are in flags.py)."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint import torchapi as api
+from devicelint.names import dotted
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.flow.state import State
+from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
+from devicelint.flow.flags import flag_merge
+
+
+_FRAMEWORK_CALL = re.compile(r"prepare|accelerat|fabric|setup|trainer|strategy", re.IGNORECASE)
+
+
+def _iter_source(node) -> str:
+    """`enumerate(tqdm(train_loader))` -> "train_loader"."""
+    while isinstance(node, cst.Call) and node.args:
+        node = node.args[0].value
+    return dotted(node) or ""
+
+
+class Statements:
+    def exec_body(self, body) -> None:
+        for stmt in body:
+            if self.frame.state.dead:
+                return
+            self.steps += 1
+            self.exec_stmt(stmt)
+
+    def exec_suite(self, suite) -> None:
+        if isinstance(suite, cst.IndentedBlock):
+            self.exec_body(suite.body)
+        else:  # SimpleStatementSuite: `if x: return y`
+            for small in suite.body:
+                if not self.frame.state.dead:
+                    self.exec_small(small)
+
+    def exec_stmt(self, stmt) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if self.frame.state.dead:
+                    return
+                self.exec_small(small)
+        elif isinstance(stmt, cst.If):
+            self.exec_if(stmt)
+        elif isinstance(stmt, (cst.For, cst.While)):
+            self.exec_loop(stmt)
+        elif isinstance(stmt, cst.With):
+            self.exec_with(stmt)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            self.exec_try(stmt)
+        elif isinstance(stmt, cst.FunctionDef):
+            for d in stmt.decorators:
+                self.eval(d.decorator)
+            self.frame.state.vars[stmt.name.value] = Val(Kind.FUNC, ref=(stmt, self.frame), name=stmt.name.value)
+        elif isinstance(stmt, cst.ClassDef):
+            self.frame.state.vars[stmt.name.value] = Val(Kind.CLASS, ref=stmt, name=stmt.name.value)
+        elif isinstance(stmt, cst.Match):
+            self.eval(stmt.subject)
+            before = self.frame.state
+            out = None
+            for case in stmt.cases:
+                self.frame.state = before.copy()
+                self.exec_suite(case.body)
+                out = self.frame.state if out is None else State.merge(out, self.frame.state)
+            self.frame.state = State.merge(before, out) if out is not None else before
+
+    def exec_small(self, small) -> None:
+        st = self.frame.state
+        if isinstance(small, cst.Assign):
+            value = self.eval(small.value)
+            if (
+                len(small.targets) == 1
+                and isinstance(small.value, cst.BinaryOperation)
+                and isinstance(small.value.operator, cst.Add)
+                and self.frame.loops
+            ):
+                target = expr_text(small.targets[0].target)
+                if target is not None and expr_text(small.value.left) == target:
+                    binop = self.last_binop
+                    if binop is not None and binop[0] is small.value:
+                        self.note_accum(small, target, binop[2])
+            for t in small.targets:
+                self.bind(t.target, value)
+            if value.kind is Kind.UNKNOWN and isinstance(small.value, cst.Call):
+                self.guess_unknown_loaders(small)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.bind(small.target, self.eval(small.value))
+        elif isinstance(small, cst.AugAssign):
+            left = self.eval(small.target)
+            right = self.eval(small.value)
+            if isinstance(small.operator, cst.AddAssign) and self.frame.loops:
+                target = expr_text(small.target)
+                if target is not None:
+                    self.note_accum(small, target, right)
+            self.bind(small.target, self.combine(small, [left, right]))
+        elif isinstance(small, cst.Expr):
+            v = small.value
+            if isinstance(v, cst.Call):
+                self.eval_call(v, bare=True)
+            else:
+                self.eval(v)
+        elif isinstance(small, cst.Return):
+            if small.value is not None:
+                self.frame.returns.append(self.eval(small.value))
+            else:
+                self.frame.returns.append(OTHER)
+            st.dead = True
+        elif isinstance(small, cst.Raise):
+            if small.exc is not None:
+                self.eval(small.exc)
+            st.dead = True
+        elif isinstance(small, (cst.Break, cst.Continue)):
+            st.dead = True
+        elif isinstance(small, cst.Assert):
+            self.eval(small.test)
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            names = small.names if not isinstance(small.names, cst.ImportStar) else ()
+            for alias in names:
+                local = alias.asname.name if alias.asname else alias.name
+                if isinstance(local, cst.Name):
+                    st.vars.pop(local.value, None)
+        elif isinstance(small, cst.Del):
+            pass
+
+    def exec_if(self, stmt: cst.If) -> None:
+        self.eval(stmt.test)
+        flag = self.flag_of(stmt.test)
+        before = self.frame.state
+        self.frame.state = before.copy()
+        frame = self.frame
+        frame.conds += 1
+        try:
+            if flag is not None:
+                self.assumed.append(flag)
+            try:
+                self.exec_suite(stmt.body)
+            finally:
+                if flag is not None:
+                    self.assumed.pop()
+            after_body = self.frame.state
+            self.frame.state = before.copy()
+            if flag is not None:
+                self.assumed.append((flag[0], not flag[1]))
+            try:
+                if isinstance(stmt.orelse, cst.If):
+                    self.exec_if(stmt.orelse)
+                elif isinstance(stmt.orelse, cst.Else):
+                    self.exec_suite(stmt.orelse.body)
+            finally:
+                if flag is not None:
+                    self.assumed.pop()
+        finally:
+            frame.conds -= 1
+        merged = State.merge(after_body, self.frame.state)
+        if flag is not None and not after_body.dead and not self.frame.state.dead:
+            flag_merge(merged, after_body, self.frame.state, flag)
+        self.frame.state = merged
+
+    def exec_loop(self, stmt) -> None:
+        is_for = isinstance(stmt, cst.For)
+        it = self.eval(stmt.iter) if is_for else None
+        elem = self.iter_elem(it) if is_for else None
+        if not is_for:
+            self.eval(stmt.test)
+        elif it.kind in (Kind.LOADER, Kind.DATASET) or host_batch_in(elem) is not None:
+            self.loader_loops.add(id(stmt))
+        before = self.frame.state
+        self.frame.loops.append(stmt)
+        self.frame.loop_conds.append(self.frame.conds)
+        state = before.copy()
+        # Two rounds: the second sees values carried around the back edge.
+        for round_ in range(2):
+            self.frame.state = state
+            if is_for:
+                self.bind(stmt.target, elem)
+                if round_ == 0 and id(stmt) in self.loader_loops:
+                    self._note_batch_loop(stmt)
+            self.exec_suite(stmt.body)
+            body_out = self.frame.state
+            body_out.dead = False
+            state = State.merge(before, body_out)
+        self.frame.loops.pop()
+        self.frame.loop_conds.pop()
+        self.frame.state = state
+        if stmt.orelse is not None:
+            self.exec_suite(stmt.orelse.body)
+
+    def _note_batch_loop(self, stmt: cst.For) -> None:
+        names = set()
+        for n in walk(stmt.target):
+            if isinstance(n, cst.Name):
+                v = self.frame.state.vars.get(n.value)
+                if v is not None and v.kind is Kind.TENSOR and v.host_batch:
+                    names.add(n.value)
+        self.facts.batch_loops.setdefault(stmt, []).append((self.device_names(), names))
+
+    def exec_with(self, stmt: cst.With) -> None:
+        sets_default = False
+        no_grad = any(mentions_no_grad(item.item) for item in stmt.items)
+        for item in stmt.items:
+            v = self.eval(item.item)
+            if isinstance(item.item, cst.Call) and self.qual(item.item.func) in ("torch.device", "torch.cuda.device"):
+                sets_default = True
+            if item.asname is not None:
+                self.bind(item.asname.name, v if v.kind is not Kind.UNKNOWN else UNKNOWN)
+        if sets_default:
+            self.frame.default_device_unknown += 1
+        self.no_grad += no_grad
+        try:
+            self.exec_suite(stmt.body)
+        finally:
+            self.no_grad -= no_grad
+            if sets_default:
+                self.frame.default_device_unknown -= 1
+
+    def exec_try(self, stmt) -> None:
+        before = self.frame.state
+        self.frame.state = before.copy()
+        self.exec_suite(stmt.body)
+        if stmt.orelse is not None:
+            self.exec_suite(stmt.orelse.body)
+        out = self.frame.state
+        for handler in stmt.handlers:
+            self.frame.state = State.merge(before, out)
+            self.frame.state.dead = False
+            if handler.name is not None:
+                self.bind(handler.name.name, OTHER)
+            self.exec_suite(handler.body)
+            out = State.merge(out, self.frame.state)
+        self.frame.state = out
+        if stmt.finalbody is not None:
+            dead = out.dead
+            out.dead = False
+            self.exec_suite(stmt.finalbody.body)
+            self.frame.state.dead = self.frame.state.dead or dead
+
+    def bind(self, target, value: Val) -> None:
+        st = self.frame.state
+        if isinstance(target, cst.Name):
+            self.forget_moves(target.value)
+            if value.kind in (Kind.LOADER, Kind.DATASET) and value.name is None:
+                value = value.with_(name=target.value)
+            st.vars[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            starred = any(isinstance(e, cst.StarredElement) for e in elements)
+            for i, el in enumerate(elements):
+                if isinstance(el, cst.StarredElement):
+                    self.bind(el.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
+                else:
+                    self.bind(el.value, self.unpack(value, None if starred else (i, len(elements))))
+        elif isinstance(target, cst.Attribute):
+            text = dotted(target)
+            if text is not None:
+                self.forget_moves(text)
+            base = self.eval(target.value)
+            if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+                info = self.class_of(base.ref.cls)
+                if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
+                    # a submodule follows its parent: its own placement means nothing
+                    value = Val(Kind.MODULE, param_free=value.param_free, name=value.name)
+                elif info["module"] and value.kind is Kind.TENSOR and value.fresh:
+                    # `self.mask = torch.ones(...)`: a plain attribute, which `.to()` does not move
+                    value = value.with_(attr=target.attr.value)
+                old = base.ref.attrs.get(target.attr.value)
+                # `self.model = self.model.to(device)`: the same model, now moved
+                same = old is not None and old.mid is not None and old.mid is value.mid
+                base.ref.attrs[target.attr.value] = value if old is None or same else join(old, value)
+            elif base.kind in (Kind.MODULE, Kind.OBJECT) and base.moved_at is not None and not (
+                value.kind is Kind.MODULE and value.dev is base.dev and value.key == base.key
+            ):
+                # `pipe.unet = PeftModel.from_pretrained(pipe.unet, ...)` after `pipe.to(device)`:
+                # the new part may be anywhere, so moving the whole again is no longer redundant
+                self.rebind_text(target.value, base.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
+        elif isinstance(target, cst.Subscript):
+            base_text = dotted(target.value)
+            if base_text:
+                self.forget_moves(base_text)
+            base = self.eval(target.value)
+            if base.kind is Kind.SEQ and isinstance(target.value, (cst.Name, cst.Attribute)):
+                # `self.grid[i] = self._make_grid(...)`: the list may now hold either
+                elem = join(base.elem, value) if base.elem is not None else value
+                for p in base.parts or ():
+                    elem = join(elem, p)
+                self.bind(target.value, Val(Kind.SEQ, elem=elem))
+            elif isinstance(target.value, cst.Name):
+                if base.kind is Kind.MAPPING:
+                    # batch["x"] = batch["x"].to(device): the dict now holds mixed values
+                    st.vars[target.value.value] = base.with_(elem=join(base.elem, value) if base.elem else value)
+                elif base.loader is not None and not value.host_batch:
+                    # batch[k] = batch[k].to(device): which items moved, we cannot tell
+                    st.vars[target.value.value] = Val(Kind.TENSOR)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
+
+    def guess_unknown_loaders(self, small: cst.Assign) -> None:
+        """`train_loader, test_loader = get_loaders(args)` from code we cannot see: host loaders,
+        when this file's own loops move what such loaders yield (so they are not device-aware);
+        never for what a framework prepares (accelerate, Fabric)."""
+        if not any(isinstance(n, cst.Name) and api.looks_like_loader_name(n.value)
+                   for t in small.targets for n in walk(t.target)):
+            return
+        callee = dotted(small.value.func) or "?"
+        if _FRAMEWORK_CALL.search(callee) or callee.rsplit(".", 1)[-1][:1].isupper() or not self._file_moves_batches():
+            return  # a loader class we do not model (NeighborLoader) may well hold device data
+        if isinstance(small.value.func, cst.Name) and (
+            self.frame.lookup(callee) is not None
+            or (self.module_frame is not None and callee in self.module_frame.state.vars)
+        ):
+            return  # a function of this file: what it returns was followed, not guessed
+        for a in small.value.args:
+            v = self.frame.lookup(a.value.value) if isinstance(a.value, cst.Name) else None
+            if v is not None and (v.kind is Kind.DEVICE or v.dev is Dev.ACCEL):
+                return  # built from device data, or told the device
+        st = self.frame.state
+        for t in small.targets:
+            for n in walk(t.target):
+                if isinstance(n, cst.Name) and api.looks_like_loader_name(n.value):
+                    v = st.vars.get(n.value)
+                    if v is not None and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and v.mid is None:
+                        st.vars[n.value] = Val(Kind.LOADER, Dev.CPU, name=n.value)
+
+    def _file_moves_batches(self) -> bool:
+        found = self.body_cache.get("moves_batches")
+        if found is None:
+            found = False
+            for n in walk(self.module):
+                if isinstance(n, cst.For) and api.looks_like_loader_name(_iter_source(n.iter)):
+                    targets = {x.value for x in walk(n.target) if isinstance(x, cst.Name)}
+                    for m in walk(n.body):
+                        if (isinstance(m, cst.Call) and isinstance(m.func, cst.Attribute)
+                                and m.func.attr.value in ("to", "cuda")
+                                and text_root(expr_text(m.func.value) or "?") in targets):
+                            found = True
+                            break
+                if found:
+                    break
+            self.body_cache["moves_batches"] = found
+        return found
+
+    def unpack(self, value: Val, pos) -> Val:
+        if value.parts is not None and pos is not None and len(value.parts) == pos[1]:
+            return value.parts[pos[0]]
+        if value.kind is Kind.TENSOR:
+            return value.with_(fresh=False, inplace=False)  # rows / tuple outputs of a tensor stay where it is
+        if value.kind in (Kind.SEQ, Kind.MAPPING):
+            if value.elem is not None:
+                return value.elem
+            if value.parts:
+                out = value.parts[0]
+                for p in value.parts[1:]:
+                    out = join(out, p)
+                return out
+        if value.kind is Kind.OTHER:
+            return OTHER
+        return UNKNOWN
+
+    def forget_moves(self, text: str) -> None:
+        versions = self.frame.versions
+        versions[text] = versions.get(text, 0) + 1
+        moves = self.frame.state.moves
+        if moves:
+            for k in [k for k in moves if k[0] == text or k[0].startswith((text + ".", text + "["))]:
+                del moves[k]
