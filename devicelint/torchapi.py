@@ -63,6 +63,18 @@ NON_TENSOR_ATTRS = {
     "shape", "dtype", "ndim", "is_cuda", "requires_grad", "names", "layout", "is_leaf",
     "grad_fn", "itemsize", "nbytes", "is_sparse", "is_quantized", "is_meta", "is_mps",
 }
+# Keyword parameters of torch functions that take sizes, flags and options, never tensors: an
+# unknown value there (`scale_factor=self.args.patch_size`) says nothing about the result's device.
+OPTION_KEYWORDS = {
+    "dim", "keepdim", "scale_factor", "size", "mode", "align_corners", "recompute_scale_factor", "antialias",
+    "p", "training", "inplace", "kernel_size", "stride", "padding", "dilation", "groups", "ceil_mode",
+    "count_include_pad", "output_size", "upscale_factor", "downscale_factor", "eps", "momentum", "reduction",
+    "ignore_index", "label_smoothing", "num_classes", "dtype", "non_blocking", "negative_slope",
+    "start_dim", "end_dim", "descending", "largest", "sorted", "k", "diagonal", "chunks", "unbiased",
+    "correction", "rounding_mode", "decimals", "approximate", "tau", "hard", "return_indices", "return_counts",
+    "return_inverse", "memory_format", "layout", "requires_grad", "pin_memory", "beta", "threshold",
+}
+
 # Reductions give 0-dim tensors, which eager CUDA happily mixes with device tensors.
 REDUCTIONS = {"sum", "mean", "max", "min", "norm", "std", "var", "prod", "all", "any", "amax", "amin", "median"}
 

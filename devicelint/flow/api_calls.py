@@ -169,7 +169,7 @@ class ApiCalls:
             return Val(Kind.MODULE) if parts[-1] in api.WRAPPERS else UNKNOWN
         last = parts[-1]
         flat = []
-        for v in pos + [v for k, v in kw.items() if k != "out"]:
+        for v in pos + [v for k, v in kw.items() if k != "out" and not (k in api.OPTION_KEYWORDS and v.kind is not Kind.TENSOR)]:
             if v.kind is Kind.SEQ and (v.parts or v.elem is not None):
                 flat.extend(v.parts if v.parts else (v.elem,))
             else:

@@ -139,7 +139,11 @@ class Methods:
             return self.module_method(node, func, model, name)
         pos, kw = self.args(node)
         if recv.kind is Kind.UNKNOWN:
-            self.escape(pos + list(kw.values()))
+            args = pos + list(kw.values())
+            self.escape(args)
+            # `attn = model.get_attention_maps(x)` on an object from code we cannot see: what
+            # accepts device tensors gives device tensors (unless its name says it converts)
+            return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
 
     def tensor_method(self, node: cst.Call, recv: Val, name: str) -> Val:
@@ -196,6 +200,13 @@ class Methods:
             if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
                 self.escape([recv])
             return UNKNOWN
+        if not isinstance(recv.ref, cst.ClassDef) and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE):
+            # `self.model.get_last_selfattention(img)` on a model from code we cannot see
+            pos, kw = self.args(node)
+            args = pos + list(kw.values())
+            if any(v.kind is Kind.DEVICE for v in args) or name.startswith("move"):
+                self.escape([recv])
+            return self.unseen_call_result(node, args) or UNKNOWN
         pos, kw = self.args(node)
         if name in ("train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "apply", "zero_grad", "share_memory"):
             return recv
