@@ -49,6 +49,13 @@ def base_facts(imports, base):
         return None
 
 
+def builds_host_models(interp, path) -> bool:
+    try:
+        return interp.imports.project.builds_host_models(path)
+    except _DAMAGE:
+        return False
+
+
 def call(interp, node, sym) -> Val | None:
     """The value of calling `sym`; None when the caller's own handling should decide."""
     view = interp.imports.project

@@ -387,6 +387,28 @@ class FileView:
         self._returns[key] = out
         return out
 
+    def builds_host_models(self, path: str) -> bool:
+        """Is module `path` a registry of architectures (`vits.__dict__[args.arch](...)`): at
+        least one public function or class builds a module with weights, no function returns a
+        moved one, and no module class places itself?"""
+        s = self.summary(path)
+        if s is None:
+            return False
+        found = False
+        for name in s["classes"]:
+            facts = self.class_facts(path, name)
+            if facts is not None and facts["module"]:
+                if facts["self_moves"] or facts["framework"]:
+                    return False
+                found |= facts["has_params"] and not name.startswith("_")
+        for name in s["functions"]:
+            fact = self.returns(path, name)
+            if not name.startswith("_") and fact is not None and fact[0] == "module":
+                if fact[1] == "moved":
+                    return False
+                found = True  # "unknown" too: a `**kwargs` pass-through that no registry call fills with a device
+        return found
+
     def _resolve(self, path: str, d, depth: int):
         """A descriptor of module `path` -> a fact:
         ("module", "host" | "param_free" | "unknown") / ("module", "moved", target),

@@ -655,6 +655,51 @@ features = torch.load("features.pt")
 table = torch.load("table.pt")
 state = torch.load("model.pt")  # <- DL009
 """,
+    # ------------------------------------------------ h. methods of models from code we cannot see
+    "attention_maps_from_a_moved_model_built_elsewhere": """
+import matplotlib.pyplot as plt
+from backbones import build_vit
+
+
+def plot_attention(maps, idx=0):
+    maps = [m[idx].detach().numpy() for m in maps]  # <- DL003
+    fig, axes = plt.subplots(1, len(maps))
+    for ax, m in zip(axes, maps):
+        ax.imshow(m[0])
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = build_vit("vit_small").to(device)
+model.eval()
+images = torch.rand(2, 3, 224, 224)
+with torch.no_grad():
+    maps = model.get_attention_maps(images.to(device))
+plot_attention(maps)
+""",
+    "upsampled_attention_keeps_its_device": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--patch-size", type=int, default=16)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+vit = torch.hub.load("facebookresearch/dino:main", "dino_vits16").to(device)
+img = torch.rand(1, 3, 224, 224)
+attn = vit.get_last_selfattention(img.to(device))
+attn = attn[0, :, 0, 1:].reshape(6, 14, 14)
+heat = F.interpolate(attn.unsqueeze(0), scale_factor=args.patch_size, mode="nearest")[0]
+np.save("attn.npy", heat.numpy())  # <- DL003
+""",
+    "methods_of_a_moved_unknown_that_convert_or_get_host_data_stay_silent": """
+from captioning import load_captioner
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+captioner = load_captioner("coco").to(device)
+images = torch.rand(2, 3, 224, 224)
+ids = captioner.generate_ids(images.to(device))
+texts = captioner.decode_to_tensor(ids)
+print(np.asarray(texts.numpy()))
+stats = captioner.summarize(torch.zeros(3))
+print(stats.numpy())
+""",
 }
 
 

@@ -769,3 +769,163 @@ def test_a_helper_the_summary_cannot_follow_keeps_device_inputs_on_the_device(tm
     moved = STYLE_TRAIN.replace("vgg = Vgg16(requires_grad=False)", "vgg = Vgg16(requires_grad=False).to(device)")
     make(tmp_path, {"train.py": moved})
     assert found(train) == []
+
+
+def test_loaders_among_other_results_of_a_data_helper_we_cannot_follow(tmp_path):
+    # `get_data` builds its loaders from a torchtext pipeline the summary cannot follow: the
+    # tuple's parts are unknown, and the loader-named ones are taken for host loaders because
+    # this file's own training loop moves what such loaders yield
+    files = {
+        "pyproject.toml": "",
+        "src/__init__.py": "",
+        "src/data.py": '''
+            from torch.utils.data import DataLoader
+            from torchtext.datasets import Multi30k
+
+            def get_data(opts):
+                vocab = build_vocab(opts)
+                train_iter = Multi30k(split="train")
+                valid_iter = Multi30k(split="valid")
+                collate = make_collate(vocab)
+                return (DataLoader(train_iter, batch_size=opts.batch, collate_fn=collate),
+                        DataLoader(valid_iter, batch_size=opts.batch, collate_fn=collate), vocab)
+            ''',
+        "main.py": '''
+            import argparse
+
+            import torch
+            import torch.nn as nn
+            from src.data import get_data
+
+            DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+            def train(model, train_dl, loss_fn, optim):
+                for src, tgt in train_dl:
+                    src, tgt = src.to(DEVICE), tgt.to(DEVICE)
+                    loss = loss_fn(model(src, tgt[:-1]), tgt[1:])
+                    optim.zero_grad()
+                    loss.backward()
+                    optim.step()
+
+
+            def validate(model, valid_dl, loss_fn):
+                model.eval()
+                total = 0.0
+                for src, tgt in valid_dl:
+                    src = src.to(DEVICE)
+                    logits = model(src, tgt[:-1])
+                    total += loss_fn(logits, tgt[1:]).item()
+                return total
+
+
+            def main(opts):
+                train_dl, valid_dl, vocab = get_data(opts)
+                model = nn.Transformer(d_model=64, nhead=4).to(DEVICE)
+                optim = torch.optim.Adam(model.parameters())
+                loss_fn = nn.CrossEntropyLoss()
+                for _ in range(opts.epochs):
+                    train(model, train_dl, loss_fn, optim)
+                    print(validate(model, valid_dl, loss_fn))
+
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--batch", type=int, default=32)
+                parser.add_argument("--epochs", type=int, default=10)
+                main(parser.parse_args())
+            ''',
+    }
+    make(tmp_path, files)
+    main = tmp_path / "main.py"
+    assert ("DL002", line_of(main, "logits = model(src, tgt[:-1])")) in found(main)
+    assert all(line != line_of(main, "loss = loss_fn(model(src, tgt[:-1])") for _code, line in found(main))
+
+
+ARCHITECTURES = '''
+import torch
+import torch.nn as nn
+
+
+class PatchEmbed(nn.Module):
+    def __init__(self, patch_size=16, dim=192):
+        super().__init__()
+        self.proj = nn.Conv2d(3, dim, patch_size, stride=patch_size)
+
+    def forward(self, x):
+        return self.proj(x).flatten(2).transpose(1, 2)
+
+
+class VisionTransformer(nn.Module):
+    def __init__(self, patch_size=16, dim=192, num_classes=0, **kwargs):
+        super().__init__()
+        self.patch_embed = PatchEmbed(patch_size, dim)
+        self.head = nn.Linear(dim, num_classes) if num_classes else nn.Identity()
+
+    def forward(self, x):
+        return self.head(self.patch_embed(x).mean(1))
+
+    def get_intermediate_layers(self, x, n=1):
+        return [self.patch_embed(x)]
+
+
+def vit_tiny(patch_size=16, **kwargs):
+    return VisionTransformer(patch_size=patch_size, dim=192, **kwargs)
+
+
+def vit_small(patch_size=16, **kwargs):
+    return VisionTransformer(patch_size=patch_size, dim=384, **kwargs)
+'''
+
+EXTRACT = '''
+import argparse
+
+import torch
+import vision_transformer as vits
+
+
+@torch.no_grad()
+def extract_features(loader, model):
+    feats = []
+    for samples, index in loader:
+        index = index.cuda(non_blocking=True)
+        out = model.get_intermediate_layers(samples, n=1)[0]
+        feats.append(out[:, 0].cpu())
+    return torch.cat(feats)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--arch", default="vit_small")
+    parser.add_argument("--patch_size", type=int, default=16)
+    args = parser.parse_args()
+    model = vits.__dict__[args.arch](patch_size=args.patch_size, num_classes=0)
+    model.cuda()
+    model.eval()
+    dataset = torch.utils.data.TensorDataset(torch.rand(32, 3, 224, 224), torch.arange(32))
+    features = extract_features(torch.utils.data.DataLoader(dataset, batch_size=8), model)
+'''
+
+
+def test_architecture_registry_of_a_project_file_builds_host_models(tmp_path):
+    make(tmp_path, {"pyproject.toml": "", "vision_transformer.py": ARCHITECTURES, "extract.py": EXTRACT})
+    extract = tmp_path / "extract.py"
+    # the moved model's own method meets the batch the loop left on the host
+
+    def mission():  # `.cuda()` without a fallback is DL007's business
+        return [f for f in found(extract) if f[0] != "DL007"]
+
+    assert mission() == [("DL002", line_of(extract, "model.get_intermediate_layers(samples"))]
+    moved = EXTRACT.replace("out = model.get_intermediate_layers(samples", "out = model.get_intermediate_layers(samples.cuda()")
+    make(tmp_path, {"extract.py": moved})
+    assert mission() == []
+
+
+def test_a_registry_file_whose_builders_place_the_model_is_not_a_host_registry(tmp_path):
+    placing = ARCHITECTURES.replace(
+        "return VisionTransformer(patch_size=patch_size, dim=384, **kwargs)",
+        "return VisionTransformer(patch_size=patch_size, dim=384, **kwargs).cuda()",
+    )
+    unmoved = EXTRACT.replace("    model.cuda()\n", "")
+    make(tmp_path, {"pyproject.toml": "", "vision_transformer.py": placing, "extract.py": unmoved})
+    assert [f for f in found(tmp_path / "extract.py") if f[0] != "DL007"] == []

@@ -60,7 +60,13 @@ class Calls:
             space = func.value.value
         else:
             return False
-        return isinstance(space, (cst.Name, cst.Attribute)) and self.qual(space) in libmodel.MODEL_NAMESPACES
+        if not isinstance(space, (cst.Name, cst.Attribute)):
+            return False
+        if self.qual(space) in libmodel.MODEL_NAMESPACES:
+            return True
+        # `vits.__dict__[args.arch](...)` on a project file of architectures
+        sym = crossfile.symbol(self, space)
+        return sym is not None and sym[0] == "module" and crossfile.builds_host_models(self, sym[1])
 
     def args(self, node: cst.Call):
         pos, kw = [], {}

@@ -137,6 +137,16 @@ class Methods:
             if isinstance(func.value, (cst.Name, cst.Attribute)):
                 self.rebind_text(func.value, model)
             return self.module_method(node, func, model, name)
+        if (recv.kind is Kind.UNKNOWN and recv.dev is Dev.ACCEL and recv.moved_at is not None
+                and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE)
+                and not name.startswith("new_") and not name.endswith("_as")):
+            vals = [self.eval(a.value) for a in node.args]
+            if any(host_batch_in(v) is not None for v in vals):
+                # `model.cuda(); model.get_intermediate_layers(samples)`: what was moved here meets
+                # a host batch (a module's weights, or a tensor's data: an error either way)
+                return self.module_call(node, recv.with_(kind=Kind.MODULE), forward=False, evaluated=vals, method=name)
+            self.escape(vals)
+            return self.unseen_call_result(node, vals) or UNKNOWN
         pos, kw = self.args(node)
         if recv.kind is Kind.UNKNOWN:
             args = pos + list(kw.values())

@@ -88,7 +88,8 @@ class Statements:
                         self.note_accum(small, target, binop[2])
             for t in small.targets:
                 self.bind(t.target, value)
-            if value.kind is Kind.UNKNOWN and isinstance(small.value, cst.Call):
+            if value.kind in (Kind.UNKNOWN, Kind.SEQ) and isinstance(small.value, cst.Call):
+                # `train_dl, valid_dl, vocab = get_data(opts)`: a tuple of unknowns from another file too
                 self.guess_unknown_loaders(small)
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
