@@ -99,7 +99,7 @@ def call(interp, node, sym) -> Val | None:
         out = _value(interp, node, fact, argmap, sym[2])
     except _DAMAGE:
         return UNKNOWN
-    if out == UNKNOWN and interp.unseen_call_result(node, pos + list(kw.values())) is not None:
+    if out == UNKNOWN and not fn.get("host") and interp.unseen_call_result(node, pos + list(kw.values())) is not None:
         # `normalize_batch(style)`: a helper whose summary says nothing, given device tensors,
         # returns device tensors (or it would have failed right there)
         return Val(Kind.TENSOR, Dev.ACCEL)

@@ -23,7 +23,7 @@ import ast
 
 from devicelint import torchapi as api
 
-VERSION = 1
+VERSION = 2
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
 UNKNOWN = ["unknown"]
 # Module methods that neither move the module nor hand it to code we cannot see.
@@ -180,7 +180,20 @@ def _function(fn, out) -> dict:
     rets = [r for r in w.returns if r != ["self"]]
     ret = _function_result(rets, w.isinstance_params) if rets and not w.generator else UNKNOWN
     pure = [p for p in params + kwonly if p not in w.impure]
-    return {"params": params, "kwonly": kwonly, "ret": ret, "pure": pure}
+    return {"params": params, "kwonly": kwonly, "ret": ret, "pure": pure, "host": _brings_to_host(fn)}
+
+
+def _brings_to_host(fn) -> bool:
+    """Does the function copy something to the host (`.cpu()`, `.numpy()`, `to_cpu(x)`)? Then
+    what it returns from device tensors may live on the host: the caller must not assume."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr in ("cpu", "numpy"):
+                return True
+            if isinstance(f, ast.Name) and "cpu" in f.id.lower():
+                return True
+    return False
 
 
 def _function_result(rets, checked) -> list:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 ACCEL_DEVICE_TYPES = {"cuda", "mps", "xpu", "npu", "hpu", "xla", "privateuseone"}
 
 # nn layers without parameters or buffers: calling one with device data never fails.
@@ -74,6 +76,9 @@ OPTION_KEYWORDS = {
     "correction", "rounding_mode", "decimals", "approximate", "tau", "hard", "return_indices", "return_counts",
     "return_inverse", "memory_format", "layout", "requires_grad", "pin_memory", "beta", "threshold",
 }
+
+# Calls of frameworks that prepare models, optimizers and loaders and place them themselves.
+FRAMEWORK_CALL = re.compile(r"prepare|accelerat|fabric|setup|trainer|strategy", re.IGNORECASE)
 
 # Reductions give 0-dim tensors, which eager CUDA happily mixes with device tensors.
 REDUCTIONS = {"sum", "mean", "max", "min", "norm", "std", "var", "prod", "all", "any", "amax", "amin", "median"}

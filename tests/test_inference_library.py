@@ -688,6 +688,53 @@ attn = attn[0, :, 0, 1:].reshape(6, 14, 14)
 heat = F.interpolate(attn.unsqueeze(0), scale_factor=args.patch_size, mode="nearest")[0]
 np.save("attn.npy", heat.numpy())  # <- DL003
 """,
+    "accelerate_prepare_returns_no_tensors": """
+from accelerate import Accelerator
+from torch.optim import AdamW
+from transformers import AutoModelForSequenceClassification, get_linear_schedule_with_warmup
+
+accelerator = Accelerator()
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-cased").to(accelerator.device)
+optimizer = AdamW(params=model.parameters(), lr=2e-5)
+scheduler = get_linear_schedule_with_warmup(optimizer=optimizer, num_warmup_steps=100, num_training_steps=1000)
+model, optimizer, train_dl, scheduler = accelerator.prepare(model, optimizer, make_loader(), scheduler)
+for step, batch in enumerate(train_dl):
+    batch.to(accelerator.device)
+    loss = model(**batch).loss
+    accelerator.backward(loss)
+    optimizer.step()
+    scheduler.step()
+""",
+    "metric_method_of_a_moved_model_gives_host_numbers": """
+from graph_models import build_renet
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = build_renet(num_nodes=100, num_rels=10).to(device)
+result = torch.tensor([0, 0, 0, 0], dtype=torch.float)
+for data in make_loader():
+    x, y = data[0].to(device), data[1].to(device)
+    with torch.no_grad():
+        log_prob = model(x)
+    result += model.test(log_prob, y) * y.size(0)
+print(result.tolist())
+""",
+    "unmoved_model_called_with_a_batch_moved_under_the_cuda_flag": """
+from torch.autograd import Variable
+from data import detection_batches
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--cuda", action="store_true")
+args = parser.parse_args()
+net = Net()
+batches = detection_batches(args.root)
+for it in range(100):
+    images, targets = next(batches)
+    if args.cuda:
+        images = Variable(images.cuda())
+    else:
+        images = Variable(images)
+    out = net(images)  # <- DL001
+""",
     "methods_of_a_moved_unknown_that_convert_or_get_host_data_stay_silent": """
 from captioning import load_captioner
 

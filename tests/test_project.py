@@ -929,3 +929,40 @@ def test_a_registry_file_whose_builders_place_the_model_is_not_a_host_registry(t
     unmoved = EXTRACT.replace("    model.cuda()\n", "")
     make(tmp_path, {"pyproject.toml": "", "vision_transformer.py": placing, "extract.py": unmoved})
     assert [f for f in found(tmp_path / "extract.py") if f[0] != "DL007"] == []
+
+
+def test_a_project_helper_that_copies_to_the_host_is_not_assumed_to_return_device_tensors(tmp_path):
+    # non_max_suppression keeps its results on the host (`to_cpu`), which its summary cannot
+    # follow through the list it fills: the caller's `.numpy()` is fine
+    files = {
+        "pyproject.toml": "",
+        "utils.py": '''
+            import torch
+
+            def to_cpu(tensor):
+                return tensor.detach().cpu()
+
+            def filter_boxes(prediction, conf_thres=0.5):
+                output = [torch.zeros((0, 6))] * prediction.shape[0]
+                for i, x in enumerate(prediction):
+                    x = x[x[:, 4] > conf_thres]
+                    output[i] = to_cpu(x)
+                return output
+            ''',
+        "detect.py": '''
+            import numpy as np
+            import torch
+            from utils import filter_boxes
+
+            def detect_image(model, image):
+                model.eval()
+                img = torch.from_numpy(image).permute(2, 0, 1).float().unsqueeze(0) / 255.0
+                if torch.cuda.is_available():
+                    img = img.to("cuda")
+                with torch.no_grad():
+                    detections = filter_boxes(model(img))[0]
+                return detections.numpy()
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "detect.py") == []

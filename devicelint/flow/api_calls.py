@@ -45,6 +45,12 @@ def _places_or_holds(v: Val) -> bool:
     return v.kind in (Kind.DEVICE, Kind.MODULE) or (v.kind is Kind.UNKNOWN and v.mid is not None) or v.dev is Dev.ACCEL
 
 
+# Optimizers and learning-rate schedules from any library (transformers' AdamW and
+# get_linear_schedule_with_warmup, timm's create_optimizer, bitsandbytes' Adam8bit).
+_OPTIMIZER = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|LAMB|Lamb|LARS|Adam8bit|PagedAdamW\w*)$|"
+                        r"optimizer|_schedule|^get_scheduler$|LRScheduler$|LambdaLR$")
+
+
 _LIST_FACTORIES = {"tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "LongTensor", "IntTensor",
                    "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor"}
 
@@ -104,6 +110,10 @@ class ApiCalls:
             # the pre-0.4 wrapper: the tensor itself, wherever it is
             pos, kw = self.args(node)
             return pos[0] if pos else UNKNOWN
+        if q.startswith("torch.optim.") or _OPTIMIZER.search(last):
+            # an optimizer or a schedule holds the model's parameters but is no tensor itself
+            self.args(node)
+            return OTHER
         if parts[0] == "math":  # `math.log(10000) / half_dim`: plain numbers, never tensors
             self.args(node)
             return OTHER

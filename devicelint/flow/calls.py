@@ -23,6 +23,12 @@ _CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|pr
                         r"tolist|numpy|array|metric|score|accura|caption", re.IGNORECASE)
 
 
+# Callees that often hand back host results computed from device tensors: metrics, test and
+# evaluation steps, post-processing (`model.test(logits, y)` -> `torch.tensor([mrr, hits])`).
+_HOST_RESULT = re.compile(r"test|eval|valid|metric|stat|summar|report|predict|infer|detect|nms|non_max|"
+                          r"post_?process|cpu", re.IGNORECASE)
+
+
 _LENGTHS = re.compile(r"len|length|lens\b|\bsizes?\b", re.IGNORECASE)
 
 
@@ -153,7 +159,8 @@ class Calls:
         """A callable we cannot see (a model passed in) that accepts device tensors returns
         device tensors, or it would have failed right here; unless its name says it turns
         them into something else (`self.to_image(pred)`, `decode(ids)`). None otherwise."""
-        if _CONVERTER.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
+        name = (dotted(node.func) or "").rsplit(".", 1)[-1]
+        if _CONVERTER.search(name) or _HOST_RESULT.search(name):
             return None
         if any(contents_on_accel(a) for a in args):
             return Val(Kind.TENSOR, Dev.ACCEL)

@@ -22,15 +22,23 @@ _FLAG_NAME = re.compile(r"cuda|gpu|cpu|accel", re.IGNORECASE)
 _CPU_FLAG = re.compile(r"no_?cuda|no_?gpu|cpu|disable_cuda", re.IGNORECASE)
 
 
+def _unmoved(v: Val) -> bool:
+    """On the host, or a value we cannot place that is no model of this file (a model's
+    unknown placement may come from code that moved it)."""
+    return v.dev is Dev.CPU or (v.dev is Dev.UNKNOWN and v.mid is None)
+
+
 def flag_merge(merged: State, body: State, other: State, flag) -> None:
     """After `if F: x = x.cuda()`: x is on the accelerator exactly when F holds, not unknown."""
     for k, v in merged.vars.items():
         a, b = body.vars.get(k), other.vars.get(k)
         if a is None or b is None or a.kind is not b.kind:
             continue
-        if a.dev is Dev.ACCEL and b.dev is Dev.CPU and a.cond in (None, flag):
+        # the other path may leave it where we cannot tell (`images = Variable(images)`): on the
+        # flag's path it is still on the accelerator, which is what meets the flag's model there
+        if a.dev is Dev.ACCEL and _unmoved(b) and a.cond in (None, flag):
             merged.vars[k] = a.with_(cond=flag)
-        elif b.dev is Dev.ACCEL and a.dev is Dev.CPU and b.cond in (None, (flag[0], not flag[1])):
+        elif b.dev is Dev.ACCEL and _unmoved(a) and b.cond in (None, (flag[0], not flag[1])):
             merged.vars[k] = b.with_(cond=(flag[0], not flag[1]))
 
 

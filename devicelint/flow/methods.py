@@ -12,7 +12,7 @@ from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
 from devicelint.flow.facts import Mix, NumpyConv
-from devicelint.flow.nodes import walk
+from devicelint.flow.nodes import expr_text, walk
 
 
 # Methods only an nn.Module has together; on a value from code we cannot see they prove it is one.
@@ -152,7 +152,10 @@ class Methods:
             args = pos + list(kw.values())
             self.escape(args)
             # `attn = model.get_attention_maps(x)` on an object from code we cannot see: what
-            # accepts device tensors gives device tensors (unless its name says it converts)
+            # accepts device tensors gives device tensors (unless its name says it converts, or
+            # it is a framework preparing models, optimizers and loaders: `accelerator.prepare`)
+            if api.FRAMEWORK_CALL.search(expr_text(func) or name):
+                return UNKNOWN
             return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
 

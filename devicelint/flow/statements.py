@@ -3,8 +3,6 @@ branches of `if` (device-flag branches are in flags.py)."""
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from devicelint import torchapi as api
@@ -13,9 +11,6 @@ from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_bat
 from devicelint.flow.state import State
 from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
 from devicelint.flow.flags import flag_merge
-
-
-_FRAMEWORK_CALL = re.compile(r"prepare|accelerat|fabric|setup|trainer|strategy", re.IGNORECASE)
 
 
 def _iter_source(node) -> str:
@@ -310,7 +305,7 @@ class Statements:
                    for t in small.targets for n in walk(t.target)):
             return
         callee = dotted(small.value.func) or "?"
-        if _FRAMEWORK_CALL.search(callee) or callee.rsplit(".", 1)[-1][:1].isupper() or not self._file_moves_batches():
+        if api.FRAMEWORK_CALL.search(callee) or callee.rsplit(".", 1)[-1][:1].isupper() or not self._file_moves_batches():
             return  # a loader class we do not model (NeighborLoader) may well hold device data
         if isinstance(small.value.func, cst.Name) and (
             self.frame.lookup(callee) is not None
