@@ -174,6 +174,20 @@ def loads_after(src: Src, scope: ast.AST, ref: str, line: int) -> list[int]:
     return sorted(out)
 
 
+def derived_names(loop: ast.For, refs: set[str], line: int, rounds: int = 2) -> set[str]:
+    """Names the loop body binds after LINE from values that read REFS (`tgt_input = tgt[:-1]`):
+    the unmoved batch flows into them, and a finding where they meet the model is the same bug."""
+    out: set[str] = set()
+    for _ in range(rounds):
+        known = refs | out
+        for n in ast.walk(loop):
+            if isinstance(n, ast.Assign) and n.lineno > line and any(
+                isinstance(x, ast.Name) and x.id in known for x in ast.walk(n.value)
+            ):
+                out |= {x.id for t in n.targets for x in ast.walk(t) if isinstance(x, ast.Name)} - known
+    return out
+
+
 def loop_targets(loop: ast.For) -> set[str]:
     return {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
 
@@ -279,6 +293,7 @@ def op_dl002(src: Src) -> list[Mutant]:
             refs = {base.id}
             if isinstance(stmt, ast.Assign):
                 refs |= {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            refs |= derived_names(loop, refs, stmt.end_lineno)
             expect = {node.lineno}
             for r in refs:
                 expect.update(x for x in loads_after(src, loop, r, stmt.end_lineno))

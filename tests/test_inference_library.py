@@ -735,6 +735,33 @@ for it in range(100):
         images = Variable(images)
     out = net(images)  # <- DL001
 """,
+    "loss_summed_before_the_accelerator_differentiates_it": """
+from accelerate import Accelerator
+
+
+class Trainer:
+    def __init__(self, diffusion_model, loader, accumulate_every=2):
+        self.accelerator = Accelerator()
+        self.model = diffusion_model
+        self.dl = loader
+        self.accumulate_every = accumulate_every
+        self.opt = torch.optim.Adam(diffusion_model.parameters(), lr=1e-4)
+
+    def train(self, steps):
+        device = self.accelerator.device
+        for step in range(steps):
+            total_loss = 0.0
+            for _ in range(self.accumulate_every):
+                data = next(self.dl).to(device)
+                with self.accelerator.autocast():
+                    loss = self.model(data)
+                    loss = loss / self.accumulate_every
+                    total_loss += loss  # <- DL010
+                self.accelerator.backward(loss)
+            self.opt.step()
+            self.opt.zero_grad()
+            print(f"step {step}: loss {total_loss:.4f}")
+""",
     "methods_of_a_moved_unknown_that_convert_or_get_host_data_stay_silent": """
 from captioning import load_captioner
 

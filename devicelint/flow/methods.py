@@ -10,7 +10,7 @@ import libcst as cst
 
 from devicelint import libmodel
 from devicelint import torchapi as api
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join
 from devicelint.flow.facts import Mix, NumpyConv
 from devicelint.flow.nodes import expr_text, walk
 
@@ -207,7 +207,7 @@ class Methods:
         if ((recv.mid is not None or self._in_forward()) and not isinstance(recv.ref, cst.ClassDef)
                 and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE)):
             vals = [self.eval(a.value) for a in node.args]
-            if any(v.kind is Kind.TENSOR or host_batch_in(v) is not None for v in vals):
+            if any(v.kind is Kind.TENSOR or contents_on_accel(v) or host_batch_in(v) is not None for v in vals):
                 # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
                 return self.module_call(node, recv, forward=False, evaluated=vals, method=name)
             if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):

@@ -103,9 +103,15 @@ class Recording:
     def note_accum(self, node, target: str, value: Val) -> None:
         """`total += loss` inside a loop over a loader, unless the sum is meant to be
         differentiated (a backward outside the loop) or starts afresh every iteration."""
-        if not (value.grad or self.no_grad) or value.kind is not Kind.TENSOR:
+        if value.kind is not Kind.TENSOR:
             return
         loop = self.frame.loops[-1]
+        if not (value.grad or self.no_grad):
+            added = node.value if isinstance(node, cst.AugAssign) else getattr(node.value, "right", None)
+            if not (isinstance(added, cst.Name) and added.value in self._body_info(loop)["subjects"]):
+                return
+            # `total_loss += loss` then `accelerator.backward(loss)` in the same step: a graph
+            value = value.with_(grad=True)
         if id(loop) not in self.loader_loops and not self._body_info(loop)["steps"]:
             return  # neither a loop over batches nor a training loop (backward / optimizer step)
         if target in self._body_info(loop)["assigned"]:

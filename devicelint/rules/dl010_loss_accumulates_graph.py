@@ -315,7 +315,7 @@ def _number_context(scopes: Scopes, scope, expr, depth: int) -> bool:
 _LOSS_WORDS = ("loss", "criterion", "cross_entropy", "kl_div")
 
 
-def _scalar(expr, scope, module) -> bool:
+def _scalar(expr, scope, module, seen: frozenset = frozenset()) -> bool:
     """A 0-dim tensor by its spelling: a loss or criterion call (not `reduction="none"`), a
     full `.mean()`/`.sum()`, a name bound only to those, or one of them times a count."""
     if isinstance(expr, cst.Call):
@@ -334,11 +334,14 @@ def _scalar(expr, scope, module) -> bool:
     if isinstance(expr, cst.Attribute):
         return "loss" in expr.attr.value.lower()  # `outputs.loss` of a Hugging Face model
     if isinstance(expr, cst.Name):
+        if expr.value in seen:  # `loss = loss / accumulate_steps`: judged by its other bindings
+            return True
+        seen = seen | {expr.value}
         values = [v for _stmt, v in _assigned_values(scope, expr.value)]
-        return bool(values) and all(v is not None and _scalar(v, scope, module) for v in values)
+        return bool(values) and all(v is not None and _scalar(v, scope, module, seen) for v in values)
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Divide)):
-        return (_scalar(expr.left, scope, module) and _count(expr.right)) or (
-            isinstance(expr.operator, cst.Multiply) and _count(expr.left) and _scalar(expr.right, scope, module)
+        return (_scalar(expr.left, scope, module, seen) and _count(expr.right)) or (
+            isinstance(expr.operator, cst.Multiply) and _count(expr.left) and _scalar(expr.right, scope, module, seen)
         )
     return False
 
