@@ -167,7 +167,7 @@ def loads_after(src: Src, scope: ast.AST, ref: str, line: int) -> list[int]:
                 and n.lineno > line and dotted(n) == ref:
             out.add(n.lineno)
             for a in src.ancestors(n):
-                if a.lineno > line:
+                if getattr(a, "lineno", 0) > line:  # `comprehension` nodes have no position
                     out.add(a.lineno)
                 if isinstance(a, ast.stmt):
                     break

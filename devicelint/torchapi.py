@@ -77,6 +77,9 @@ OPTION_KEYWORDS = {
     "return_inverse", "memory_format", "layout", "requires_grad", "pin_memory", "beta", "threshold",
 }
 
+# Names of sequence lengths, which stay on the host on purpose (pack_padded_sequence wants them there).
+LENGTHS = re.compile(r"len|length|lens\b|\bsizes?\b", re.IGNORECASE)
+
 # Calls of frameworks that prepare models, optimizers and loaders and place them themselves.
 FRAMEWORK_CALL = re.compile(r"prepare|accelerat|fabric|setup|trainer|strategy", re.IGNORECASE)
 

@@ -29,9 +29,6 @@ _HOST_RESULT = re.compile(r"test|eval|valid|metric|stat|summar|report|predict|in
                           r"post_?process|cpu", re.IGNORECASE)
 
 
-_LENGTHS = re.compile(r"len|length|lens\b|\bsizes?\b", re.IGNORECASE)
-
-
 class Calls:
     def eval_call(self, node: cst.Call, bare: bool = False) -> Val:
         func = node.func
@@ -179,7 +176,7 @@ class Calls:
             args.append(v)
             # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
             spelled = (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
-            if _LENGTHS.search(spelled) or (model.ref == SCATTERS and not contents_on_accel(v)):
+            if api.LENGTHS.search(spelled) or (model.ref == SCATTERS and not contents_on_accel(v)):
                 # ...and DataParallel / DDP copy host inputs to their device themselves
                 exempt.append(v)
         blame = node

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import Instance, Kind, Val, contents_on_accel
-from devicelint.flow.facts import Accum, Sync
+from devicelint.values import Dev, Instance, Kind, Val, contents_on_accel
+from devicelint.flow.facts import Accum, Mix, Sync
 from devicelint.flow.nodes import expr_text, text_root, walk
 
 
@@ -99,6 +100,26 @@ class Recording:
             info = self.body_cache[id(node)] = {"assigned": assigned, "subjects": subjects, "deps": deps,
                                                 "steps": steps}
         return info
+
+    def note_forward_outputs(self, ret: cst.Return, value: Val) -> None:
+        """`return logits, torch.zeros(n, dtype=torch.long)` in a module's `forward`: the outputs
+        computed from the inputs live with the module, the freshly made one on the host; the
+        caller gets both and combines them (`criterion(output, target)`). Lengths are meant to
+        stay on the host (pack_padded_sequence)."""
+        f = self.frame
+        if (value.kind is not Kind.SEQ or not value.parts or f.func is None or f.func.name.value != "forward"
+                or not isinstance(ret.value, cst.Tuple) or not self._in_forward()):
+            return
+        fresh, placed = [], []
+        for el, part in zip(ret.value.elements, value.parts):
+            text = expr_text(el.value) or ""
+            if part.kind is Kind.TENSOR and part.fresh and part.dev is Dev.CPU and part.attr is None \
+                    and part.loader is None and not api.LENGTHS.search(text):
+                fresh.append(part)
+            elif part.kind is Kind.TENSOR and part.on_module and part.dev is not Dev.CPU:
+                placed.append(part)
+        if fresh and placed:
+            self.facts.mixes.append(Mix(ret, fresh + placed, self._mix_cls(), True))
 
     def note_accum(self, node, target: str, value: Val) -> None:
         """`total += loss` inside a loop over a loader, unless the sum is meant to be

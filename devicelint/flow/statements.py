@@ -105,7 +105,9 @@ class Statements:
                 self.eval(v)
         elif isinstance(small, cst.Return):
             if small.value is not None:
-                self.frame.returns.append(self.eval(small.value))
+                value = self.eval(small.value)
+                self.frame.returns.append(value)
+                self.note_forward_outputs(small, value)
             else:
                 self.frame.returns.append(OTHER)
             st.dead = True

@@ -18,7 +18,10 @@ class NewTensorWrongDevice(Rule):
     of an `nn.Module` that this file moves to the device (or calls with device data), and in
     `forward` of every `nn.Module` (and the methods `forward` calls), whatever the file moves:
     a module runs on its inputs' device, so its inputs, parameters and submodule outputs are
-    all there. Methods that `__init__` calls (shape probes, before any move) are left alone,
+    all there. A `forward` that returns such a tensor beside outputs computed on the module's
+    device (`return logits, torch.zeros(n, dtype=torch.long)`) is flagged at the `return`: the
+    caller combines them (sequence lengths, meant for the host, are left alone). Methods that
+    `__init__` calls (shape probes, before any move) are left alone,
     and so are 0-dim tensors such as `torch.tensor(2.0)`: eager CUDA accepts them.
 
     ## Why is this bad?
@@ -120,6 +123,18 @@ class ConvNet(nn.Module):
     def forward(self, x):
         return self.fc(self.features(x).flatten(1))
 """,
+        """
+import torch
+import torch.nn as nn
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(8, 16, batch_first=True)
+    def forward(self, x, mask):
+        out, _ = self.rnn(x)
+        lengths = torch.tensor([int(m.sum()) for m in mask])  # for pack_padded_sequence: host
+        return out, lengths
+""",
     )
     INVALID = (
         """
@@ -152,6 +167,21 @@ class SinusoidalPosEmb(nn.Module):  # never moved in this file: it runs wherever
         emb = t[:, None] * freqs[None, :]  # <--
         return torch.cat((emb.sin(), emb.cos()), dim=-1)
 """,
+        """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class ContrastiveHead(nn.Module):
+    def __init__(self, dim=128, temperature=0.07):
+        super().__init__()
+        self.proj = nn.Linear(512, dim)
+        self.t = temperature
+    def forward(self, q, k):
+        q, k = F.normalize(self.proj(q), dim=1), F.normalize(self.proj(k), dim=1)
+        logits = q @ k.T / self.t
+        labels = torch.arange(logits.shape[0])  # the positives are on the diagonal
+        return logits, labels  # <--
+""",
     )
 
     def check(self, ctx):
@@ -177,9 +207,11 @@ class SinusoidalPosEmb(nn.Module):  # never moved in this file: it runs wherever
                 if born is not None and not any(a.star for a in born.args) and born in facts.factory_scopes:
                     scopes = scopes or Scopes(ctx.module)
                     where = _measured(born, mix.node, _inputs(scopes, born) if mix.in_forward else set()) or device_var(scopes, born, facts.factory_scopes[born])
+                where_met = ("is returned beside outputs on the module's device, and the caller combines them"
+                             if isinstance(mix.node, cst.Return) else "meets tensors on the device here")
                 yield Report(
                     mix.node,
-                    "a tensor created without `device=` is on the CPU but meets tensors on the device here; "
+                    f"a tensor created without `device=` is on the CPU but {where_met}; "
                     "create it with `device=x.device` (or `x.new_zeros(...)`)",
                     fix=f"create it with `device={where}`" if where else None,
                     edit=(lambda call, w=where: add_keyword(call, "device", cst.parse_expression(w))) if where else None,
