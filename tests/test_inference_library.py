@@ -848,3 +848,38 @@ half = torch.rand(8, 3, 224, 224).to(device, non_blocking=True).to(device)
     found = [(f.line, f.code) for f in lint_source(src.encode(), "train.py", select=["DL004"])]
     # line 18 changes the dtype; line 19 (flagged by the inference) moves a tensor already there
     assert found == [(13, "DL004"), (14, "DL004"), (17, "DL004"), (19, "DL004")]
+
+
+def test_a_size_read_from_shape_does_not_hide_where_a_tensor_is():
+    src = '''
+import argparse
+
+import numpy as np
+import torch
+from sklearn.decomposition import PCA
+
+
+def extract_features(loader, model, use_cuda):
+    features = None
+    for samples, index in loader:
+        feats = model(samples.cuda(non_blocking=True)).clone()
+        if features is None:
+            features = torch.zeros(len(loader.dataset), feats.shape[-1])
+            if use_cuda:
+                features = features.cuda(non_blocking=True)
+        features[index] = feats
+    return features
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--use_cuda", default=True, type=bool)
+args = parser.parse_args()
+model = torch.hub.load("facebookresearch/dino:main", "dino_vits16").cuda()
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.rand(8, 3, 224, 224), torch.arange(8)))
+whitening = extract_features(loader, model, args.use_cuda)
+whitening -= whitening.mean(dim=0)
+cov = torch.mm(whitening.T, whitening) / whitening.shape[0]
+pca = PCA(whiten=True).fit(cov.numpy())
+'''
+    found = [(f.code, f.line) for f in lint_source(src.encode(), "eval_copy_detection.py", select=["DL003"])]
+    assert found == [("DL003", 29)]

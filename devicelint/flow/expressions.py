@@ -219,6 +219,8 @@ class Expressions:
             return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None)
         if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
             return Val(Kind.MODULE, base.dev, key=base.key)
+        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and base.kind is Kind.OTHER:
+            return OTHER  # `x.shape[0]`: a size, whatever `x` is
         return UNKNOWN
 
     def eval_binop(self, node) -> Val:
