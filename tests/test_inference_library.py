@@ -762,6 +762,25 @@ class Trainer:
             self.opt.zero_grad()
             print(f"step {step}: loss {total_loss:.4f}")
 """,
+    "ddp_given_device_ids_for_a_model_never_moved": """
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int, default=0)
+args = parser.parse_args()
+dist.init_process_group("nccl")
+torch.cuda.set_device(args.local_rank)
+backbone = Net()
+backbone.cuda(args.local_rank)
+backbone = DDP(backbone, device_ids=[args.local_rank])
+head = nn.Linear(3, 10)
+head = nn.parallel.DistributedDataParallel(head, device_ids=[args.local_rank])  # <- DL001
+restored = Net()
+load_checkpoint(restored, "last.pth")
+restored = DDP(restored, device_ids=[args.local_rank])
+cpu_only = DDP(Net())
+""",
     "methods_of_a_moved_unknown_that_convert_or_get_host_data_stay_silent": """
 from captioning import load_captioner
 

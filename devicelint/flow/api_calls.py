@@ -14,7 +14,6 @@ from devicelint.values import OTHER, UNKNOWN, Dev, Kind, Val, join
 from devicelint.flow.facts import Mix, NumpyConv
 from devicelint.flow.expressions import result_of
 from devicelint.flow.methods import NO_HISTORY_METHODS, TUPLE_RESULTS
-from devicelint.flow.library import wrap_in_place
 
 
 # Roots whose objects place what they are given, or that we model elsewhere.
@@ -171,7 +170,7 @@ class ApiCalls:
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)
-        wrapped = wrap_in_place(parts[-1], pos)
+        wrapped = self.wrap(node, parts[-1], pos, kw)
         if wrapped is not None:
             return wrapped
         if q.startswith(api.ESCAPING_TORCH_PREFIXES) or parts[-1] in api.WRAPPERS:

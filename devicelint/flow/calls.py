@@ -96,10 +96,12 @@ class Calls:
         for v in vals:
             if v.kind in (Kind.MODULE, Kind.UNKNOWN) and v.mid is not None:
                 self.facts.escaped.add(v.mid)
+                self.escaped_so_far.add(v.mid)
             elif v.kind is Kind.OBJECT and isinstance(v.ref, Instance):
                 for a in list(v.ref.attrs.values()):
                     if a.kind is Kind.MODULE and a.mid is not None:
                         self.facts.escaped.add(a.mid)
+                        self.escaped_so_far.add(a.mid)
             elif v.kind is Kind.SEQ and v.parts:
                 self.escape(v.parts)
 

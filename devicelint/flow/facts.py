@@ -104,5 +104,8 @@ class Facts:
     # `forward` of a file-local module -> what it returns when run on its own (which parts of a
     # returned tuple are plain numbers, such as a pooling ratio)
     forward_returns: dict = field(default_factory=dict)
+    # (`DistributedDataParallel(model, device_ids=[gpu])` call, the wrapped model's value, whether
+    # the model was handed to code we cannot see before): the wrapper wants it on that GPU already
+    gpu_wraps: list = field(default_factory=list)
 
 

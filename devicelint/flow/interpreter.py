@@ -62,6 +62,7 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
         self.module_frame: Frame | None = None
         self.steps = 0
         self.class_info: dict = {}
+        self.escaped_so_far: set = set()  # models handed to code we cannot see, in this run, up to here
         self.loop_cache: dict = {}
         self.default_device_set = False
         self.no_grad = 0  # >0 while gradients are off (dynamic scope, as in torch)
@@ -176,7 +177,7 @@ def infer(module: cst.Module, imports: Imports, default_device_set: bool = False
     interp.run()
     if not _mentions_built_model(first):
         return first  # the second run only refines models built in this file: none took part
-    final = Facts(model_moves=first.model_moves, escaped=first.escaped)
+    final = Facts(model_moves=first.model_moves, escaped=first.escaped, gpu_wraps=first.gpu_wraps)
     final.accel_classes = _accel_classes(first, interp)
     interp = Interpreter(module, imports, first, final)
     interp.default_device_set = default_device_set

@@ -8,7 +8,7 @@ import libcst as cst
 
 from devicelint import libmodel
 from devicelint.names import dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Kind, Val, join
+from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val, join
 from devicelint.flow.nodes import is_string, walk
 
 
@@ -46,6 +46,17 @@ def wrap_in_place(cls: str, pos: list) -> Val | None:
 
 
 class Library:
+    def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None:
+        """wrap_in_place, noting a DistributedDataParallel told which GPU to run on."""
+        wrapped = wrap_in_place(cls, pos)
+        # noted in the first run only: the second one sees a model handed to unknown code
+        # anywhere (even later) as placed nowhere in particular
+        if wrapped is not None and self.known is None and cls == "DistributedDataParallel" and (
+            len(pos) > 1 or kw.get("device_ids", NONE) is not NONE
+        ):
+            self.facts.gpu_wraps.append((node, pos[0], pos[0].mid in self.escaped_so_far))
+        return wrapped
+
     def library_call(self, node: cst.Call, lib: str, q: str) -> Val:
         if lib == "module":
             return self.new_model(node)

@@ -8,13 +8,12 @@ import libcst as cst
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.values import Dev, Kind, Val
-from devicelint.flow.library import wrap_in_place
 
 
 class Models:
     def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
         pos, kw = self.args(node)
-        wrapped = wrap_in_place(cls, pos)
+        wrapped = self.wrap(node, cls, pos, kw)
         if wrapped is not None:
             return wrapped
         if cls in api.WRAPPERS:

@@ -15,7 +15,11 @@ class ModelNotMoved(Rule):
     accelerator while the model itself is never moved: no `.to(device)`, no `.cuda()`, no
     `device=` at construction, and it is never handed to code that could move it. When
     the model reaches the call through a function of the same file
-    (`train(model, loader, device)`), the flag is on the call that hands it over.
+    (`train(model, loader, device)`), the flag is on the call that hands it over. It also
+    flags `DistributedDataParallel(model, device_ids=[gpu])` on a model that, up to there, is
+    on the host and was never handed to other code: DDP refuses a CPU module with
+    `device_ids` (`ValueError: DistributedDataParallel device_ids and output_device arguments
+    only work with single-device/multiple-device GPU modules or CPU modules`).
 
     ## Why is this bad?
     The parameters stay on the CPU. The first forward pass fails with
@@ -142,6 +146,15 @@ def main():
     def check(self, ctx):
         facts = ctx.facts
         scopes = None
+        for node, m, escaped_before in facts.gpu_wraps:
+            if m.mid is None or m.param_free or m.dev is not Dev.CPU or escaped_before or m.mid in facts.model_moves:
+                continue
+            shown = dotted(node.args[0].value) or "the model"
+            yield Report(
+                node,
+                f"`DistributedDataParallel` is given `device_ids`, but `{shown}` is never moved to that GPU: "
+                f"the wrapper needs the model there first; use `{shown}.cuda(gpu)` / `{shown}.to(device)` before wrapping",
+            )
         for call in facts.module_calls:
             m = call.model
             if m.mid is None or m.param_free or m.dev is not Dev.CPU:
