@@ -57,6 +57,8 @@ _TABLE = (
     (r"open_clip\.create_model\w*", "module"),
     # ---- PyG
     (r"torch_geometric\.data\.(Data|Batch|HeteroData)(\.from_data_list)?", "graph"),
+    # `to_hetero(model, metadata)` rewrites the model it is given: the result is where that model is
+    (r"torch_geometric\.nn\.(to_hetero|to_hetero_with_bases)", "wrap"),
     # containers, wrappers and parameter-free aggregations say nothing of their own
     (r"torch_geometric\.nn\.(\w+\.)*(\w*Aggregation|Sequential|DataParallel|MessagePassing|\w*Explainer\w*)", None),
     # models and layers with weights (post-processing such as CorrectAndSmooth has none)

@@ -781,6 +781,23 @@ load_checkpoint(restored, "last.pth")
 restored = DDP(restored, device_ids=[args.local_rank])
 cpu_only = DDP(Net())
 """,
+    "heterogeneous_graph_model_never_moved": """
+from torch_geometric.datasets import OGB_MAG
+from torch_geometric.loader import NeighborLoader
+from torch_geometric.nn import GraphSAGE, to_hetero
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+data = OGB_MAG(root="data/mag")[0]
+loader = NeighborLoader(data, num_neighbors=[10, 10], batch_size=128, input_nodes=("paper", None))
+model = GraphSAGE(-1, 64, num_layers=2, out_channels=349)
+model = to_hetero(model, data.metadata(), aggr="sum")
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+for batch in loader:
+    batch = batch.to(device)
+    n = batch["paper"].batch_size
+    out = model(batch.x_dict, batch.edge_index_dict)["paper"][:n]  # <- DL001
+    loss = F.cross_entropy(out, batch["paper"].y[:n])
+""",
     "methods_of_a_moved_unknown_that_convert_or_get_host_data_stay_silent": """
 from captioning import load_captioner
 

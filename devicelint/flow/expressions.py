@@ -221,6 +221,10 @@ class Expressions:
             return Val(Kind.MODULE, base.dev, key=base.key)
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and base.kind is Kind.OTHER:
             return OTHER  # `x.shape[0]`: a size, whatever `x` is
+        if base.kind is Kind.UNKNOWN and base.dev is Dev.ACCEL and base.moved_at is not None and not sliced:
+            # `batch = batch.to(device)` then `batch["paper"].x`: a heterogeneous graph (or a
+            # tensor) moved as a whole holds its parts on the device
+            return base
         return UNKNOWN
 
     def eval_binop(self, node) -> Val:
