@@ -174,13 +174,13 @@ def loads_after(src: Src, scope: ast.AST, ref: str, line: int) -> list[int]:
     return sorted(out)
 
 
-def derived_names(loop: ast.For, refs: set[str], line: int, rounds: int = 2) -> set[str]:
-    """Names the loop body binds after LINE from values that read REFS (`tgt_input = tgt[:-1]`):
-    the unmoved batch flows into them, and a finding where they meet the model is the same bug."""
+def derived_names(scope: ast.AST, refs: set[str], line: int, rounds: int = 2) -> set[str]:
+    """Names SCOPE binds after LINE from values that read REFS (`tgt_input = tgt[:-1]`): the
+    unmoved value flows into them, and a finding where they meet the device is the same bug."""
     out: set[str] = set()
     for _ in range(rounds):
         known = refs | out
-        for n in ast.walk(loop):
+        for n in ast.walk(scope):
             if isinstance(n, ast.Assign) and n.lineno > line and any(
                 isinstance(x, ast.Name) and x.id in known for x in ast.walk(n.value)
             ):
@@ -485,10 +485,9 @@ def op_dl011(src: Src) -> list[Mutant]:
             stmt = next(a for a in src.ancestors(created) if isinstance(a, ast.stmt))
             expect = {created.lineno}
             if isinstance(stmt, ast.Assign):
-                for t in stmt.targets:
-                    for n in ast.walk(t):
-                        if isinstance(n, ast.Name):
-                            expect.update(loads_after(src, fn, n.id, stmt.end_lineno))
+                names = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                for name in names | derived_names(fn, names, stmt.end_lineno):
+                    expect.update(loads_after(src, fn, name, stmt.end_lineno))
             out.append(Mutant("DL011", created.lineno, sorted(expect), new,
                               f"`{' '.join(src.seg(created).split())[:60]}` now created on the host"))
     return out

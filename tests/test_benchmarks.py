@@ -122,6 +122,22 @@ def test_batch_move_dropped_and_its_uses_expected(by_rule):
     assert line_of(SCRIPT, "logits = model(features)") in m.expect
 
 
+def test_uses_of_values_computed_from_the_unmoved_batch_are_expected_too():
+    import ast
+
+    loop = ast.parse(
+        "for src, tgt in loader:\n"
+        "    src = src.to(device)\n"
+        "    tgt_input = tgt[:-1, :]\n"
+        "    mask = make_mask(tgt_input)\n"
+        "    logits = model(src, tgt_input, mask)\n"
+        "    unrelated = src.mean()\n"
+    ).body[0]
+    assert mutants.derived_names(loop, {"tgt"}, 2) == {"tgt_input", "mask", "logits"}
+    # only bindings after the given line count: `tgt_input` (line 3) is not, nor what reads it
+    assert mutants.derived_names(loop, {"tgt"}, 3) == set()
+
+
 def test_model_move_dropped_expects_the_model_calls(by_rule):
     m = next(m for m in by_rule["DL001"] if "model" in m.note)
     assert line_of(SCRIPT, "logits = model(features)") in m.expect
