@@ -798,6 +798,20 @@ for batch in loader:
     out = model(batch.x_dict, batch.edge_index_dict)["paper"][:n]  # <- DL001
     loss = F.cross_entropy(out, batch["paper"].y[:n])
 """,
+    "loss_from_a_factory_meets_an_unmoved_validation_label": """
+from ptsemseg.loss import get_loss_function
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+loss_fn = get_loss_function({"name": "cross_entropy"})
+val_loader = make_loader()
+with torch.no_grad():
+    for images_val, labels_val in val_loader:
+        images_val = images_val.to(device)
+        outputs = model(images_val)
+        val_loss = loss_fn(input=outputs, target=labels_val)  # <- DL002
+        gt = labels_val.numpy()
+""",
     "methods_of_a_moved_unknown_that_convert_or_get_host_data_stay_silent": """
 from captioning import load_captioner
 

@@ -23,6 +23,10 @@ _CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|pr
                         r"tolist|numpy|array|metric|score|accura|caption", re.IGNORECASE)
 
 
+# Callables that combine what they are given (a criterion from a factory we cannot see).
+_LOSS_NAME = re.compile(r"loss|criterion|^crit$", re.IGNORECASE)
+
+
 # Callees that often hand back host results computed from device tensors: metrics, test and
 # evaluation steps, post-processing (`model.test(logits, y)` -> `torch.tensor([mrr, hits])`).
 _HOST_RESULT = re.compile(r"test|eval|valid|metric|stat|summar|report|predict|infer|detect|nms|non_max|"
@@ -151,6 +155,12 @@ class Calls:
         args = pos + list(kw.values())
         self.escape(args)
         if v.kind is Kind.UNKNOWN:
+            if _LOSS_NAME.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
+                # `loss_fn(input=outputs, target=labels)` from a factory we cannot see: a loss
+                # combines its inputs, whatever it is
+                data = [a for a in args if a.kind is Kind.TENSOR or host_batch_in(a) is not None]
+                if len(data) >= 2:
+                    self.facts.mixes.append(Mix(node, data, self._mix_cls(), self._in_forward()))
             return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
 
