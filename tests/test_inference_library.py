@@ -812,6 +812,26 @@ with torch.no_grad():
         val_loss = loss_fn(input=outputs, target=labels_val)  # <- DL002
         gt = labels_val.numpy()
 """,
+    "onnx_export_helper_given_a_moved_image": """
+import onnxruntime
+from PIL import Image
+from torchvision import transforms
+
+
+def stylize_onnx(content_image, model_path):
+    session = onnxruntime.InferenceSession(model_path)
+
+    def to_numpy(tensor):
+        return tensor.detach().numpy()  # <- DL003
+
+    return session.run(None, {session.get_inputs()[0].name: to_numpy(content_image)})[0]
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+image = transforms.ToTensor()(Image.open("amber.jpg").convert("RGB"))
+image = image.unsqueeze(0).to(device)
+styled = stylize_onnx(image, "candy.onnx")
+""",
     "methods_of_a_moved_unknown_that_convert_or_get_host_data_stay_silent": """
 from captioning import load_captioner
 

@@ -43,6 +43,13 @@ TUPLE_RESULTS = {"sort", "topk", "kthvalue", "mode", "unique", "aminmax", "cumma
 _LOGGING_ITER = re.compile(r"log_every$|track$|progress$")
 
 
+# Methods only a tensor has (a module, a batch object or a mapping has none of them).
+_TENSOR_ONLY = {"detach", "detach_", "numpy", "item", "tolist", "contiguous", "squeeze", "unsqueeze", "view",
+                "permute", "transpose", "flatten", "clamp", "clamp_", "argmax", "argmin", "softmax", "log_softmax",
+                "sigmoid", "masked_fill", "masked_fill_", "expand", "repeat", "narrow", "gather", "long", "int",
+                "bool", "data_ptr"}
+
+
 # Methods that give a plain number (or list) whatever they are called on.
 _NUMBER_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "element_size", "item", "tolist"}
 
@@ -137,6 +144,9 @@ class Methods:
             if isinstance(func.value, (cst.Name, cst.Attribute)):
                 self.rebind_text(func.value, model)
             return self.module_method(node, func, model, name)
+        if recv.kind is Kind.UNKNOWN and recv.dev is Dev.ACCEL and recv.moved_at is not None and name in _TENSOR_ONLY:
+            # `t = t.to(device)` then `t.detach().numpy()`: only a tensor has these methods
+            return self.tensor_method(node, recv.with_(kind=Kind.TENSOR), name)
         if (recv.kind is Kind.UNKNOWN and recv.dev is Dev.ACCEL and recv.moved_at is not None
                 and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE)
                 and not name.startswith("new_") and not name.endswith("_as")):
