@@ -82,7 +82,8 @@ def kind_of_call(qualname: str) -> str | None:
     except KeyError:
         pass
     out = None
-    if qualname.startswith(_ROOTS):
+    # `torchvision.models.__dict__.keys()`: a module's namespace is not a model builder
+    if qualname.startswith(_ROOTS) and ".__" not in qualname:
         for pattern, kind in _COMPILED:
             if pattern.match(qualname):
                 out = kind

@@ -86,6 +86,11 @@ OTHER = Val(Kind.OTHER)
 NONE = Val(Kind.OTHER, name="None")  # `x = None` then set on one path: the other path decides
 
 
+def mid_parts(mid) -> set:
+    """The models a model identity stands for: itself, or each model of a join."""
+    return set(mid) if isinstance(mid, frozenset) else {mid}
+
+
 def join(a: Val | None, b: Val | None) -> Val:
     """The value that holds on either path (after if/else, loop back edges)."""
     if a is None:
@@ -108,13 +113,18 @@ def join(a: Val | None, b: Val | None) -> Val:
         dev = Dev.UNKNOWN
     same = lambda attr: getattr(a, attr) if getattr(a, attr) == getattr(b, attr) else None  # noqa: E731
     elem = join(a.elem, b.elem) if (a.elem is not None or b.elem is not None) else None
+    mid = same("mid")
+    if mid is None and a.kind is Kind.MODULE and a.mid is not None and b.mid is not None:
+        # `model = torch.hub.load(...)` on one path, `models.__dict__[arch](...)` on another:
+        # one of the models built here, whichever it is
+        mid = frozenset(mid_parts(a.mid) | mid_parts(b.mid))
     return Val(
         kind=a.kind,
         dev=dev,
         key=same("key"),
         moved_at=same("moved_at"),
         loader=same("loader"),
-        mid=same("mid"),
+        mid=mid,
         param_free=a.param_free and b.param_free,
         fresh=a.fresh and b.fresh,
         grad=a.grad and b.grad,

@@ -832,6 +832,38 @@ image = transforms.ToTensor()(Image.open("amber.jpg").convert("RGB"))
 image = image.unsqueeze(0).to(device)
 styled = stylize_onnx(image, "candy.onnx")
 """,
+    "architecture_picked_over_branches_never_moved": """
+from torchvision import models as torchvision_models
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--arch", default="resnet50")
+args = parser.parse_args()
+if "xcit" in args.arch:
+    model = torch.hub.load("facebookresearch/xcit:main", args.arch, num_classes=0)
+elif args.arch in torchvision_models.__dict__.keys():
+    model = torchvision_models.__dict__[args.arch](num_classes=0)
+    model.fc = nn.Identity()
+else:
+    raise SystemExit(f"unknown architecture {args.arch}")
+model.eval()
+for images, _ in make_loader():
+    feats = model(images.cuda(non_blocking=True))  # <- DL001
+""",
+    "architecture_picked_over_branches_one_handed_to_a_loader": """
+from torchvision import models as torchvision_models
+from checkpoints import load_pretrained
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--arch", default="resnet50")
+args = parser.parse_args()
+if "xcit" in args.arch:
+    model = torch.hub.load("facebookresearch/xcit:main", args.arch, num_classes=0)
+    load_pretrained(model, args.arch)
+else:
+    model = torchvision_models.__dict__[args.arch](num_classes=0)
+for images, _ in make_loader():
+    feats = model(images.cuda(non_blocking=True))
+""",
     "methods_of_a_moved_unknown_that_convert_or_get_host_data_stay_silent": """
 from captioning import load_captioner
 

@@ -11,7 +11,7 @@ from devicelint import crossfile
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, mid_parts
 from devicelint.flow.facts import Mix, ModuleCall
 from devicelint.flow.nodes import expr_text
 from devicelint.flow.expressions import result_of
@@ -99,8 +99,9 @@ class Calls:
     def escape(self, vals) -> None:
         for v in vals:
             if v.kind in (Kind.MODULE, Kind.UNKNOWN) and v.mid is not None:
-                self.facts.escaped.add(v.mid)
-                self.escaped_so_far.add(v.mid)
+                for mid in mid_parts(v.mid) | {v.mid}:
+                    self.facts.escaped.add(mid)
+                    self.escaped_so_far.add(mid)
             elif v.kind is Kind.OBJECT and isinstance(v.ref, Instance):
                 for a in list(v.ref.attrs.values()):
                     if a.kind is Kind.MODULE and a.mid is not None:

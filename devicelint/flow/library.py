@@ -8,7 +8,7 @@ import libcst as cst
 
 from devicelint import libmodel
 from devicelint.names import dotted
-from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val, join
+from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val, join, mid_parts
 from devicelint.flow.nodes import is_string, walk
 
 
@@ -54,7 +54,8 @@ class Library:
         if wrapped is not None and self.known is None and cls == "DistributedDataParallel" and (
             len(pos) > 1 or kw.get("device_ids", NONE) is not NONE
         ):
-            self.facts.gpu_wraps.append((node, pos[0], pos[0].mid in self.escaped_so_far))
+            escaped = any(m in self.escaped_so_far for m in mid_parts(pos[0].mid) | {pos[0].mid})
+            self.facts.gpu_wraps.append((node, pos[0], escaped))
         return wrapped
 
     def library_call(self, node: cst.Call, lib: str, q: str) -> Val:

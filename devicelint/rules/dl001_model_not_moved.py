@@ -3,7 +3,7 @@ import libcst as cst
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, device_var
 from devicelint.rules.base import Report, Rule
-from devicelint.values import Dev, contents_on_accel
+from devicelint.values import Dev, contents_on_accel, mid_parts
 
 
 class ModelNotMoved(Rule):
@@ -147,7 +147,9 @@ def main():
         facts = ctx.facts
         scopes = None
         for node, m, escaped_before in facts.gpu_wraps:
-            if m.mid is None or m.param_free or m.dev is not Dev.CPU or escaped_before or m.mid in facts.model_moves:
+            if m.mid is None or m.param_free or m.dev is not Dev.CPU or escaped_before or any(
+                mid in facts.model_moves for mid in mid_parts(m.mid) | {m.mid}
+            ):
                 continue
             shown = dotted(node.args[0].value) or "the model"
             yield Report(
@@ -159,7 +161,7 @@ def main():
             m = call.model
             if m.mid is None or m.param_free or m.dev is not Dev.CPU:
                 continue
-            if m.mid in facts.escaped or m.mid in facts.model_moves:
+            if any(mid in facts.escaped or mid in facts.model_moves for mid in mid_parts(m.mid) | {m.mid}):
                 continue
             if not any(contents_on_accel(a) for a in call.args):
                 continue
