@@ -864,6 +864,39 @@ else:
 for images, _ in make_loader():
     feats = model(images.cuda(non_blocking=True))
 """,
+    "running_loss_reset_only_when_logged": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--log-every", type=int, default=100)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+running_loss, log_steps = 0.0, 0
+for step, (x, y) in enumerate(make_loader()):
+    loss = F.cross_entropy(model(x.to(device)), y.to(device))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    running_loss += loss  # <- DL010
+    log_steps += 1
+    if step % args.log_every == 0:
+        print(f"step {step}: loss {running_loss / log_steps:.4f}")
+        running_loss = 0.0
+        log_steps = 0
+""",
+    "total_reset_every_iteration_is_no_leak": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in make_loader():
+    total = 0.0
+    for chunk_x, chunk_y in zip(x.chunk(2), y.chunk(2)):
+        loss = F.cross_entropy(model(chunk_x.to(device)), chunk_y.to(device))
+        total = total + loss
+    opt.zero_grad()
+    total.backward()
+    opt.step()
+""",
     "methods_of_a_moved_unknown_that_convert_or_get_host_data_stay_silent": """
 from captioning import load_captioner
 

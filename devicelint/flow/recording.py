@@ -63,27 +63,20 @@ class Recording:
         return None, 0
 
     def _body_info(self, node) -> dict:
-        """Cached facts about a loop or function body: the names it assigns with `=`,
-        whether it steps an optimizer / calls backward, and its backward call nodes."""
+        """Cached facts about a loop or function body: what names assigned with `=` are
+        computed from, whether it steps an optimizer / calls backward, and what it differentiates."""
         info = self.body_cache.get(id(node))
         if info is None:
-            assigned, subjects, deps, steps = set(), set(), {}, False
+            subjects, deps, steps = set(), {}, False
             body = node.body if node is not None else self.module
             for n in walk(body):
                 if isinstance(n, cst.Assign):
                     used = None
                     for t in n.targets:
-                        text = expr_text(t.target)
-                        if text and not (isinstance(n.value, cst.BinaryOperation) and expr_text(n.value.left) == text):
-                            assigned.add(text)
                         if isinstance(t.target, cst.Name):
                             if used is None:
                                 used = {x.value for x in walk(n.value) if isinstance(x, cst.Name)}
                             deps.setdefault(t.target.value, set()).update(used)
-                elif isinstance(n, cst.AnnAssign):
-                    text = expr_text(n.target)
-                    if text:
-                        assigned.add(text)
                 elif isinstance(n, cst.Call):
                     name = n.func.attr.value if isinstance(n.func, cst.Attribute) else dotted(n.func) or ""
                     if name.endswith("backward"):
@@ -97,7 +90,7 @@ class Recording:
                             subjects.update(x.value for x in walk(part) if isinstance(x, cst.Name))
                     elif name == "step" and isinstance(n.func, cst.Attribute):
                         steps = True
-            info = self.body_cache[id(node)] = {"assigned": assigned, "subjects": subjects, "deps": deps,
+            info = self.body_cache[id(node)] = {"subjects": subjects, "deps": deps,
                                                 "steps": steps}
         return info
 
@@ -135,7 +128,7 @@ class Recording:
             value = value.with_(grad=True)
         if id(loop) not in self.loader_loops and not self._body_info(loop)["steps"]:
             return  # neither a loop over batches nor a training loop (backward / optimizer step)
-        if target in self._body_info(loop)["assigned"]:
+        if target in _reset_every_iteration(loop):
             return
         fn = self._body_info(self.frame.func)
         root = text_root(target)
@@ -150,3 +143,26 @@ class Recording:
         if loop is None or conds or not self._body_info(loop)["steps"]:
             return
         self.facts.syncs.append(Sync(node, what, val))
+
+
+def _reset_every_iteration(loop) -> set:
+    """Names the loop body binds with `=` on every iteration: at its top level or in a `with`
+    there, not under an `if` (`if step % log_every == 0: running_loss = 0` keeps the graphs of
+    every step in between)."""
+    out = set()
+    todo = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else [loop.body]
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, cst.With):
+            todo.extend(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body])
+        elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in stmt.body:
+                if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    value = small.value
+                    for t in targets:
+                        text = expr_text(t)
+                        if text and not (isinstance(value, cst.BinaryOperation) and expr_text(value.left) == text):
+                            out.add(text)
+    return out
+
