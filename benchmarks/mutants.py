@@ -454,6 +454,32 @@ FACTORIES = {"zeros", "ones", "randn", "rand", "empty", "full", "arange", "eye",
 NEW = {"new_zeros": "zeros", "new_ones": "ones", "new_empty": "empty", "new_full": "full", "new_tensor": "tensor"}
 
 
+def in_index(src: Src, node: ast.AST) -> bool:
+    """Is NODE (part of) the index of a subscript (`x[torch.arange(n)]`, `x[:, ids]`)?"""
+    child = node
+    for a in src.ancestors(node):
+        if isinstance(a, ast.Subscript):
+            return child is a.slice
+        if isinstance(a, ast.stmt):
+            return False
+        child = a
+    return False
+
+
+def only_an_index(src: Src, fn: ast.AST, created: ast.AST, stmt: ast.stmt) -> bool:
+    """The created tensor only ever indexes another tensor: directly, or through the names the
+    statement binds from it (`keep = torch.randn(b, n).topk(k).indices`) when those are read
+    only inside subscripts' indexes."""
+    if in_index(src, created):
+        return True
+    if not isinstance(stmt, ast.Assign) or not any(n is created for n in ast.walk(stmt.value)):
+        return False
+    names = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+            and n.lineno > stmt.end_lineno]
+    return bool(uses) and all(in_index(src, n) for n in uses)
+
+
 def op_dl011(src: Src) -> list[Mutant]:
     has_torch = re.search(r"^import torch\b", src.text, re.M) is not None
     out = []
@@ -483,6 +509,8 @@ def op_dl011(src: Src) -> list[Mutant]:
             if new is None:
                 continue
             stmt = next(a for a in src.ancestors(created) if isinstance(a, ast.stmt))
+            if only_an_index(src, fn, created, stmt):
+                continue  # CUDA tensors accept host index tensors: no bug to find
             expect = {created.lineno}
             if isinstance(stmt, ast.Assign):
                 names = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}

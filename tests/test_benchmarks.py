@@ -138,6 +138,25 @@ def test_uses_of_values_computed_from_the_unmoved_batch_are_expected_too():
     assert mutants.derived_names(loop, {"tgt"}, 3) == set()
 
 
+def test_a_tensor_made_only_to_index_another_is_no_dl011_mutant():
+    src = mutants.Src(
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "\n"
+        "\n"
+        "class PatchDropout(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        b, n, device = x.shape[0], x.shape[1], x.device\n"
+        "        keep = torch.randn(b, n, device=device).topk(n // 2, dim=-1).indices\n"
+        "        rows = torch.arange(b, device=device)[..., None]\n"
+        "        pos = torch.arange(n, device=device)\n"
+        "        return x[rows, keep] + pos.float().mean()\n"
+    )
+    lines = {m.line for m in mutants.op_dl011(src)}
+    # `keep` and `rows` only index `x` (CUDA accepts host index tensors); `pos` is added to it
+    assert lines == {10}
+
+
 def test_model_move_dropped_expects_the_model_calls(by_rule):
     m = next(m for m in by_rule["DL001"] if "model" in m.note)
     assert line_of(SCRIPT, "logits = model(features)") in m.expect
