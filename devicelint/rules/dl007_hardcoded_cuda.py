@@ -3,6 +3,7 @@ import re
 import libcst as cst
 
 from devicelint import torchapi as api
+from devicelint.cpu_run import CpuRun
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
@@ -12,8 +13,9 @@ _FALLBACK_ATTRS = {"is_available", "device_count", "is_cuda", "is_built", "curre
 _GUARD_WORDS = re.compile(r"cuda|gpu|accelerat|is_available|device_count", re.IGNORECASE)
 _ARG_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat", re.IGNORECASE)
 _OPTION_CALLS = ("add_argument", "option", "getenv", "environ.get")
+_NO_CHECK = "with no availability check or fallback in the file: this fails on a machine without CUDA"
+_UNGUARDED = "that a run without CUDA reaches (the file's CUDA check does not guard it): it fails on such a machine"
 _MENTION = re.compile(rb"\.cuda\s*\(|[\"']cuda")
-_FALLBACK_TEXT = re.compile(rb"is_available|device_count|is_cuda|is_built|accelerat", re.IGNORECASE)
 
 
 def _string(node) -> str | None:
@@ -46,22 +48,39 @@ def _code(node) -> str:
 
 
 class HardcodedCuda(Rule):
-    """Code that can only run with CUDA: `.cuda()`, `"cuda"` devices, no fallback anywhere.
+    """Code that puts something on CUDA where a run without CUDA gets to it: `.cuda()`, `"cuda"`.
 
     ## What it does
-    In a file that never checks for CUDA (no `torch.cuda.is_available()`, no
-    `device_count()`, no `"cpu"` alternative, no `--device` style option, no
-    `accelerate`/`torch.accelerator`), flags each place that puts something on CUDA
-    unconditionally: `.cuda()`, `.to("cuda")`, `device="cuda"`, `torch.device("cuda")`, and
-    `device = "cuda:0"`. Sites inside a branch that tests for CUDA/GPU, inside a function
-    whose name or decorator says it is GPU-only, and files that set up NCCL (multi-GPU by
-    design) are left alone.
+    Flags each place that puts something on CUDA unconditionally: `.cuda()`, `.to("cuda")`,
+    `device="cuda"`, `torch.device("cuda")` and `device = "cuda:0"`, when a run on a machine
+    without CUDA gets there.
+
+    - In a file that never checks for CUDA (no `torch.cuda.is_available()`, no
+      `device_count()`, no `"cpu"` alternative, no `--device` style option, no
+      `accelerate`/`torch.accelerator`), every such place is flagged, except inside a branch
+      that tests for CUDA/GPU and inside a function whose name or decorator says it is
+      GPU-only.
+    - In a file that does check, each place is judged on its own: it is flagged when the run
+      of a CPU-only machine certainly reaches it. That run starts at the module's top level and
+      follows calls into the file's functions and classes; `torch.cuda.is_available()` is
+      False there, a device chosen with a fallback is the CPU, and options keep their
+      defaults. So a `.cuda()` on the batches is flagged even when the model's move is guarded,
+      and so is a `model.cuda()` in a loader function the script calls before its own
+      fallback. Not flagged: places under a test the CPU-only run fails (`if use_cuda:`,
+      `if args.cuda:` off by default, `if device.type == "cuda":`, `if x.is_cuda:`), under any
+      test about the device whose value is not known, in functions only called from such
+      places or from other files, and after the script refuses machines without CUDA
+      (`assert torch.cuda.is_available()`, `if not torch.cuda.is_available(): sys.exit(...)`,
+      a multi-GPU setup helper): code that says it is GPU-only is not a bug.
+
+    Files that set up NCCL (multi-GPU by design) are left alone.
 
     ## Why is this bad?
     The script dies on any machine without a usable GPU (a laptop, a CI runner, a CPU
     inference box) with `AssertionError: Torch not compiled with CUDA enabled` or
     `RuntimeError: No CUDA GPUs are available` / `Found no NVIDIA driver on your system`,
-    at the first line that touches the device.
+    at the first line that touches the device. A check elsewhere in the file does not help:
+    the run fails at the first place it does not guard.
 
     ## Example
     ```python
@@ -78,14 +97,14 @@ class HardcodedCuda(Rule):
     ```
 
     ## Fix safety
-    The fix gives each site a run-time fallback: `"cuda"` becomes `"cuda" if
+    The fix gives each flagged place a run-time fallback: `"cuda"` becomes `"cuda" if
     torch.cuda.is_available() else "cpu"` (in `torch.device(...)`, `.to(...)`, `device=` and a
     `device = "cuda"` assignment), and `x.cuda()` becomes `x.to("cuda" if
     torch.cuda.is_available() else "cpu")`. On a machine with CUDA nothing changes; without
-    one the script runs on the CPU instead of failing, which may not be what GPU-only code
-    wants (and a file with such a check anywhere is no longer flagged at all): unsafe
-    (`--unsafe-fixes`). Not fixed: `.cuda(1)` / `.cuda(device=...)` (which GPU is meant), and
-    files where `torch` is not the module's name for torch.
+    one that place runs on the CPU instead of failing, as the places the file already guards
+    do, which may not be what GPU-only code wants: unsafe (`--unsafe-fixes`). Not fixed:
+    `.cuda(1)` / `.cuda(device=...)` (which GPU is meant), and files where `torch` is not the
+    module's name for torch.
     """
 
     code = "DL007"
@@ -109,6 +128,26 @@ x = torch.randn(8, 4).to("cuda" if torch.cuda.is_available() else "cpu", non_blo
 y = torch.zeros(8, 2, device="cuda:0" if torch.cuda.is_available() else "cpu")
 """,
         ),
+        (
+            """
+import torch
+model = torch.nn.Linear(4, 2)
+if torch.cuda.is_available():
+    model = model.cuda()
+for x in torch.randn(3, 8, 4):
+    x = x.cuda()
+    y = model(x)
+""",
+            """
+import torch
+model = torch.nn.Linear(4, 2)
+if torch.cuda.is_available():
+    model = model.cuda()
+for x in torch.randn(3, 8, 4):
+    x = x.to("cuda" if torch.cuda.is_available() else "cpu")
+    y = model(x)
+""",
+        ),
     )
     VALID = (
         """
@@ -121,9 +160,19 @@ x = torch.randn(8, 4).cuda() if device.type == "cuda" else torch.randn(8, 4)
 import argparse
 import torch
 parser = argparse.ArgumentParser()
-parser.add_argument("--device", default="cuda")
+parser.add_argument("--cuda", action="store_true", help="train on the GPU")
 args = parser.parse_args()
-x = torch.zeros(3, device="cuda")  # the option says the script knows about devices
+model = torch.nn.Linear(4, 2)
+if args.cuda:
+    model.cuda()  # off unless asked for: a CPU-only run never gets here
+""",
+        """
+import sys
+import torch
+
+if not torch.cuda.is_available():
+    sys.exit("this benchmark needs a GPU")  # GPU-only, and says so
+x = torch.randn(8, 4).cuda()
 """,
         """
 import torch
@@ -146,6 +195,15 @@ import torch
 DEVICE = "cuda"  # <--
 t = torch.ones(2).to(DEVICE)
 """,
+        """
+import torch
+model = torch.nn.Linear(4, 2)
+if torch.cuda.is_available():
+    model = model.cuda()
+for x in torch.randn(3, 8, 4):
+    x = x.cuda()  # <--
+    y = model(x)
+""",
     )
 
     def check(self, ctx):
@@ -153,19 +211,49 @@ t = torch.ones(2).to(DEVICE)
             return
         if b"nccl" in ctx.source or b"NCCL" in ctx.source:
             return  # NCCL process groups are multi-GPU by design
-        if _FALLBACK_TEXT.search(ctx.source):
-            return  # an availability check is spelled somewhere: skip the walk (at worst, silence)
         finder = _Finder(ctx.imports)
         ctx.module.visit(finder)
-        if finder.fallback:
+        found = finder.found
+        if not found:
             return
+        scopes = Scopes(ctx.module)
+        if finder.fallback:
+            # The file thought about machines without CUDA: judge each site by whether such
+            # a machine's run gets there.
+            run = CpuRun(ctx.module, ctx.imports, skip=_gpu_only)
+            found = [(n, m) for n, m in found if _reached_and_fails(n, run, scopes, ctx.imports)]
+        why = _UNGUARDED if finder.fallback else _NO_CHECK
         torch_ok = ctx.imports.qualname(cst.Name("torch")) == "torch"
-        scopes = Scopes(ctx.module) if torch_ok else None
-        for node, message in finder.found:
+        for node, what in found:
             edit = _fallback_edit(node) if torch_ok and not bound_in_enclosing_function(scopes, node, "torch") else None
-            yield Report(node, message, fix="choose the device at run time: "
+            yield Report(node, f"{what} {why}", fix="choose the device at run time: "
                          "`torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")`",
                          edit=edit, applicability="unsafe")
+
+
+def _reached_and_fails(node, run: CpuRun, scopes: Scopes, imports) -> bool:
+    """In a file that checks for CUDA somewhere: whether a CPU-only run gets to this site and
+    fails there (or, for a device it defines, at every later use of it)."""
+    if not run.reaches(node):
+        return False
+    parent = scopes.parent(node)
+    device = isinstance(node, cst.Call) and imports.qualname(node.func) == "torch.device"
+    if (device or isinstance(node, cst.SimpleString)) and isinstance(parent, (cst.Assign, cst.AnnAssign)):
+        # `device = "cuda"` fails where it is used; a second assignment may be the fallback
+        # (`if not torch.cuda.is_available(): device = "cpu"`)
+        targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+        return all((text := dotted(t)) is not None and run.assigned_once(text) for t in targets)
+    if device:
+        return isinstance(parent, cst.Arg)  # made to place something; compared, it fails nothing
+    return True
+
+
+def _gpu_only(node) -> bool:
+    """A function or class whose name or decorator says it is for GPUs only (`test_cuda_kernel`,
+    `@skipIf(not torch.cuda.is_available())`)."""
+    return bool(_GUARD_WORDS.search(node.name.value)) or any(
+        _GUARD_WORDS.search(_code(d.decorator)) or "skip" in _code(d.decorator).lower() for d in node.decorators
+    )
 
 
 def _fallback(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -243,9 +331,7 @@ class _Finder(cst.CSTVisitor):
         return True
 
     def _enter_def(self, node) -> None:
-        gpu_only = bool(_GUARD_WORDS.search(node.name.value)) or any(
-            _GUARD_WORDS.search(_code(d.decorator)) or "skip" in _code(d.decorator).lower() for d in node.decorators
-        )
+        gpu_only = _gpu_only(node)
         self.defs.append(gpu_only)
         self.guarded += gpu_only
 
@@ -273,7 +359,7 @@ class _Finder(cst.CSTVisitor):
             kw = next((a for a in node.args if a.keyword is not None and a.keyword.value == "type"), None)
             arg = kw or first
             if arg is not None and _is_cuda_string(arg.value):
-                self._flag(node, "`torch.device(\"cuda\")` with no fallback: this only runs on a machine with CUDA")
+                self._flag(node, "`torch.device(\"cuda\")`")
             self.placing += 1
             for a in node.args:
                 a.visit(self)
@@ -287,13 +373,13 @@ class _Finder(cst.CSTVisitor):
                 and _tensor_cuda_signature(node)
             ):
                 if self.imports.qualname(func.value) is None:  # `x.cuda()`, never `torch.cuda`
-                    self._flag(node, "`.cuda()` with no availability check: this fails on a machine without CUDA")
+                    self._flag(node, "`.cuda()`")
             elif method in ("to", "cpu"):
                 target = next((a for a in node.args if a.keyword is not None and a.keyword.value == "device"), None)
                 if target is None and node.args and node.args[0].keyword is None and not node.args[0].star:
                     target = node.args[0]
                 if target is not None and _is_cuda_string(target.value):
-                    self._flag(node, "`.to(\"cuda\")` with no fallback: this fails on a machine without CUDA")
+                    self._flag(node, "`.to(\"cuda\")`")
                 func.value.visit(self)
                 self.placing += 1
                 for a in node.args:
@@ -302,7 +388,7 @@ class _Finder(cst.CSTVisitor):
                 return False
         for a in node.args:
             if a.keyword is not None and a.keyword.value == "device" and _is_cuda_string(a.value):
-                self._flag(a, "`device=\"cuda\"` with no fallback: this fails on a machine without CUDA")
+                self._flag(a, "`device=\"cuda\"`")
             if a.keyword is not None and a.keyword.value in ("device", "map_location", "device_type"):
                 self.placing += 1
                 a.value.visit(self)
@@ -314,11 +400,11 @@ class _Finder(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if _is_cuda_string(node.value) and all(self._device_target(t.target) for t in node.targets):
-            self._flag(node.value, "a hard-coded `\"cuda\"` device with no fallback: this only runs on a machine with CUDA")
+            self._flag(node.value, "a hard-coded `\"cuda\"` device")
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and _is_cuda_string(node.value) and self._device_target(node.target):
-            self._flag(node.value, "a hard-coded `\"cuda\"` device with no fallback: this only runs on a machine with CUDA")
+            self._flag(node.value, "a hard-coded `\"cuda\"` device")
 
     @staticmethod
     def _device_target(target) -> bool:
