@@ -146,7 +146,8 @@ def _option(call: cst.Call):
 
 
 class CpuRun:
-    def __init__(self, module: cst.Module, imports, skip=lambda node: False) -> None:
+    def __init__(self, module: cst.Module, imports, calls=None, skip=lambda node: False) -> None:
+        """`calls`: every call in the module, when the caller has them (engine.Context.calls)."""
         self.module = module
         self.imports = imports
         self.skip = skip  # functions never entered (GPU-only by name)
@@ -168,14 +169,14 @@ class CpuRun:
         # `exec(open("configurator.py").read())` or `globals().update(...)` may rebind any
         # module-level name: those are then unknown
         self.dynamic_globals = False
-        for n in _walk(module):
-            if not isinstance(n, cst.Call):
-                continue
+        for n in calls if calls is not None else (n for n in _walk(module) if isinstance(n, cst.Call)):
             if isinstance(n.func, cst.Attribute) and n.func.attr.value == "add_argument":
                 opt = _option(n)
                 if opt is not None:
                     self.options.setdefault(opt[0], []).append((opt[1], module, True))
-            elif dotted(n.func) in ("exec", "globals", "vars") and not imports.binds(dotted(n.func)):
+            elif (dotted(n.func) == "exec" or (dotted(n.func) in ("globals", "vars") and not n.args)) and not (
+                imports.binds(dotted(n.func))
+            ):
                 self.dynamic_globals = True
         self._suite(module.body, module)
 
@@ -199,9 +200,7 @@ class CpuRun:
                 names = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
                 names |= {s.name.value for s in (p.star_arg, p.star_kwarg) if isinstance(s, cst.Param)}
                 self.params[stmt] = names
-                self.globals[stmt] = {
-                    n.name.value for g in _walk(stmt.body) if isinstance(g, cst.Global) for n in g.names
-                }
+                self.globals[stmt] = _declared_global(stmt.body.body)
                 self._collect(stmt.body.body, stmt, None)
             elif isinstance(stmt, cst.ClassDef):
                 self.defs.setdefault(scope, {})[stmt.name.value] = stmt
@@ -694,6 +693,18 @@ def _suites(stmt):
     for case in getattr(stmt, "cases", ()) or ():
         out.append(case.body.body)
     return out
+
+
+def _declared_global(stmts) -> set:
+    """The names a function's `global` statements declare (statements only, not nested defs)."""
+    names = set()
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            names.update(n.name.value for small in stmt.body if isinstance(small, cst.Global) for n in small.names)
+        elif not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            for suite in _suites(stmt):
+                names |= _declared_global(suite)
+    return names
 
 
 def _own_nodes(node):

@@ -4,6 +4,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.cpu_run import CpuRun
+from devicelint.flow import child_nodes
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
@@ -211,8 +212,7 @@ for x in torch.randn(3, 8, 4):
             return
         if b"nccl" in ctx.source or b"NCCL" in ctx.source:
             return  # NCCL process groups are multi-GPU by design
-        finder = _Finder(ctx.imports)
-        ctx.module.visit(finder)
+        finder = _Finder(ctx.imports).run(ctx.module)
         found = finder.found
         if not found:
             return
@@ -220,7 +220,7 @@ for x in torch.randn(3, 8, 4):
         if finder.fallback:
             # The file thought about machines without CUDA: judge each site by whether such
             # a machine's run gets there.
-            run = CpuRun(ctx.module, ctx.imports, skip=_gpu_only)
+            run = CpuRun(ctx.module, ctx.imports, ctx.calls, skip=_gpu_only)
             found = [(n, m) for n, m in found if _reached_and_fails(n, run, scopes, ctx.imports)]
         why = _UNGUARDED if finder.fallback else _NO_CHECK
         torch_ok = ctx.imports.qualname(cst.Name("torch")) == "torch"
@@ -291,120 +291,100 @@ def _fallback_edit(node):
     return None
 
 
-class _Finder(cst.CSTVisitor):
+class _Finder:
+    """One walk of the module (by hand: a LibCST visitor costs ten times as much) that
+    collects the places putting something on CUDA, outside GPU-only functions, and whether
+    the file thinks about machines without CUDA anywhere (`fallback`)."""
+
     def __init__(self, imports):
         self.imports = imports
-        self.found: list = []
+        self.found: list = []  # (node, what it is)
         self.fallback = False
-        self.guarded = 0  # inside a CUDA test / GPU-only function
-        self.placing = 0  # inside the device argument of a move (a "cpu" there is no fallback)
-        self.defs: list = []
 
-    # ---- guards and fallbacks
-    def visit_Name(self, node) -> None:
-        if node.value in _FALLBACK_ATTRS or "accelerator" in node.value.lower():
-            self.fallback = True
+    def run(self, module) -> "_Finder":
+        # (node, inside a GPU-only function, inside the device argument of a move: a "cpu"
+        # there is no fallback)
+        stack = [(module, False, False)]
+        while stack:
+            node, guarded, placing = stack.pop()
+            kids = self._visit(node, guarded, placing)
+            if kids is None:
+                kids = [(c, guarded, placing) for c in child_nodes(node)]
+            stack.extend(reversed(kids))
+        return self
 
-    def visit_Attribute(self, node) -> None:
-        if node.attr.value in _FALLBACK_ATTRS or "accelerator" in node.attr.value.lower():
-            self.fallback = True
+    def _visit(self, node, guarded, placing):
+        """Look at one node; the children to walk next, or None for all of them as they are."""
+        kind = type(node)  # one dict lookup per node: isinstance on LibCST's classes is slow
+        if kind is cst.Call:
+            return self._call(node, guarded, placing)
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            return [(c, guarded or _gpu_only(node), placing) for c in child_nodes(node)]
+        if (kind is cst.Assign or kind is cst.AnnAssign) and node.value is not None and _is_cuda_string(node.value):
+            targets = [t.target for t in node.targets] if kind is cst.Assign else [node.target]
+            if all(self._device_target(t) for t in targets):
+                self._flag(node.value, "a hard-coded `\"cuda\"` device", guarded)
+        elif not self.fallback:
+            self._fallback_in(node, kind, placing)
+        return None
 
-    def visit_SimpleString(self, node) -> None:
-        s = _string(node)
-        if s is None:
-            return
-        kind = s.split(":")[0].strip().lower()
-        if kind in ("mps", "xla", "xpu", "npu", "hpu") or (kind == "cpu" and not self.placing):
-            self.fallback = True
-
-    def _guard_test(self, test) -> bool:
-        return bool(_GUARD_WORDS.search(_code(test)))
-
-    def visit_If(self, node) -> bool:
-        if self._guard_test(node.test):
+    def _fallback_in(self, node, kind, placing) -> None:
+        if kind is cst.Name:
+            self._fallback_name(node.value)
+        elif kind is cst.Attribute:
+            self._fallback_name(node.attr.value)
+        elif kind is cst.SimpleString:
+            s = _string(node)
+            where = s.split(":")[0].strip().lower() if s is not None else ""
+            if where in ("mps", "xla", "xpu", "npu", "hpu") or (where == "cpu" and not placing):
+                self.fallback = True
+        elif (kind is cst.If or kind is cst.IfExp) and _GUARD_WORDS.search(_code(node.test)):
             self.fallback = True  # a branch for "no CUDA" exists
-        return True
 
-    def visit_IfExp(self, node) -> bool:
-        if self._guard_test(node.test):
+    def _fallback_name(self, name: str) -> None:
+        if name in _FALLBACK_ATTRS or "accelerator" in name.lower():
             self.fallback = True
-        return True
 
-    def _enter_def(self, node) -> None:
-        gpu_only = _gpu_only(node)
-        self.defs.append(gpu_only)
-        self.guarded += gpu_only
+    def _flag(self, node, what, guarded) -> None:
+        if not guarded:
+            self.found.append((node, what))
 
-    def _leave_def(self, node) -> None:
-        self.guarded -= self.defs.pop()
-
-    visit_FunctionDef = visit_ClassDef = _enter_def
-    leave_FunctionDef = leave_ClassDef = _leave_def
-
-    # ---- CUDA-only sites
-    def _flag(self, node, message) -> None:
-        if not self.guarded:
-            self.found.append((node, message))
-
-    def visit_Call(self, node: cst.Call) -> bool:
+    def _call(self, node: cst.Call, guarded, placing) -> list:
         func = node.func
-        q = self.imports.qualname(func)
         text = dotted(func) or ""
-        if text.endswith(_OPTION_CALLS) or text.rsplit(".", 1)[-1].startswith("DEFINE_"):
+        if not self.fallback and (text.endswith(_OPTION_CALLS) or text.rsplit(".", 1)[-1].startswith("DEFINE_")):
             # a command-line option or an environment variable chooses the device
             if any(_ARG_WORDS.search(s) for a in node.args if (s := _string(a.value)) is not None):
                 self.fallback = True
-        if q == "torch.device":
-            first = node.args[0] if node.args else None
+        if self.imports.qualname(func) == "torch.device":
             kw = next((a for a in node.args if a.keyword is not None and a.keyword.value == "type"), None)
-            arg = kw or first
+            arg = kw or (node.args[0] if node.args else None)
             if arg is not None and _is_cuda_string(arg.value):
-                self._flag(node, "`torch.device(\"cuda\")`")
-            self.placing += 1
-            for a in node.args:
-                a.visit(self)
-            self.placing -= 1
-            return False
+                self._flag(node, "`torch.device(\"cuda\")`", guarded)
+            return [(a, guarded, True) for a in node.args]
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if (
                 method == "cuda"
                 and not (isinstance(func.value, cst.Call) and dotted(func.value.func) == "super")
                 and _tensor_cuda_signature(node)
+                and self.imports.qualname(func.value) is None  # `x.cuda()`, never `torch.cuda`
             ):
-                if self.imports.qualname(func.value) is None:  # `x.cuda()`, never `torch.cuda`
-                    self._flag(node, "`.cuda()`")
+                self._flag(node, "`.cuda()`", guarded)
             elif method in ("to", "cpu"):
                 target = next((a for a in node.args if a.keyword is not None and a.keyword.value == "device"), None)
                 if target is None and node.args and node.args[0].keyword is None and not node.args[0].star:
                     target = node.args[0]
                 if target is not None and _is_cuda_string(target.value):
-                    self._flag(node, "`.to(\"cuda\")`")
-                func.value.visit(self)
-                self.placing += 1
-                for a in node.args:
-                    a.visit(self)
-                self.placing -= 1
-                return False
+                    self._flag(node, "`.to(\"cuda\")`", guarded)
+                return [(func.value, guarded, placing)] + [(a.value, guarded, True) for a in node.args]
+        kids = []
         for a in node.args:
-            if a.keyword is not None and a.keyword.value == "device" and _is_cuda_string(a.value):
-                self._flag(a, "`device=\"cuda\"`")
-            if a.keyword is not None and a.keyword.value in ("device", "map_location", "device_type"):
-                self.placing += 1
-                a.value.visit(self)
-                self.placing -= 1
-            else:
-                a.value.visit(self)
-        func.visit(self)
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if _is_cuda_string(node.value) and all(self._device_target(t.target) for t in node.targets):
-            self._flag(node.value, "a hard-coded `\"cuda\"` device")
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None and _is_cuda_string(node.value) and self._device_target(node.target):
-            self._flag(node.value, "a hard-coded `\"cuda\"` device")
+            named = a.keyword.value if a.keyword is not None else None
+            if named == "device" and _is_cuda_string(a.value):
+                self._flag(a, "`device=\"cuda\"`", guarded)
+            kids.append((a.value, guarded, placing or named in ("device", "map_location", "device_type")))
+        return kids + [(func, guarded, placing)]
 
     @staticmethod
     def _device_target(target) -> bool:
