@@ -71,6 +71,7 @@ _IMPLICIT_CALL = ("forward", "__call__")
 _CONSTRUCT = ("__init__", "__post_init__")
 _DEPTH = 12
 _CALL_DEPTH = 40
+_MAX_ASSIGNMENTS = 16  # a name set more often than this is not a setting: unknown
 
 
 class Val(NamedTuple):
@@ -165,6 +166,10 @@ class CpuRun:
         self._walking: set = set()
         self._frames: list = [False]  # per function being walked: whether the run may end in it
         self._active: set = set()
+        # (node, depth) -> answer: a name set from names set from names... is asked about once.
+        # An answer cut short by the cycle guard is "unknown", never a wrong certainty.
+        self._value_memo: dict = {}
+        self._device_memo: dict = {}
         self._collect(module.body, module, None)
         # `exec(open("configurator.py").read())` or `globals().update(...)` may rebind any
         # module-level name: those are then unknown
@@ -261,10 +266,11 @@ class CpuRun:
             return (cls, text) if cls is not None else None
         return (None, text)
 
-    def _values(self, node, scope):
+    def _values(self, node, scope, settings: bool = True):
         """[(value expression or None, its scope, whether it is an option's default)] assigned
         to a name or attribute seen from `scope`; None when it is unknown (a parameter,
-        nothing assigned)."""
+        nothing assigned). With `settings`, also None for a name that is no setting: set
+        too often, or at module level where `exec` may rebind it."""
         text = dotted(node)
         if text is None:
             return None
@@ -277,14 +283,16 @@ class CpuRun:
                     s = self.module
                     continue
                 if (s, text) in self.assigns:
-                    return None if s is self.module and self.dynamic_globals else self.assigns[(s, text)]
+                    found = self.assigns[(s, text)]
+                    unsure = (s is self.module and self.dynamic_globals) or len(found) > _MAX_ASSIGNMENTS
+                    return None if settings and unsure else found
                 s = self.enclosing.get(s)
             return None
         key = self._key(node, scope)
         found = list(self.assigns.get(key, [])) if key is not None else []
         if not text.startswith("self."):
             found += self.options.get(text.rsplit(".", 1)[-1], [])
-        return found or None
+        return found if found and (not settings or len(found) <= _MAX_ASSIGNMENTS) else None
 
     # ------------------------------------------------------------------ values
 
@@ -296,6 +304,12 @@ class CpuRun:
 
     def value(self, node, scope, depth: int = 0):
         """What `node` evaluates to on a CPU-only run with the default options, or None."""
+        key = (id(node), depth)
+        if key not in self._value_memo:
+            self._value_memo[key] = self._value(node, scope, depth)
+        return self._value_memo[key]
+
+    def _value(self, node, scope, depth: int):
         if depth > _DEPTH:
             return None
         lit = _literal(node)
@@ -390,13 +404,20 @@ class CpuRun:
     def about_device(self, node, scope, depth: int = 0) -> bool:
         """Whether a test's value may follow the machine's device: it says so in its words,
         or a name in it was assigned from such words."""
+        key = (id(node), depth)
+        if key not in self._device_memo:
+            self._device_memo[key] = self._about_device(node, scope, depth)
+        return self._device_memo[key]
+
+    def _about_device(self, node, scope, depth: int) -> bool:
         if DEVICE_WORDS.search(_code(node)):
             return True
         if depth > 2:
             return False
         for n in _walk(node):
             if isinstance(n, (cst.Name, cst.Attribute)):
-                for v, s, _ in self._values(n, scope) or ():
+                # every assignment counts here: one from the device is enough to make it a guard
+                for v, s, _ in self._values(n, scope, settings=False) or ():
                     if v is not None and self.about_device(v, s, depth + 1):
                         return True
             if isinstance(n, cst.Call):
@@ -459,7 +480,7 @@ class CpuRun:
     def _class_of_value(self, node, scope, depth: int = 0):
         """The class of this file that built the object `node` holds, when every
         assignment of it says the same (`model = Net(...).to(device)`)."""
-        if depth > 4:
+        if depth > 3:
             return None
         while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _CHAIN:
             node = node.func.value

@@ -393,3 +393,23 @@ def test_files_that_never_check_are_judged_as_before():
             model.cuda()
             return [model(x.to("cuda")) for x in loader]
         """) == [9, 10]
+
+
+def test_a_guard_flag_rebound_along_the_script_stays_a_guard():
+    # however often the flag is set again (here also under exec-style overrides), it came from
+    # the availability check: what it guards is not flagged, whatever the flag's name
+    updates = "\n".join(f"        fast = fast and not args.skip_{i}" for i in range(20))
+    assert flagged(f"""
+        import argparse
+
+        import torch
+
+        parser = argparse.ArgumentParser()
+        args, _ = parser.parse_known_args()
+        fast = torch.cuda.is_available()
+        exec(open("overrides.py").read())
+{updates}
+        model = torch.nn.Linear(4, 2)
+        if fast:
+            model.cuda()
+        """) == []
