@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from devicelint.flow import _walk, child_nodes
+from devicelint.flow import child_nodes, walk
 from devicelint.names import dotted
 
 # Outcomes, ordered: joining branches keeps the most reaching one.
@@ -174,7 +174,7 @@ class CpuRun:
         # `exec(open("configurator.py").read())` or `globals().update(...)` may rebind any
         # module-level name: those are then unknown
         self.dynamic_globals = False
-        for n in calls if calls is not None else (n for n in _walk(module) if isinstance(n, cst.Call)):
+        for n in calls if calls is not None else (n for n in walk(module) if isinstance(n, cst.Call)):
             if isinstance(n.func, cst.Attribute) and n.func.attr.value == "add_argument":
                 opt = _option(n)
                 if opt is not None:
@@ -414,7 +414,7 @@ class CpuRun:
             return True
         if depth > 2:
             return False
-        for n in _walk(node):
+        for n in walk(node):
             if isinstance(n, (cst.Name, cst.Attribute)):
                 # every assignment counts here: one from the device is enough to make it a guard
                 for v, s, _ in self._values(n, scope, settings=False) or ():
