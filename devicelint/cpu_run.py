@@ -36,7 +36,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from devicelint.flow import child_nodes, walk
-from devicelint.names import dotted
+from devicelint.names import child_bodies, dotted
 
 # Outcomes, ordered: joining branches keeps the most reaching one.
 STOP, DEAD, MAYBE, REACHED = 0, 1, 2, 3
@@ -228,7 +228,7 @@ class CpuRun:
                     for item in stmt.items:
                         if item.asname is not None:
                             self._bind(item.asname.name, None, scope)
-                for suite in _suites(stmt):
+                for suite in child_bodies(stmt):
                     self._collect(suite, scope, cls)
         if scope is self.module:
             self.enclosing[scope] = None
@@ -410,7 +410,7 @@ class CpuRun:
         return self._device_memo[key]
 
     def _about_device(self, node, scope, depth: int) -> bool:
-        if DEVICE_WORDS.search(_code(node)):
+        if DEVICE_WORDS.search(code_of(node)):
             return True
         if depth > 2:
             return False
@@ -691,29 +691,9 @@ class CpuRun:
         return True
 
 
-def _code(node) -> str:
+def code_of(node) -> str:
+    """The source text of a node (what a test says, in words)."""
     return cst.Module(body=()).code_for_node(node)
-
-
-def _suites(stmt):
-    """The statement lists nested in a compound statement (not in functions or classes)."""
-    out = []
-    body = getattr(stmt, "body", None)
-    if isinstance(body, cst.BaseSuite):
-        out.append(body.body)
-    orelse = getattr(stmt, "orelse", None)
-    while orelse is not None:
-        if isinstance(getattr(orelse, "body", None), cst.BaseSuite):
-            out.append(orelse.body.body)
-        orelse = orelse.orelse if isinstance(orelse, cst.If) else None
-    final = getattr(stmt, "finalbody", None)
-    if final is not None:
-        out.append(final.body.body)
-    for handler in getattr(stmt, "handlers", ()) or ():
-        out.append(handler.body.body)
-    for case in getattr(stmt, "cases", ()) or ():
-        out.append(case.body.body)
-    return out
 
 
 def _declared_global(stmts) -> set:
@@ -723,7 +703,7 @@ def _declared_global(stmts) -> set:
         if isinstance(stmt, cst.SimpleStatementLine):
             names.update(n.name.value for small in stmt.body if isinstance(small, cst.Global) for n in small.names)
         elif not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            for suite in _suites(stmt):
+            for suite in child_bodies(stmt):
                 names |= _declared_global(suite)
     return names
 

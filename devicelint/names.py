@@ -68,7 +68,7 @@ class Imports:
                             local = alias.asname.name.value if alias.asname else name
                             self._bind(local, f"{base}.{name}")
             else:
-                for child in _child_bodies(stmt):
+                for child in child_bodies(stmt):
                     self._collect(child)
 
     def _bind_project(self, local: str, sym) -> None:
@@ -140,7 +140,7 @@ class Imports:
         return local in self._bindings
 
 
-def _child_bodies(stmt):
+def child_bodies(stmt):
     """Statement bodies nested in a compound statement (if/for/with/try/def/class/match)."""
     out = []
     body = getattr(stmt, "body", None)

@@ -3,7 +3,7 @@ import re
 import libcst as cst
 
 from devicelint import torchapi as api
-from devicelint.cpu_run import CpuRun
+from devicelint.cpu_run import CpuRun, code_of
 from devicelint.flow import child_nodes
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
@@ -42,10 +42,6 @@ def _tensor_cuda_signature(call: cst.Call) -> bool:
     if any(a.star for a in call.args) or len(positional) > 1:
         return False
     return all(a.keyword is None or a.keyword.value in ("device", "non_blocking", "memory_format") for a in call.args)
-
-
-def _code(node) -> str:
-    return cst.Module(body=()).code_for_node(node)
 
 
 class HardcodedCuda(Rule):
@@ -252,7 +248,7 @@ def _gpu_only(node) -> bool:
     """A function or class whose name or decorator says it is for GPUs only (`test_cuda_kernel`,
     `@skipIf(not torch.cuda.is_available())`)."""
     return bool(_GUARD_WORDS.search(node.name.value)) or any(
-        _GUARD_WORDS.search(_code(d.decorator)) or "skip" in _code(d.decorator).lower() for d in node.decorators
+        _GUARD_WORDS.search(code_of(d.decorator)) or "skip" in code_of(d.decorator).lower() for d in node.decorators
     )
 
 
@@ -338,7 +334,7 @@ class _Finder:
             where = s.split(":")[0].strip().lower() if s is not None else ""
             if where in ("mps", "xla", "xpu", "npu", "hpu") or (where == "cpu" and not placing):
                 self.fallback = True
-        elif (kind is cst.If or kind is cst.IfExp) and _GUARD_WORDS.search(_code(node.test)):
+        elif (kind is cst.If or kind is cst.IfExp) and _GUARD_WORDS.search(code_of(node.test)):
             self.fallback = True  # a branch for "no CUDA" exists
 
     def _fallback_name(self, name: str) -> None:
