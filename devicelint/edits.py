@@ -75,6 +75,30 @@ class FixBuilder:
             return self._by_rewrite(node, edit, message, applicability)
         return self._object(lo, lo + len(old), new, message, applicability)
 
+    def build_parts(self, report) -> dict | None:
+        """The fix object of a fix in several parts (a value bound once, its uses rewritten):
+        the whole module rewritten with them, one edit per changed run of lines."""
+        import difflib
+
+        from devicelint.fix import _Apply, claim
+
+        try:
+            edits, inserts, _taken = claim(self.module, [report])
+            before = self.module.code
+            after = self.module.visit(_Apply(edits, inserts)).code
+        except Exception:
+            return None
+        if before != self.text or after == before:
+            return None
+        old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+        out = []
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            lo, hi = sum(map(len, old[:i1])), sum(map(len, old[:i2]))
+            out.append(self._object(lo, hi, "".join(new[j1:j2]), report.fix, report.applicability)["edits"][0])
+        return {"applicability": report.applicability, "message": report.fix, "edits": out}
+
     def _by_rewrite(self, node, edit, message, applicability) -> dict | None:
         try:
             before = self.module.code

@@ -229,6 +229,8 @@ def _fix(ctx: Context, report, text: str):
         from devicelint.edits import FixBuilder
 
         ctx.fixes = FixBuilder(ctx.module, text)
+    if report.more_edits:
+        return ctx.fixes.build_parts(report)
     node = report.edit_node or report.node
     return ctx.fixes.build(node, report.edit, report.fix, report.applicability, ctx.position(node))
 

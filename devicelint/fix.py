@@ -15,7 +15,7 @@ import tempfile
 import warnings
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, WhitespaceInclusivePositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider, WhitespaceInclusivePositionProvider
 
 from devicelint.edits import locate
 from devicelint.engine import analyse_python
@@ -25,17 +25,79 @@ _PY_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class _Apply(cst.CSTTransformer):
-    def __init__(self, edits: dict) -> None:
+    """Replaces nodes (`edits`: id(original node) -> callback on the updated node) and inserts
+    statements (`inserts`: id(original statement) -> [code, ...]) before statements."""
+
+    def __init__(self, edits: dict, inserts: dict | None = None) -> None:
         self.edits = edits
+        self.inserts = inserts or {}
         self.applied: dict = {}  # id(original node) -> (original node, its replacement)
+        self.inserted: list = []  # (original statement, code inserted before it)
 
     def on_leave(self, original_node, updated_node):
+        if self.inserts and isinstance(original_node, (cst.IndentedBlock, cst.Module)):
+            updated_node = self._insert(original_node, updated_node)
         edit = self.edits.get(id(original_node))
         if edit is None:
             return updated_node
         new = edit(updated_node)
         self.applied[id(original_node)] = (original_node, new)
         return new
+
+    def _insert(self, original, updated):
+        if len(original.body) != len(updated.body):
+            return updated  # a statement was flattened away: positions no longer match
+        body = []
+        for old, new in zip(original.body, updated.body):
+            for code in self.inserts.get(id(old), ()):
+                body.extend(cst.parse_module(code).body)
+                self.inserted.append((old, code))
+            body.append(new)
+        return updated.with_changes(body=body) if len(body) != len(updated.body) else updated
+
+
+def parts_key(module: cst.Module, part):
+    """What a part of a fix claims: its node (a replacement), or its statement and code (an
+    insertion: the same line inserted twice is one insertion)."""
+    from devicelint.rules.base import Insert
+
+    if isinstance(part, Insert):
+        return ("insert", id(part.before), part.code)
+    return ("node", id(part[0]))
+
+
+def _same_edit(module: cst.Module, a, b) -> bool:
+    """Two replacements of one node agree: they give the same code."""
+    try:
+        return module.code_for_node(a[1](a[0])) == module.code_for_node(b[1](b[0]))
+    except Exception:
+        return False
+
+
+def claim(module: cst.Module, reports) -> tuple[dict, dict, int]:
+    """(edits, inserts, how many reports) for `_Apply`: each report's parts are taken all
+    together or, when one of them replaces a node another report replaces differently, not
+    at all (the next round sees it again)."""
+    from devicelint.rules.base import Insert
+
+    claimed: dict = {}
+    taken = 0
+    for report in reports:
+        parts = report.edit_parts()
+        keys = [parts_key(module, part) for part in parts]
+        if any(k in claimed and k[0] == "node" and not _same_edit(module, claimed[k], part)
+               for k, part in zip(keys, parts)):
+            continue
+        for k, part in zip(keys, parts):
+            claimed.setdefault(k, part)
+        taken += 1
+    edits, inserts = {}, {}
+    for k, part in claimed.items():
+        if isinstance(part, Insert):
+            inserts.setdefault(id(part.before), []).append(part.code)
+        else:
+            edits[id(part[0])] = part[1]
+    return edits, inserts, taken
 
 
 def _parses(source: bytes, path: str) -> bool:
@@ -63,16 +125,17 @@ def fix_python(source: bytes, path: str = "<stdin>", select=None, ignore=None, u
     applied = 0
     for _ in range(MAX_ROUNDS):
         pairs, module = analyse_python(source, path, select, ignore)
-        edits = {}
-        for _finding, report in pairs:
-            if report is not None and report.edit is not None and (unsafe or report.applicability == "safe"):
-                edits.setdefault(id(report.edit_node or report.node), report.edit)
-        if not edits or module is None:
+        if module is None:
+            break
+        chosen = [report for _finding, report in pairs
+                  if report is not None and report.edit is not None and (unsafe or report.applicability == "safe")]
+        edits, inserts, taken = claim(module, chosen)
+        if not edits and not inserts:
             break
         try:
-            apply = _Apply(edits)
+            apply = _Apply(edits, inserts)
             rendered = module.visit(apply).bytes
-            new = _splice(source, module, apply.applied)
+            new = _splice(source, module, apply.applied, apply.inserted)
         except Exception:
             break
         if new is None:
@@ -81,18 +144,36 @@ def fix_python(source: bytes, path: str = "<stdin>", select=None, ignore=None, u
             new = rendered if module.bytes == source else source
         if new == source or not _parses(new, path):
             break
-        source, applied = new, applied + len(edits)
+        source, applied = new, applied + taken
     return source, applied
 
 
-def _splice(source: bytes, module: cst.Module, applied: dict) -> bytes | None:
-    """The original bytes with each replaced node's span swapped for its new code, so that
-    everything else (line ends, form feeds, a BOM) stays byte for byte; None when a node
-    cannot be found where LibCST says it is."""
+def _splice(source: bytes, module: cst.Module, applied: dict, inserted=()) -> bytes | None:
+    """The original bytes with each replaced node's span swapped for its new code, and each
+    inserted statement put at the start of the line of the statement it goes before (above
+    its comments), at that statement's indentation, so that everything else (line ends,
+    form feeds, a BOM) stays byte for byte; None when a node cannot be found where LibCST
+    says it is."""
     text = source.decode(module.encoding)
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(WhitespaceInclusivePositionProvider)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(WhitespaceInclusivePositionProvider)
     starts = [0] + [m.end() for m in _PY_LINE_END.finditer(text)]
     spans = []
+    if inserted:
+        own = wrapper.resolve(PositionProvider)
+        for stmt, code in inserted:
+            pos, at = positions.get(stmt), own.get(stmt)
+            if pos is None or at is None or pos.start.column != 0 or at.start.line > len(starts):
+                return None
+            line_start = starts[at.start.line - 1]
+            indent = text[line_start:line_start + at.start.column]
+            if indent.strip() or pos.start.line > len(starts):
+                return None  # the statement does not begin its line (`if a: b`): no place for a line
+            ends = _PY_LINE_END.search(text, line_start)
+            newline = ends.group() if ends else module.default_newline
+            block = "".join(indent + line + newline for line in code.splitlines())
+            at_line = starts[pos.start.line - 1]
+            spans.append((at_line, at_line, block))
     for original, replacement in applied.values():
         pos = positions.get(original)
         if pos is None or pos.start.line > len(starts):
@@ -102,7 +183,8 @@ def _splice(source: bytes, module: cst.Module, applied: dict) -> bytes | None:
         if at is None:
             return None
         spans.append((at, at + len(old), module.code_for_node(replacement)))
-    spans.sort(key=lambda s: (s[0], -s[1]))
+    # an insertion before a statement goes before a replacement that starts where it does
+    spans.sort(key=lambda s: (s[0], s[1] != s[0], -s[1]))
     out, end = [], 0
     for start, stop, code in spans:
         if start < end:

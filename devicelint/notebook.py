@@ -236,11 +236,19 @@ class Notebook:
             end_column = len(cell.lines[end_line - 1].rstrip("\r\n")) + 1 if cell.lines else 1
         message = _LINE_REF.sub(self._cell_ref, finding.message)
         fix = finding.fix
-        if fix and fix.get("edits"):  # an edit lies inside its finding's node: the same cell
-            edits = [dict(e, line=e["line"] - cell.start + 1, end_line=e["end_line"] - cell.start + 1) for e in fix["edits"]]
-            fix = dict(fix, edits=edits)
+        if fix and fix.get("edits"):
+            fix = dict(fix, edits=[self._edit_in_cell(e, cell) for e in fix["edits"]])
         return dataclasses.replace(finding, cell=cell.index, line=line, end_line=end_line, end_column=end_column,
                                    message=message, fix=fix)
+
+    def _edit_in_cell(self, edit: dict, cell: Cell) -> dict:
+        """An edit relative to its cell: the finding's, or (a model moved where an earlier
+        cell builds it) another one, then named in the edit's own `cell`."""
+        own = self.cell_at(edit["line"])
+        out = dict(edit, line=edit["line"] - own.start + 1, end_line=edit["end_line"] - own.start + 1)
+        if own is not cell:
+            out["cell"] = own.index
+        return out
 
     def _cell_ref(self, match) -> str:
         # messages name other lines ("the DataLoader on line 14"): say where that is in the notebook

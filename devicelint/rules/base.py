@@ -8,6 +8,16 @@ from typing import Iterator
 import libcst as cst
 
 
+@dataclass(frozen=True)
+class Insert:
+    """A fix's statement insertion: `code` (whole statements, each ending with a newline,
+    without indentation) goes right before the statement `before`, at its indentation and
+    above its leading comments."""
+
+    before: cst.BaseStatement
+    code: str
+
+
 @dataclass
 class Report:
     node: cst.CSTNode
@@ -18,6 +28,16 @@ class Report:
     edit: object = None
     edit_node: cst.CSTNode | None = None
     applicability: str = "safe"  # "unsafe": may change meaning; only with --unsafe-fixes
+    # More parts of the same fix, applied together with `edit` or not at all: (node, callback)
+    # replacements like `edit`, and Inserts (binding a value once: `x = x.to(device)` before
+    # the statement whose moves now read `x`)
+    more_edits: tuple = ()
+
+    def edit_parts(self) -> list:
+        """Every part of the fix: `(node, callback)` pairs and Inserts."""
+        if self.edit is None:
+            return []
+        return [(self.edit_node or self.node, self.edit), *self.more_edits]
 
 
 class Rule:

@@ -165,4 +165,38 @@ for step in range(10):
                 msg = f"{what} does not change inside the loop but is moved to `{mv.target_text}` on every iteration; move it once before the loop"
             else:
                 msg = f"{what} was already copied to `{mv.target_text}` at line {ctx.line(mv.prior)}; reuse that result instead of copying again"
-            yield Report(mv.node, msg)
+            plan = self._plan(ctx, mv)
+            if plan is None:
+                yield Report(mv.node, msg)
+                continue
+            primary, *rest = plan.parts
+            yield Report(mv.node, msg, fix=plan.message, edit=primary[1], edit_node=primary[0],
+                         more_edits=tuple(rest), applicability="unsafe")
+
+    def _plan(self, ctx, mv):
+        """The fix binding a repeated or loop-invariant move once (devicelint/bindonce.py):
+        for tensors only (a module's `.to()` moves it in place), never for a bare move."""
+        if mv.bare or mv.recv.kind is not Kind.TENSOR or not isinstance(mv.node.func, cst.Attribute):
+            return None
+        binder = getattr(ctx, "_bindonce", None)
+        if binder is None:
+            from devicelint.bindonce import Binder
+
+            binder = ctx._bindonce = Binder(ctx.module, ctx.line)
+        recv = mv.node.func.value
+        if mv.reason == "repeated" and isinstance(recv, cst.Name):
+            plan = binder.rebind(mv.node, mv.prior)
+        elif mv.reason == "repeated":
+            plan = binder.bind_entry(mv.node, mv.prior)
+        elif isinstance(recv, cst.Name):
+            plan = binder.from_callers(mv.node) or binder.rebind(mv.node, None)
+        else:
+            plan = None
+        if plan is None:
+            return None
+        # the flagged move itself is the fix's first part: `[*]` and the JSON point at it
+        parts = sorted(plan.parts, key=lambda p: not (isinstance(p, tuple) and p[0] is mv.node))
+        if not (isinstance(parts[0], tuple) and parts[0][0] is mv.node):
+            return None
+        plan.parts = tuple(parts)
+        return plan
