@@ -141,7 +141,11 @@ class Calls:
     def call_value(self, node: cst.Call, v: Val) -> Val:
         if v.kind is Kind.FUNC:
             fn, closure = v.ref
-            return self.inline(node, fn, closure, None)
+            out = self.inline(node, fn, closure, None)
+            if out.kind is Kind.MODULE and isinstance(out.mid, cst.Call):
+                # `model = build_model(args)`: where DL001's fix may move a model built out of reach
+                self.facts.helper_builds.setdefault(node, []).append((out.mid, self.device_names()))
+            return out
         if v.kind is Kind.CLASS:
             return self.construct(node, v.ref)
         if v.kind is Kind.MODULE or (v.kind is Kind.UNKNOWN and v.dev is Dev.ACCEL):

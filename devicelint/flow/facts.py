@@ -95,6 +95,9 @@ class Facts:
     load_scopes: dict = field(default_factory=dict)
     # model construction call -> one {name: Val} per context it ran in (for DL001's `.to(device)` fix)
     build_scopes: dict = field(default_factory=dict)
+    # call of a file-local function that returns a model it built -> one (the model's
+    # construction call, device names in scope at the call) per context (DL001's fix)
+    helper_builds: dict = field(default_factory=dict)
     # `for` over a loader -> one (device names in scope, loop-target names bound to a host
     # batch tensor) per context it ran in (for DL002's fix)
     batch_loops: dict = field(default_factory=dict)

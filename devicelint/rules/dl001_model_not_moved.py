@@ -181,18 +181,36 @@ def main():
                     f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` "
                     f"calls it with tensors on the device (line {ctx.line(call.node)})"
                 )
-            where = None
+            where, built, how = None, m.mid, "where it is built"
             if isinstance(m.mid, cst.Call) and m.mid in facts.build_scopes:
                 scopes = scopes or Scopes(ctx.module)
                 where = device_var(scopes, m.mid, facts.build_scopes[m.mid])
+                if where is None:
+                    built, where = _helper_call(scopes, facts, m.mid, call.blame)
+                    how = "where the helper that builds it is called"
             yield Report(
                 call.blame,
                 msg,
-                fix=f"move the model where it is built: `.to({where})`" if where else None,
-                edit=(lambda built, w=where: _moved(built, w)) if where else None,
-                edit_node=m.mid if where else None,
+                fix=f"move the model {how}: `.to({where})`" if where else None,
+                edit=(lambda node, w=where: _moved(node, w)) if where else None,
+                edit_node=built if where else None,
                 applicability="unsafe",
             )
+
+
+def _helper_call(scopes, facts, mid, blame):
+    """(the call of a file-local helper that returns the model built at `mid`, the device
+    variable certainly bound there) when exactly one such call, in the function where the
+    model is used, has one (`model = build_model(args)` in `main`); else (None, None)."""
+    scope = scopes.scope_of(blame)
+    found = []
+    for helper, records in facts.helper_builds.items():
+        if scopes.scope_of(helper) is not scope or any(built is not mid for built, _names in records):
+            continue
+        where = device_var(scopes, helper, [names for _built, names in records])
+        if where is not None:
+            found.append((helper, where))
+    return found[0] if len(found) == 1 else (None, None)
 
 
 def _moved(built: cst.Call, device: str) -> cst.Call:

@@ -1,5 +1,7 @@
 import libcst as cst
 
+from devicelint.bindonce import Binder
+from devicelint.dictbatch import entry_fix
 from devicelint.flow import walk
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, device_var
@@ -136,8 +138,16 @@ for step, (x, y) in enumerate(loader):
             found.append((mix.node, f"a batch from `{host.loader}` is still on the host but meets {what} on the "
                           f"device{where}; move it with `.to(device)` first"))
         fixes = _loop_fixes(ctx, [node for node, _msg in found]) if found and ctx.facts.batch_loops else {}
+        binder = None
         for node, msg in found:
             loop, names, device = fixes.get(id(node), (None, None, None))
+            if loop is None:
+                binder = binder or Binder(ctx.module, ctx.line)
+                entries = entry_fix(ctx, binder, node)
+                if entries is not None:
+                    yield Report(node, msg, fix=entries[0], edit=_unchanged, edit_node=entries[1].before,
+                                 more_edits=(entries[1],), applicability="unsafe")
+                    continue
             yield Report(
                 node,
                 msg,
@@ -208,6 +218,11 @@ def _moved_or_numpy(body, name: str) -> bool:
         ):
             return True
     return False
+
+
+def _unchanged(node):
+    """The insertion is the whole fix: the statement it goes before stays as it is."""
+    return node
 
 
 def _prepend_moves(body: cst.IndentedBlock, names, device: str) -> cst.IndentedBlock:
