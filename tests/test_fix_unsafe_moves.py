@@ -225,3 +225,164 @@ def test_dl011_is_unsafe_only():
     src = textwrap.dedent(SEQ_MODEL).lstrip("\n").encode()
     assert fix_source(src, "train.py", select=["DL011"]) == (src, 0)
     assert all(r.applicability == "unsafe" for _f, r in findings(SEQ_MODEL, "DL011"))
+
+
+# ----------------------------------------------------------------------------- DL001: helpers
+
+BUILT_BY_HELPER = """
+    import argparse
+
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+
+    def build_model(args):
+        layers = [nn.Conv2d(3, args.width, 3, padding=1), nn.ReLU()]
+        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(args.width, 10)]
+        return nn.Sequential(*layers)
+
+
+    def main():
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--width", type=int, default=16)
+        args = parser.parse_args()
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = build_model(args)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            images = torch.randn(8, 3, 32, 32).to(device)
+            labels = torch.randint(0, 10, (8,)).to(device)
+            loss = F.cross_entropy(model(images), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+"""
+
+
+def test_dl001_moves_a_model_where_the_helper_that_builds_it_is_called():
+    after = fix(BUILT_BY_HELPER, "DL001")
+    assert changed_lines(BUILT_BY_HELPER, after) == [("model = build_model(args)", "model = build_model(args).to(device)")]
+    [(_f, report)] = findings(BUILT_BY_HELPER, "DL001")
+    assert report.applicability == "unsafe"
+
+
+def test_dl001_no_helper_fix_when_two_models_come_from_it_or_the_device_comes_later():
+    # a teacher from the same helper: which call's model to move is not for us to guess
+    twice = BUILT_BY_HELPER.replace("        model = build_model(args)\n",
+                                    "        model = build_model(args)\n        teacher = build_model(args)\n")
+    flagged = findings(twice, "DL001")
+    assert flagged and all(r.edit is None for _f, r in flagged)
+    late = BUILT_BY_HELPER.replace(
+        '        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n', "").replace(
+        "        optimizer = torch.optim", '        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+        "        optimizer = torch.optim")
+    flagged = findings(late, "DL001")
+    assert flagged and all(r.edit is None for _f, r in flagged)
+
+
+# ----------------------------------------------------------------------------- DL002: dict batches
+
+DICT_BATCH = """
+    import numpy as np
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import DataLoader
+
+
+    class Tagger(nn.Module):
+        def __init__(self, vocab=100, dim=16, tags=5):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, dim)
+            self.head = nn.Linear(dim, tags)
+
+        def forward(self, input_ids):
+            return self.head(self.embed(input_ids))
+
+
+    def collate(items):
+        return {"input_ids": torch.stack([i[0] for i in items]), "tags": torch.stack([i[1] for i in items]),
+                "text": [i[2] for i in items]}
+
+
+    class Runner:
+        def __init__(self, model, device):
+            self.device = device
+            self.model = model.to(device)
+            self.optimizer = torch.optim.Adam(self.model.parameters())
+
+        def train_step(self, batch):
+            input_ids = batch["input_ids"].to(self.device)
+            logits = self.model(input_ids)
+            loss = nn.functional.cross_entropy(logits.flatten(0, 1), batch["tags"].flatten())
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            return loss.item(), batch["text"][0]
+
+
+    def evaluate(model, loader, device):
+        correct = 0
+        for batch in loader:
+            logits = model(batch["input_ids"].to(device))
+            correct += (logits.argmax(-1) == batch["tags"]).sum().item()
+        return correct
+
+
+    def main():
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        data = [(torch.randint(0, 100, (7,)), torch.randint(0, 5, (7,)), "a sentence") for _ in range(16)]
+        loader = DataLoader(data, batch_size=4, collate_fn=collate)
+        runner = Runner(Tagger(), device)
+        for batch in loader:
+            runner.train_step(batch)
+        print(evaluate(runner.model, loader, device))
+"""
+
+
+def test_dl002_moves_only_the_flagged_entries_where_the_batch_is_prepared():
+    after = fix(DICT_BATCH, "DL002")
+    lines = after.splitlines()
+    # in the step method: after the code's own move of `input_ids`, to the same `self.device`
+    at = lines.index('        input_ids = batch["input_ids"].to(self.device)')
+    assert lines[at + 1] == '        batch["tags"] = batch["tags"].to(self.device)'
+    # in the evaluation loop: after the loop's own move of `input_ids`
+    top = lines.index("    for batch in loader:")
+    assert lines[top + 2] == '        batch["tags"] = batch["tags"].to(device)'
+    # the strings of the batch are never touched
+    assert "batch[\"text\"] = " not in after
+    assert findings(after, "DL002") == []
+    flagged = findings(DICT_BATCH, "DL002")
+    assert len(flagged) == 2 and all(r.applicability == "unsafe" for _f, r in flagged)
+
+
+def test_dl002_never_moves_a_dict_as_if_it_were_a_tensor():
+    # the loader's collate function is out of the inference's sight: `batch` is subscripted
+    # with keys, so it is a dict (which has no `.to()`), not a tensor to move whole
+    assert "batch = batch.to(device)" not in fix(DICT_BATCH, "DL002")
+
+
+def test_dl002_entry_at_the_top_of_the_loop_with_the_proven_device_variable():
+    # no entry is moved before the flagged line: the top of the loop, `device` proven a device
+    plain = DICT_BATCH.replace('            logits = model(batch["input_ids"].to(device))\n'
+                               '            correct += (logits.argmax(-1) == batch["tags"]).sum().item()\n',
+                               '            correct += (model(batch["input_ids"].to(device)).argmax(-1) == batch["tags"]).sum().item()\n')
+    lines = fix(plain, "DL002").splitlines()
+    top = lines.index("    for batch in loader:")
+    assert lines[top + 1] == '        batch["tags"] = batch["tags"].to(device)'
+
+
+def test_dl002_no_entry_fix_when_the_entry_goes_to_numpy_or_no_device_is_known():
+    numpy = DICT_BATCH.replace("            correct += (logits.argmax(-1) == batch[\"tags\"]).sum().item()\n",
+                               "            correct += (logits.argmax(-1) == batch[\"tags\"]).sum().item()\n"
+                               "            np.save(\"tags.npy\", np.asarray(batch[\"tags\"]))\n")
+    after = fix(numpy, "DL002")
+    assert 'batch["tags"] = batch["tags"].to(device)' not in after
+    # the step method moves no other entry before the flagged line: `self.device` is not
+    # known to be a device there, nor that it can be read at the top of the method
+    unmoved = DICT_BATCH.replace('            input_ids = batch["input_ids"].to(self.device)\n', "").replace(
+        "            logits = self.model(input_ids)\n", "").replace(
+        "cross_entropy(logits.flatten(0, 1),", 'cross_entropy(self.model(batch["input_ids"].to(self.device)).flatten(0, 1),')
+    assert findings(unmoved, "DL002")
+    after = fix(unmoved, "DL002")
+    assert 'batch["tags"] = batch["tags"].to(self.device)' not in after

@@ -42,18 +42,14 @@ def test_no_fix_for_rules_without_one(tmp_path):
     assert autofix_run(pair, True, 120, None) == ("no-fix", "")
 
 
-@pytest.mark.parametrize("bad", ["bad.py", "bad_2.py"])
+@pytest.mark.parametrize("bad", ["bad.py", "bad_2.py", "bad_3.py"])
 def test_model_moved_where_it_is_built_is_proven(tmp_path, bad):
-    # DL001's unsafe fix: `.to(device)` on the construction, the device variable in scope there
+    # DL001's unsafe fix: `.to(device)` on the construction, the device variable in scope
+    # there; bad_3 builds the model in `build_model(num_classes)`, with no device in scope:
+    # the move goes where `main` calls the helper
     pair = pair_of(tmp_path, "DL001-model-not-moved", bad)
     verdict, detail = autofix_run(pair, True, 120, None)
     assert verdict == "proven", detail
-
-
-def test_model_built_by_a_helper_without_a_device_gets_no_fix(tmp_path):
-    # bad_3 builds the model in `build_model(num_classes)`: no device variable there
-    pair = pair_of(tmp_path, "DL001-model-not-moved", "bad_3.py")
-    assert autofix_run(pair, True, 120, None) == ("no-fix", "")
 
 
 def test_a_fix_that_does_not_repair_fails(tmp_path, monkeypatch):
@@ -72,17 +68,24 @@ def test_a_fix_that_does_not_repair_fails(tmp_path, monkeypatch):
     assert verdict == "fails" and "not-clean" in detail
 
 
-@pytest.mark.parametrize("bad", ["bad.py", "bad_2.py"])
+@pytest.mark.parametrize("bad", ["bad.py", "bad_2.py", "bad_3.py"])
 def test_batch_moved_at_the_top_of_the_loop_is_proven(tmp_path, bad):
-    # DL002's unsafe fix: `x = x.to(device)` lines at the top of the loader loop
+    # DL002's unsafe fix: `x = x.to(device)` lines at the top of the loader loop; for the
+    # dict batch of bad_3, `batch["label"] = batch["label"].to(self.device)` in the step method
     pair = pair_of(tmp_path, "DL002-batch-not-moved", bad)
     verdict, detail = autofix_run(pair, True, 120, None)
     assert verdict == "proven", detail
 
 
-def test_dict_batch_gets_no_fix(tmp_path):
-    pair = pair_of(tmp_path, "DL002-batch-not-moved", "bad_3.py")
-    assert autofix_run(pair, True, 120, None) == ("no-fix", "")
+@pytest.mark.parametrize("bad", ["bad.py", "bad_2.py", "bad_3.py"])
+def test_moves_bound_once_remove_the_counted_waste(tmp_path, bad):
+    # DL004's unsafe fix: a repeated move bound once (bad, bad_3's dict entry), a parameter
+    # moved in every function's loop moved once where main makes it (bad_2); the copies the
+    # bad script wastes must be gone from the fixed copy
+    pair = pair_of(tmp_path, "DL004-redundant-to", bad)
+    run = run_script(pair.bad, True, 120)
+    verdict, detail = autofix_run(pair, True, 120, None, bad=run)
+    assert verdict == "proven", detail
 
 
 @pytest.mark.parametrize("bad", ["bad.py", "bad_2.py"])

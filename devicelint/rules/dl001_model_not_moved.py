@@ -48,8 +48,13 @@ class ModelNotMoved(Rule):
     to. Unsafe (`--unsafe-fixes`): the parameters now live on the device from the start, so
     code between construction and the call that reads them on the host (an optimizer built
     from `model.parameters()` is fine; `.numpy()` on a weight is not) behaves differently,
-    and the inference's idea of "the device" may not be the one the data was moved to. No
-    fix when no device variable is in scope where the model is built.
+    and the inference's idea of "the device" may not be the one the data was moved to. A
+    model built inside a helper of this file with no device in scope there
+    (`def build_model(args): return nn.Sequential(...)`) is moved where the helper is called
+    (`model = build_model(args).to(device)`), when exactly one call of the helper, in the
+    function that uses the model, has a proven device variable bound. No fix when no device
+    variable is in scope, or when two calls of the helper could be the model (a teacher and
+    a student built by one function).
     """
 
     code = "DL001"

@@ -181,7 +181,7 @@ def _loop_fixes(ctx, nodes) -> dict:
         host = set.intersection(*(set(batch) for _names, batch in contexts))
         used = {n.value for node in flagged for n in walk(node) if isinstance(n, cst.Name)}
         names = [n for n in _target_names(loop.target)
-                 if n in host & used and n != device and not _moved_or_numpy(loop.body, n)]
+                 if n in host & used and n != device and not _moved_or_numpy(loop.body, n) and not _used_as_dict(loop.body, n)]
         if names:
             for node in flagged:
                 out[id(node)] = (loop, names, device)
@@ -223,6 +223,22 @@ def _moved_or_numpy(body, name: str) -> bool:
 def _unchanged(node):
     """The insertion is the whole fix: the statement it goes before stays as it is."""
     return node
+
+
+def _used_as_dict(body, name: str) -> bool:
+    """`name["input_ids"]`, `name.items()`, `**name`: a dict, whatever the inference guessed
+    of a loader whose collate function it cannot see (`dict.to()` does not exist)."""
+    for n in walk(body):
+        if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == name:
+            index = n.slice[0].slice if len(n.slice) == 1 else None
+            if isinstance(index, cst.Index) and isinstance(index.value, (cst.SimpleString, cst.ConcatenatedString)):
+                return True
+        elif isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == name:
+            if n.attr.value in ("items", "keys", "values"):
+                return True
+        elif isinstance(n, cst.Arg) and n.star == "**" and isinstance(n.value, cst.Name) and n.value.value == name:
+            return True
+    return False
 
 
 def _prepend_moves(body: cst.IndentedBlock, names, device: str) -> cst.IndentedBlock:

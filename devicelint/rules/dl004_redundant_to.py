@@ -63,10 +63,33 @@ class RedundantTo(Rule):
     is safe. A tensor moved again to where this code already put it (`model(x.to(device))`
     after `x = x.to(device)`) becomes the tensor itself; `.to()` returns the tensor as it is
     when it is already there, so the fix is right wherever the inference is, but it rests on
-    that inference: unsafe (`--unsafe-fixes`). A move whose result is thrown away (a bare
-    `model.to(device)`), a move repeated on every loop iteration (the fix would have to hoist
-    it) and a second copy of the same host tensor (the fix would need a new name) are not
-    fixed.
+    that inference: unsafe (`--unsafe-fixes`).
+
+    A tensor copied again and again is moved once and the copies read the moved value
+    (unsafe, `--unsafe-fixes`):
+    - a name moved twice: `x = x.to(device)` goes before the statement of the first move,
+      and the moves that statement and the rest of its block make become `x`;
+    - a name moved on every iteration of a loop that changes neither it nor the device:
+      `x = x.to(device)` goes before the outermost such loop (where the device is bound);
+    - a dict entry moved twice (`batch["label"].to(self.device)`): a new local named after
+      the key (`labels`, else `label`; only a name the file uses nowhere) is bound before
+      the first move and read by the moves after it, up to anything that may change the
+      entry (a store, an in-place method, the dict handed to other code);
+    - a parameter moved on every iteration in each function it is handed to
+      (`train_epoch(..., device, class_weights)`), when every caller makes it with one plain
+      assignment and hands it, with the device, only to such functions: the caller moves it
+      there (`class_weights = compute_class_weights(...).to(device)`) and the functions use
+      it as it is. Not for a function in `__all__` or used other than by calls in this file
+      (callers we cannot see may pass a host tensor): that one moves it before its loop.
+
+    Every use that the new binding reaches must be the same move, spelled the same way: a
+    use that needs the host tensor (`.numpy()`, an in-place change, a helper it is handed
+    to), a store to the name or the device in between, or a nested function or lambda that
+    reads the name means no fix. What changes: the moved tensor is made once and shared by
+    its uses, so an in-place change through one use would now be seen by the others, and a
+    move hoisted out of a loop that runs zero times is still made once. A move whose result
+    is thrown away (a bare `model.to(device)`), a module's moves (they happen in place) and
+    attributes (`self.weights.to(device)`) are not fixed.
     """
 
     code = "DL004"

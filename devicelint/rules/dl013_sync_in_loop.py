@@ -33,6 +33,14 @@ class SyncInLoop(Rule):
         running += loss.detach()
     print(running.item())
     ```
+
+    ## Fix safety
+    No automatic fix, on purpose. The host value is what the code goes on to use: a float to
+    format, log, compare in an `if` (early stopping, a NaN check) or append to a list of
+    numbers. Keeping it on the device means a new accumulator created before the loop, read
+    out after it or every N steps, and every use of the number rewritten for a tensor: a
+    choice of how often to log that only the author can make, and a change of types the
+    rest of the code may not take.
     """
 
     code = "DL013"

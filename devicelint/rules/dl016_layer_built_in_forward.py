@@ -59,6 +59,14 @@ class LayerBuiltInForward(Rule):
         def forward(self, x):
             return self.bn(self.conv(x)).relu()
     ```
+
+    ## Fix safety
+    No automatic fix, on purpose. The layer belongs in `__init__`, but its sizes there are
+    often read from the input in `forward` (`x.size(1)`), which `__init__` does not have; it
+    needs a new attribute name; and the move changes what the model is: the layer's weights
+    join `model.parameters()` (the optimizer now trains them) and `state_dict()` (old
+    checkpoints no longer load strictly). Adding `.to(x.device)` in place would silence the
+    failure but keep the untrained random weights, which is worse than the error.
     """
 
     code = "DL016"
