@@ -31,7 +31,7 @@ import libcst as cst
 from devicelint.flow import child_nodes, walk
 from devicelint.flow.nodes import is_string
 from devicelint.names import dotted
-from devicelint.rewrite import Scopes, bound_names, certainly_bound
+from devicelint.rewrite import Scopes, bound_names, certainly_bound, stmt_binds
 from devicelint.rules.base import Insert
 
 _LOOPS = (cst.For, cst.While)
@@ -114,7 +114,7 @@ class Binder:
         while stack:
             n, parent = stack.pop()
             if isinstance(n, _NESTED):
-                if _mentions(n, name) and not (isinstance(n, cst.FunctionDef) and _binds_locally(n, name)):
+                if _free_read(n, name):
                     trouble = True
                 if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name:
                     stores.append(n.name)
@@ -147,14 +147,26 @@ class Binder:
 
     def _dominated(self, node, stmt) -> bool:
         """`node` runs only after `stmt`'s start: it lies in `stmt` or in a later statement
-        of the same block."""
-        block = self.block_of(stmt)
-        child = node
-        for anc in self.scopes.ancestors(node):
-            if anc is block:
-                index = {id(s): i for i, s in enumerate(anc.body)}
-                return index.get(id(child), -1) >= index[id(stmt)]
-            child = anc
+        of the same block, or, when `stmt` sits in the body of a `with torch.no_grad():` (a
+        context manager that never swallows an exception), in a later statement after it."""
+        chain, cur = [], stmt
+        while True:
+            block = self.block_of(cur)
+            chain.append((block, cur))
+            owner = self.parent(block)
+            if not (isinstance(owner, cst.With) and owner.body is block and _transparent(owner)):
+                break
+            cur = owner
+        for level, (block, at) in enumerate(chain):
+            child = node
+            for anc in self.scopes.ancestors(node):
+                if anc is block:
+                    index = {id(s): i for i, s in enumerate(anc.body)}
+                    here, there = index.get(id(child), -1), index[id(at)]
+                    if here > there or (here == there and level == 0):
+                        return True
+                    break
+                child = anc
         return False
 
     def _scope(self, node):
@@ -178,10 +190,13 @@ class Binder:
                 texts.append(text)
         return texts
 
-    def _bound_at(self, stmt, name: str) -> bool:
-        """`name` is bound when `stmt` runs: rewrite.certainly_bound, or the target of a
-        `for` loop whose body holds `stmt`."""
+    def _bound_at(self, stmt, name: str, read=None) -> bool:
+        """`name` is bound when `stmt` runs: rewrite.certainly_bound, the target of a `for`
+        loop whose body holds `stmt`, or read by `read` (the move itself), which `stmt`
+        always evaluates before anything in it could bind the name."""
         if certainly_bound(self.scopes, stmt, name):
+            return True
+        if read is not None and self._always_evaluated(read, stmt) and not _binds_inside(stmt, name):
             return True
         scope = self._scope(stmt)
         child = stmt
@@ -190,6 +205,21 @@ class Binder:
                 break
             if isinstance(anc, cst.For) and child is anc.body and name in _target_ids(anc.target):
                 return True
+            child = anc
+        return False
+
+    def _always_evaluated(self, node, stmt) -> bool:
+        """Running `stmt` evaluates `node`: no branch (`a if c else b`, `and` / `or`),
+        lambda, comprehension or body of a compound statement lies between them."""
+        child = node
+        for anc in self.scopes.ancestors(node):
+            if anc is stmt:
+                return not isinstance(anc, cst.BaseCompoundStatement) or child is not getattr(anc, "body", None)
+            if isinstance(anc, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                                cst.BaseSuite, cst.IfExp)) and not (isinstance(anc, cst.IfExp) and child is anc.test):
+                return False
+            if isinstance(anc, cst.BooleanOperation) and child is not anc.left:
+                return False
             child = anc
         return False
 
@@ -208,24 +238,28 @@ class Binder:
         return any(True for _ in self._writes(loop, [text]))
 
     def _writes(self, root, texts):
-        """The nodes under `root` that write one of `texts` or what it is read through."""
+        """(node, when) for the writes under `root` of one of `texts` or of what it is read
+        through; `when` is where the write happens in node order: an assignment writes after
+        its value is computed (`x = (m.to(x.device) * a) + x` reads the old `x.device`)."""
         roots = {t.split(".")[0] for t in texts}
         for n in walk(root):
+            when = self.span(n)[1] - 1 if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)) else None
             for t in _store_targets(n):
+                at = when if when is not None else self.span(t)[0]
                 if isinstance(t, cst.Subscript):
                     head = t
                     while isinstance(head, (cst.Attribute, cst.Subscript)):
                         head = head.value
                     if isinstance(head, cst.Name) and head.value in roots:
-                        yield t
+                        yield t, at
                     continue
                 written = dotted(t)
                 if written is not None and any(x == written or x.startswith(written + ".") for x in texts):
-                    yield t
+                    yield t, at
 
     def _written_between(self, scope, texts, start, stop) -> bool:
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        return any(start <= self.span(t)[0] < stop for t in self._writes(body, texts))
+        return any(start <= at < stop for _t, at in self._writes(body, texts))
 
     # ------------------------------------------------------------------ plain names
 
@@ -248,7 +282,7 @@ class Binder:
             stmt = self.statement_of(first)
         else:
             stmt = self._hoist_point(move, scope, name, devices)
-        if stmt is None or not all(self._bound_at(stmt, n) for n in _roots([name, *devices])):
+        if stmt is None or not all(self._bound_at(stmt, n, first) for n in _roots([name, *devices])):
             return None
         loads, stores, trouble = self.refs(scope, name)
         if trouble:
@@ -328,7 +362,7 @@ class Binder:
                 for s in anc.body:
                     if s is child:
                         break
-                    if _plain_assign(s, name) and self.span(s)[1] <= at:
+                    if stmt_binds(s, name) and self.span(s)[1] <= at:
                         return True
             if anc is loop:
                 break
@@ -351,7 +385,7 @@ class Binder:
         if devices is None or self.code(first) != text or base in _roots(devices):
             return None
         stmt = self.statement_of(first)
-        if stmt is None or not all(self._bound_at(stmt, n) for n in _roots([base, *devices])):
+        if stmt is None or not all(self._bound_at(stmt, n, first) for n in _roots([base, *devices])):
             return None
         local = self._fresh_name(scope, key)
         if local is None:
@@ -605,6 +639,28 @@ def _target_ids(target) -> set:
     return {t.value for t in _flatten(target) if isinstance(t, cst.Name)}
 
 
+_NON_SUPPRESSING = ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled", "autocast", "device",
+                    "record_function", "profile", "nullcontext", "amp")
+
+
+def _transparent(w: cst.With) -> bool:
+    """A `with` whose context managers never swallow an exception (grad mode, autocast,
+    profiling): what follows it runs only after its whole body did."""
+    for item in w.items:
+        call = item.item
+        func = call.func if isinstance(call, cst.Call) else call
+        text = dotted(func) or ""
+        if not text or text.rsplit(".", 1)[-1] not in _NON_SUPPRESSING:
+            return False
+    return True
+
+
+def _binds_inside(stmt, name: str) -> bool:
+    """The statement binds `name` itself (a walrus, an earlier `name = ...;` on the line)."""
+    return any(isinstance(n, cst.NamedExpr) for n in walk(stmt)) or any(
+        isinstance(t, cst.Name) and t.value == name for n in walk(stmt) for t in _store_targets(n))
+
+
 def _roots(texts) -> set:
     return {t.split(".")[0] for t in texts}
 
@@ -670,8 +726,30 @@ def _mentions(node, name: str) -> bool:
     return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))
 
 
-def _binds_locally(f: cst.FunctionDef, name: str) -> bool:
-    return name in bound_names(f)
+def _free_read(n, name: str) -> bool:
+    """The nested scope `n` may read the enclosing `name`: a function that does not bind it
+    itself (a parameter `X` of a method shadows the notebook's `X`), a class body that reads
+    it or holds such a method, any lambda or comprehension that mentions it; decorators,
+    defaults and bases run outside and count too."""
+    if isinstance(n, cst.FunctionDef):
+        outside = [d.decorator for d in n.decorators] + [p.default for p in _all_params(n) if p.default is not None]
+        if any(_mentions(x, name) for x in outside):
+            return True
+        return _mentions(n.body, name) and name not in bound_names(n)
+    if isinstance(n, cst.ClassDef):
+        if any(_mentions(x, name) for x in [*(d.decorator for d in n.decorators), *(a.value for a in n.bases)]):
+            return True
+        body = n.body.body if isinstance(n.body, cst.IndentedBlock) else n.body.body
+        return any(_free_read(s, name) if isinstance(s, (cst.FunctionDef, cst.ClassDef)) else _mentions(s, name)
+                   for s in body)
+    return _mentions(n, name)
+
+
+def _all_params(f: cst.FunctionDef) -> list:
+    p = f.params
+    out = [*p.posonly_params, *p.params, *p.kwonly_params]
+    out += [x for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)]
+    return out
 
 
 def _not_a_reference(n: cst.Name, parent) -> bool:

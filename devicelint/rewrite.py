@@ -193,7 +193,14 @@ def binds_before(scopes: Scopes, scope, name: str, node) -> bool:
 
 
 def stmt_binds(stmt, name: str) -> bool:
-    if not isinstance(stmt, cst.SimpleStatementLine):
+    """`stmt` binds `name` on every path through it that goes on to the next statement: an
+    assignment or import, or an `if` / `elif` / `else` whose every branch binds it
+    (`if use_cuda: device = ... else: device = torch.device("cpu")`)."""
+    if isinstance(stmt, cst.If):
+        if stmt.orelse is None or not _suite_binds(stmt.body, name):
+            return False
+        return stmt_binds(stmt.orelse, name) if isinstance(stmt.orelse, cst.If) else _suite_binds(stmt.orelse.body, name)
+    if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         return False
     for small in stmt.body:
         targets = ()
@@ -210,6 +217,12 @@ def stmt_binds(stmt, name: str) -> bool:
             if name in _target_names(t):
                 return True
     return False
+
+
+def _suite_binds(suite, name: str) -> bool:
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return stmt_binds(suite, name)
+    return any(stmt_binds(s, name) for s in suite.body)
 
 
 def device_var(scopes: Scopes, node, contexts) -> str | None:
