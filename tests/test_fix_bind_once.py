@@ -278,3 +278,47 @@ def test_no_hoist_when_a_use_after_the_loop_needs_the_host_tensor():
                                   "        return loss.item(), pos_weight.tolist()\n")
     flagged = reports(after_loop)
     assert flagged and all(r.edit is None for _f, r in flagged)
+
+
+# ----------------------------------------------------------------------------- reach of a binding
+
+EVALUATE = """
+    import torch
+    import torch.nn.functional as F
+
+
+    @torch.no_grad()
+    def evaluate(model, loader, device, use_amp=True):
+        model.eval()
+        total, correct, seen = 0.0, 0, 0
+        for batch in loader:
+            images, labels = batch["image"], batch["label"]
+            assert images.dim() == 4, images.shape
+            with torch.autocast(device.type, enabled=use_amp):
+                logits = model(images.to(device, non_blocking=True))
+                total += F.cross_entropy(logits, labels.to(device, non_blocking=True)).item()
+            correct += (logits.argmax(-1) == labels.to(device, non_blocking=True)).sum().item()
+            seen += images.size(0)
+        return total, correct / seen
+"""
+
+
+def test_a_binding_in_an_autocast_block_reaches_the_code_after_it():
+    # autocast never swallows an exception: what follows the block runs after the binding;
+    # `images.dim()` above reads this step's host tensor, bound afresh from the batch
+    after = fix(EVALUATE)
+    removed, added = diff(EVALUATE, after)
+    assert added == ["labels = labels.to(device, non_blocking=True)",
+                     "total += F.cross_entropy(logits, labels).item()",
+                     "correct += (logits.argmax(-1) == labels).sum().item()"]
+    assert reports(after) == []
+
+
+def test_no_binding_past_a_block_that_may_swallow_an_exception():
+    suppressed = EVALUATE.replace("import torch\n", "import contextlib\n\n    import torch\n", 1).replace(
+        "            with torch.autocast(device.type, enabled=use_amp):",
+        "            with contextlib.suppress(RuntimeError):")
+    # the move after the block is the flagged one, and it stays: the binding may not have run
+    flagged = reports(suppressed)
+    assert flagged and all(r.edit is None for _f, r in flagged)
+    assert "correct += (logits.argmax(-1) == labels.to(device, non_blocking=True)).sum().item()" in fix(suppressed)

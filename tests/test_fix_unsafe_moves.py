@@ -386,3 +386,17 @@ def test_dl002_no_entry_fix_when_the_entry_goes_to_numpy_or_no_device_is_known()
     assert findings(unmoved, "DL002")
     after = fix(unmoved, "DL002")
     assert 'batch["tags"] = batch["tags"].to(self.device)' not in after
+
+
+def test_dl001_a_device_chosen_by_if_else_is_bound_after_it():
+    # pytorch/examples style: the device comes from an if/else, bound on both branches
+    branches = BUILT_BY_HELPER.replace(
+        '        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
+        "        if torch.cuda.is_available():\n"
+        '            device = torch.device("cuda")\n'
+        "        else:\n"
+        '            device = torch.device("cpu")\n')
+    assert "model = build_model(args).to(device)" in fix(branches, "DL001")
+    # bound on one branch only: a run without CUDA has no `device` at the model
+    one_branch = branches.replace("        else:\n" '            device = torch.device("cpu")\n', "")
+    assert all(r.edit is None for _f, r in findings(one_branch, "DL001"))

@@ -541,3 +541,22 @@ def test_json_fix_edits_are_cell_relative_and_give_what_fix_writes(proj):
     run("embed.ipynb", "--fix")
     fixed = {i + 1: "".join(c["source"]) for i, c in enumerate(json.loads(path.read_text())["cells"])}
     assert fixed == cells and len(data) == 2
+
+
+def test_an_edit_in_another_cell_than_its_finding_names_that_cell(proj):
+    """DL001 flags `model(x)` in cell 5 and moves the model where cell 4 builds it: the edit
+    is relative to cell 4 and says so (`"cell": 4`); applied there, it is what `--fix --unsafe-fixes` writes."""
+    path = proj / "train.ipynb"
+    path.write_text(TRAIN_NB)
+    [finding] = json.loads(run("train.ipynb", "--output-format", "json").output)
+    assert finding["cell"] == 5 and finding["code"] == "DL001"
+    [edit] = finding["fix"]["edits"]
+    assert edit["cell"] == 4
+    cells = {i + 1: "".join(c["source"]) for i, c in enumerate(json.loads(path.read_text())["cells"])}
+    lines = cells[4].splitlines(keepends=True)
+    start = sum(map(len, lines[: edit["line"] - 1])) + edit["column"] - 1
+    end = sum(map(len, lines[: edit["end_line"] - 1])) + edit["end_column"] - 1
+    cells[4] = cells[4][:start] + edit["content"] + cells[4][end:]
+    run("train.ipynb", "--fix", "--unsafe-fixes")
+    fixed = {i + 1: "".join(c["source"]) for i, c in enumerate(json.loads(path.read_text())["cells"])}
+    assert fixed == cells and "model = Net().to(device)" in fixed[4]
