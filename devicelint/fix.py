@@ -46,7 +46,9 @@ class _Apply(cst.CSTTransformer):
 
     def _insert(self, original, updated):
         if len(original.body) != len(updated.body):
-            return updated  # a statement was flattened away: positions no longer match
+            # a statement was flattened away: the insertion's place is lost, and a fix must
+            # never be applied in part (its rewritten uses without their binding)
+            raise ValueError("statements of a block changed under an insertion")
         body = []
         for old, new in zip(original.body, updated.body):
             for code in self.inserts.get(id(old), ()):
