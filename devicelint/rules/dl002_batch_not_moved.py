@@ -82,6 +82,43 @@ for step, (x, y) in enumerate(loader):
     loss = criterion(out, y)
 """,
         ),
+        (
+            """
+import torch
+
+class Trainer:
+    def __init__(self, model, device):
+        self.device = device
+        self.model = model.to(device)
+
+    def step(self, batch):
+        inputs = batch["inputs"].to(self.device)
+        return torch.nn.functional.cross_entropy(self.model(inputs), batch["label"])
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+loader = torch.utils.data.DataLoader([{"inputs": torch.randn(4), "label": 1}] * 8, batch_size=4)
+trainer = Trainer(torch.nn.Linear(4, 2), device)
+losses = [trainer.step(batch) for batch in loader]
+""",
+            """
+import torch
+
+class Trainer:
+    def __init__(self, model, device):
+        self.device = device
+        self.model = model.to(device)
+
+    def step(self, batch):
+        inputs = batch["inputs"].to(self.device)
+        batch["label"] = batch["label"].to(self.device)
+        return torch.nn.functional.cross_entropy(self.model(inputs), batch["label"])
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+loader = torch.utils.data.DataLoader([{"inputs": torch.randn(4), "label": 1}] * 8, batch_size=4)
+trainer = Trainer(torch.nn.Linear(4, 2), device)
+losses = [trainer.step(batch) for batch in loader]
+""",
+        ),
     )
     VALID = (
         """

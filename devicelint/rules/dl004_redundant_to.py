@@ -115,6 +115,51 @@ x = torch.randn(8, 4).to(device)
 out = model(x)
 """,
         ),
+        (
+            """
+import torch
+import torch.nn.functional as F
+
+def train_epoch(model, loader, optimizer, device, class_weights):
+    for x, y in loader:
+        logits = model(x.to(device))
+        loss = F.cross_entropy(logits, y.to(device), weight=class_weights.to(device))
+        acc = (logits.argmax(-1) == y.to(device)).float().mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return acc.item()
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 3).to(device)
+labels = torch.randint(0, 3, (32,))
+loader = [(torch.randn(8, 4), labels[i:i + 8]) for i in range(0, 32, 8)]
+class_weights = 1.0 / torch.bincount(labels, minlength=3).float().clamp(min=1)
+train_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), device, class_weights)
+""",
+            """
+import torch
+import torch.nn.functional as F
+
+def train_epoch(model, loader, optimizer, device, class_weights):
+    for x, y in loader:
+        logits = model(x.to(device))
+        y = y.to(device)
+        loss = F.cross_entropy(logits, y, weight=class_weights)
+        acc = (logits.argmax(-1) == y).float().mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return acc.item()
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 3).to(device)
+labels = torch.randint(0, 3, (32,))
+loader = [(torch.randn(8, 4), labels[i:i + 8]) for i in range(0, 32, 8)]
+class_weights = (1.0 / torch.bincount(labels, minlength=3).float().clamp(min=1)).to(device)
+train_epoch(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), device, class_weights)
+""",
+        ),
     )
     VALID = (
         """
