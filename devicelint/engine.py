@@ -15,6 +15,7 @@ from devicelint import limits
 from devicelint import rules as registry
 from devicelint.findings import Finding
 from devicelint.flow import Facts, infer
+from devicelint.flow.nodes import indexed
 from devicelint.names import Imports
 from devicelint.suppress import Suppressions
 
@@ -46,19 +47,52 @@ class Context:
         """Every call in the file, gathered by one cheap walk shared by the syntactic rules
         (a LibCST visitor per rule would cost as much as the parse each)."""
         if self._calls is None:
-            from devicelint.flow import walk
+            from devicelint.flow.nodes import find
 
-            self._calls = [n for n in walk(self.module) if isinstance(n, cst.Call)]
+            self._calls = find(self.module, cst.Call)
         return self._calls
 
     def position(self, node):
         if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions = positions(self.module)
         return self._positions.get(node)
 
     def line(self, node) -> int:
         pos = self.position(node)
         return pos.start.line if pos is not None else 0
+
+
+def _no_validation(self) -> None:
+    pass
+
+
+def parse_module(source: bytes) -> cst.Module:
+    """cst.parse_module without LibCST's per-node validation. Every node the parser builds
+    runs `_validate` (whitespace around keywords, balanced parentheses...) as if a person had
+    built it: about a sixth of the parse's time for checks the grammar already made (LibCST's
+    own comment on CSTNode.__post_init__ says so). Nodes built after the parse (fixes) are
+    validated as usual."""
+    node_class = cst.CSTNode
+    validate = node_class.__dict__.get("__post_init__")
+    if validate is None:  # not the LibCST we know: parse as usual
+        return cst.parse_module(source)
+    node_class.__post_init__ = _no_validation
+    try:
+        return cst.parse_module(source)
+    finally:
+        node_class.__post_init__ = validate
+
+
+def positions(module: cst.Module):
+    """node -> CodeRange for every node of `module`: what MetadataWrapper.resolve(PositionProvider)
+    gives, by running the provider's one code generation pass directly. The wrapper would
+    first visit the whole tree for providers of other kinds, which costs as much again."""
+    try:
+        provider = PositionProvider()
+        provider._gen_impl(module)
+        return provider._computed
+    except AttributeError:  # a LibCST without these internals
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
 
 def _meta(path: str, name: str, message: str, line: int = 1, column: int = 1) -> Finding:
@@ -167,7 +201,7 @@ def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, igno
 def _analyse(source: bytes, path: str, select, ignore, rule_classes, project):
     bad = None
     try:
-        module = cst.parse_module(source)
+        module = parse_module(source)
     except cst.ParserSyntaxError as e:
         bad = _syntax_error(source, path, e)
     except UnicodeDecodeError as e:
@@ -177,6 +211,11 @@ def _analyse(source: bytes, path: str, select, ignore, rule_classes, project):
     if bad is not None:
         return [(bad, None)], None
 
+    with indexed(module):
+        return _check(module, source, path, select, ignore, rule_classes, project)
+
+
+def _check(module, source: bytes, path: str, select, ignore, rule_classes, project):
     classes = rule_classes if rule_classes is not None else registry.resolve(select, ignore)
     ctx = Context(module, source, path, project if project is not None else project_view(path))
     reports = []

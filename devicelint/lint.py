@@ -94,15 +94,19 @@ def lint_many(tasks, jobs=None, progress=None):
             if shared is not None:
                 shutil.rmtree(shared, ignore_errors=True)
     else:
+        from devicelint import project
+
         results = []
         old = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLD)
+        project.remember_paths(True)
         try:
             for t in tasks:
                 results.append(_one(t))
                 tick(len(results[-1][1]))
         finally:
             gc.set_threshold(*old)
+            project.remember_paths(False)
     findings, errors = [], []
     for path, found, error in results:
         findings.extend(found)
@@ -251,9 +255,10 @@ def _worker_start(parent: int, shared: str | None = None) -> None:
     `shared`: the run's summary folder for files linted without a cache (see
     project.share_summaries)."""
     gc.set_threshold(*GC_THRESHOLD)
-    if shared is not None:
-        from devicelint import project
+    from devicelint import project
 
+    project.remember_paths(True)  # a worker lives for one run
+    if shared is not None:
         project.share_summaries(shared)
     if sys.platform.startswith("linux"):
         try:

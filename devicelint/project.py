@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 
 from devicelint import summary as sm
@@ -28,6 +29,35 @@ _SKIP = LIBRARIES | set(getattr(sys, "stdlib_module_names", ()))
 MAX_DEPTH = 8
 
 _roots: dict = {}
+
+
+# During one lint run (a pool worker's life, or lint_many in one process) the files do not
+# change: what a path is gets asked of the file system once. None outside a run, so that a
+# program linting, editing and linting again in one process sees its edits.
+_kinds: dict | None = None
+
+
+def remember_paths(on: bool) -> None:
+    global _kinds
+    _kinds = {} if on else None
+
+
+def _kind(path: str) -> str | None:
+    """"file" (a regular file), "dir", or None (absent or something else)."""
+    kinds = _kinds
+    if kinds is not None:
+        found = kinds.get(path, 0)
+        if found != 0:
+            return found
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        found = None
+    else:
+        found = "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else None
+    if kinds is not None:
+        kinds[path] = found
+    return found
 
 
 def find_root(path: str) -> str:
@@ -56,6 +86,26 @@ class Store:
     def __init__(self, cache_dir: str | None = None) -> None:
         self.cache_dir = cache_dir
         self.memory: dict = {}
+        # (path, inode, size, mtime) -> entry: many files of a run import the same module,
+        # and reading and hashing it again for each is most of the cost of a warm lookup
+        self._by_stat: dict = {}
+
+    def entry_for(self, path: str):
+        """The summary entry of the file at `path` ({"s", "h"}), "dir", or "absent"."""
+        try:
+            with open(path, "rb") as f:
+                st = os.fstat(f.fileno())
+                if stat.S_ISDIR(st.st_mode):
+                    return "dir"
+                key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
+                found = self._by_stat.get(key)
+                if found is None:
+                    found = self._by_stat[key] = self.summary_of(f.read())
+                return found
+        except IsADirectoryError:
+            return "dir"
+        except OSError:
+            return "dir" if os.path.isdir(path) else "absent"
 
     def summary_of(self, data: bytes):
         from devicelint.cache import _code_fingerprint
@@ -122,14 +172,8 @@ def store_for(cache_dir: str | None) -> Store:
 
 def file_state(store: Store, path: str) -> str:
     """What a dependency looks like now: its summary's hash, "absent", "dir" or "bad"."""
-    if os.path.isdir(path):
-        return "dir"
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return "absent"
-    return store.summary_of(data)["h"]
+    found = store.entry_for(path)
+    return found if isinstance(found, str) else found["h"]
 
 
 # Files of the project one linted file may read summaries of. A training script's own
@@ -152,6 +196,7 @@ class FileView:
         self._returns: dict = {}
         self._stars: dict = {}
         self._busy: set = set()
+        self._modules: dict = {}
 
     # ---------------------------------------------------------------- files and modules
 
@@ -165,30 +210,24 @@ class FileView:
             # what other files of the run have summarized.
             return None
         s = None
-        if os.path.isdir(path):
-            self.deps[path] = "dir"
+        entry = self.store.entry_for(path)
+        if isinstance(entry, str):
+            self.deps[path] = entry
         else:
-            try:
-                with open(path, "rb") as f:
-                    data = f.read()
-            except OSError:
-                self.deps[path] = "absent"
-            else:
-                entry = self.store.summary_of(data)
-                self.deps[path] = entry["h"]
-                s = entry["s"]
+            self.deps[path] = entry["h"]
+            s = entry["s"]
         self._summaries[path] = s
         return s
 
     def _probe(self, base: str, name: str) -> str | None:
         """`name.py`, `name/__init__.py` or a namespace folder `name/` in `base`."""
         for cand in (os.path.join(base, name + ".py"), os.path.join(base, name, "__init__.py")):
-            if os.path.isfile(cand):
+            if _kind(cand) == "file":
                 self.deps.setdefault(cand, None)
                 return cand
             self.deps[cand] = "absent"
         d = os.path.join(base, name)
-        if os.path.isdir(d):
+        if _kind(d) == "dir":
             self.deps[d] = "dir"
             return d
         self.deps[d] = "absent"
@@ -196,6 +235,13 @@ class FileView:
 
     def module(self, importer: str, level: int, dotted: str) -> str | None:
         """The file (or namespace folder) `import dotted` means in `importer`, if it is ours."""
+        key = (importer, level, dotted)
+        if key in self._modules:
+            return self._modules[key]  # its probes are in self.deps already
+        found = self._modules[key] = self._module(importer, level, dotted)
+        return found
+
+    def _module(self, importer: str, level: int, dotted: str) -> str | None:
         parts = [p for p in dotted.split(".") if p]
         if level:
             base = os.path.dirname(importer)
@@ -203,7 +249,7 @@ class FileView:
                 base = os.path.dirname(base)
             if not parts:
                 init = os.path.join(base, "__init__.py")
-                return init if os.path.isfile(init) else base
+                return init if _kind(init) == "file" else base
         else:
             if not parts or parts[0] in _SKIP:
                 return None
@@ -232,7 +278,7 @@ class FileView:
         if depth > MAX_DEPTH or not chain:
             return ("module", path) if chain == [] else None
         name, rest = chain[0], list(chain[1:])
-        s = self.summary(path) if not os.path.isdir(path) else None
+        s = self.summary(path) if _kind(path) != "dir" else None
         sym = None
         if s is not None:
             if name in s["classes"]:
@@ -255,8 +301,8 @@ class FileView:
                         self._busy.discard((path, name))
                     if sym is not None:
                         break
-        if sym is None and (os.path.isdir(path) or path.endswith("__init__.py")):
-            sub = self.module(path if not os.path.isdir(path) else os.path.join(path, "__init__.py"), 1, name)
+        if sym is None and (path.endswith("__init__.py") or _kind(path) == "dir"):
+            sub = self.module(path if _kind(path) != "dir" else os.path.join(path, "__init__.py"), 1, name)
             if sub is not None:
                 sym = ("module", sub)
         if sym is None or not rest:
@@ -285,7 +331,7 @@ class FileView:
             return self._stars[key]
         self._stars[key] = {}  # a cycle of star imports brings nothing more
         target = self.module(importer, level, mod)
-        if target is None or depth > MAX_DEPTH or os.path.isdir(target):
+        if target is None or depth > MAX_DEPTH or _kind(target) == "dir":
             return {}
         s = self.summary(target)
         if s is None:

@@ -10,7 +10,7 @@ from devicelint import torchapi as api
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, join
 from devicelint.flow.state import Frame
-from devicelint.flow.nodes import no_grad_decorated, param_names, walk
+from devicelint.flow.nodes import find, no_grad_decorated, param_names, walk
 
 
 MAX_INLINE_DEPTH = 4
@@ -22,8 +22,8 @@ def _attr_assigned_params(fn: cst.FunctionDef) -> set:
     """Parameters of `fn` whose attributes it assigns (`pipe.unet = ...`)."""
     names = {p.name.value for p in param_names(fn)}
     out = set()
-    for n in walk(fn):
-        if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Attribute):
+    for n in find(fn, cst.AssignTarget):
+        if isinstance(n.target, cst.Attribute):
             root = n.target.value
             if isinstance(root, cst.Name) and root.value in names:
                 out.add(root.value)
@@ -39,8 +39,8 @@ def reachable(methods: dict, start: str) -> set:
         fn = methods.get(todo.pop())
         if fn is None:
             continue
-        for n in walk(fn):
-            if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
+        for n in find(fn, cst.Call):
+            if (isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
                     and n.func.value.value == "self" and n.func.attr.value in methods
                     and n.func.attr.value not in seen):
                 seen.add(n.func.attr.value)
@@ -94,13 +94,12 @@ class UserCode:
                     # defined elsewhere: it may be an nn.Module, or move what it holds
                     opaque = True
             self_moves = any(
-                isinstance(n, cst.Call)
-                and isinstance(n.func, cst.Attribute)
+                isinstance(n.func, cst.Attribute)
                 and n.func.attr.value in ("to", "cuda", "to_empty")
                 and isinstance(n.func.value, cst.Name)
                 and n.func.value.value == "self"
                 for fn in methods.values()
-                for n in walk(fn)
+                for n in find(fn, cst.Call)
             ) if module or dataset else False
             has_params = module and (inherits_params or self._builds_state(methods))
             parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"} if module else set()

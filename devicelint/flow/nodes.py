@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_left
+from contextlib import contextmanager
 
 import libcst as cst
 
@@ -18,12 +20,25 @@ def param_names(fn: cst.FunctionDef) -> list:
 
 def is_string(node) -> str | None:
     if isinstance(node, cst.SimpleString):
-        try:
-            value = node.evaluated_value
-        except Exception:
-            return None
-        return value if isinstance(value, str) else None
+        return string_value(node)
     return None
+
+
+def string_value(node: cst.SimpleString) -> str | None:
+    """The str a string literal spells (None for bytes or a literal that does not evaluate).
+    LibCST's `evaluated_value` runs ast.literal_eval, a compile per literal; a literal with
+    no backslash and no carriage return (nearly all) spells exactly what is between its
+    quotes, with a plain, `u` or `r` prefix."""
+    text = node.value
+    quote = text.find(text[-1])  # the first character of the opening quotes
+    if quote <= 1 and text[:quote] in ("", "u", "U", "r", "R") and "\\" not in text and "\r" not in text:
+        width = 3 if len(text) - quote >= 6 and text[quote] == text[quote + 1] == text[quote + 2] else 1
+        return text[quote + width:len(text) - width]
+    try:
+        value = node.evaluated_value
+    except Exception:
+        return None
+    return value if isinstance(value, str) else None
 
 
 def expr_text(node) -> str | None:
@@ -80,12 +95,92 @@ def child_nodes(node) -> list:
     return out
 
 
-def walk(node):
+def _walk(node):
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
         stack.extend(child_nodes(n))
+
+
+class _Index:
+    """Every node of one module in walk order, and where each node's subtree lies in it.
+    The order is a depth-first preorder, so a subtree is one contiguous run."""
+
+    __slots__ = ("nodes", "spans", "by_type")
+
+    def __init__(self, root) -> None:
+        nodes: list = []
+        spans: dict = {}
+        by_type: dict = {}  # node type -> positions in `nodes`, ascending
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            t = type(n)
+            if t is tuple:  # the end of a subtree: every descendant is in
+                spans[n[0]] = (n[1], len(nodes))
+                continue
+            at = len(nodes)
+            stack.append((id(n), at))
+            nodes.append(n)
+            found = by_type.get(t)
+            if found is None:
+                by_type[t] = [at]
+            else:
+                found.append(at)
+            stack.extend(child_nodes(n))
+        self.nodes = nodes
+        self.spans = spans
+        self.by_type = by_type
+
+    def span(self, node):
+        span = self.spans.get(id(node))
+        # the identity check: an id alone could belong to a node made after the index
+        if span is not None and self.nodes[span[0]] is node:
+            return span
+        return None
+
+
+_INDEX: _Index | None = None
+
+
+@contextmanager
+def indexed(module):
+    """While linting `module`, `walk` reads its subtrees from one walk made up front: the
+    rules and the inference walk the same functions and classes many times over."""
+    global _INDEX
+    saved = _INDEX
+    _INDEX = _Index(module)
+    try:
+        yield
+    finally:
+        _INDEX = saved
+
+
+def walk(node):
+    """`node` and every node below it (depth-first, the last child's subtree first)."""
+    index = _INDEX
+    if index is not None:
+        span = index.span(node)
+        if span is not None:
+            return iter(index.nodes[span[0]:span[1]])
+    return _walk(node)
+
+
+def find(node, kind) -> list:
+    """The nodes of exactly type `kind` (cst.Call, cst.ClassDef...: a concrete node class)
+    in `node`'s subtree, in walk order. An isinstance test on a LibCST class costs a call
+    into ABCMeta; the index has them by type already."""
+    index = _INDEX
+    if index is not None:
+        span = index.span(node)
+        if span is not None:
+            at = index.by_type.get(kind)
+            if not at:
+                return []
+            nodes = index.nodes
+            return [nodes[i] for i in at[bisect_left(at, span[0]):bisect_left(at, span[1])]]
+    return [n for n in _walk(node) if type(n) is kind]
 
 
 _NO_GRAD_NAMES = {"no_grad", "inference_mode", "set_grad_enabled"}

@@ -1,6 +1,7 @@
 import libcst as cst
 
 from devicelint import torchapi as api
+from devicelint.flow.nodes import is_string
 from devicelint.names import dotted
 from devicelint.rewrite import add_keyword, keyword
 from devicelint.rules.base import Report, Rule
@@ -22,14 +23,7 @@ _CHAIN = {
 }
 
 
-def _string(node) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        try:
-            value = node.evaluated_value
-        except Exception:  # noqa: BLE001
-            return None
-        return value if isinstance(value, str) else None
-    return None
+_string = is_string  # the str a literal spells, or None
 
 
 def _device_target(call: cst.Call) -> str | None:

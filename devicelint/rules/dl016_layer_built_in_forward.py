@@ -2,6 +2,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.flow import child_nodes, reachable, walk
+from devicelint.flow.nodes import find
 from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
 
@@ -160,7 +161,7 @@ class Probe(nn.Module):
 def _module_classes(ctx):
     """The file's nn.Module subclasses (through torch.nn bases, Lightning or Hugging Face model
     bases, or a base class of this file that is one)."""
-    classes = [n for n in walk(ctx.module) if isinstance(n, cst.ClassDef)]
+    classes = find(ctx.module, cst.ClassDef)
     modules, names = [], set()
     changed = True
     while changed:
@@ -237,9 +238,7 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
     placed = _under_torch_device(ctx, fn)
     reported: set = set()
     tensors_set = _tensors_replaced(fn)
-    for n in walk(fn):
-        if not isinstance(n, cst.Call):
-            continue
+    for n in find(fn, cst.Call):
         q = ctx.imports.qualname(n.func) or ""
         parts = q.split(".")
         if len(parts) != 3 or parts[:2] != ["torch", "nn"] or not parts[2][:1].isupper():
