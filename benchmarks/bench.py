@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/bench.py [PATHS...] [--rounds 3] [--jobs N] [--torchfix-subset 300]
-                               [--only floor,cold,warm,torchfix,one] [--limit N] [--json OUT]
+                               [--only floor,cold,warm,torchfix,one,project] [--limit N] [--json OUT]
 
 PATHS default to the corpus folders of benchmarks/corpus.py (built on demand).
 Parts, run round-robin `--rounds` times on the same file set (medians reported):
@@ -12,6 +12,10 @@ Parts, run round-robin `--rounds` times on the same file set (medians reported):
   torchfix  TorchFix 0.7.0 (`torchfix -j N`) on a random --torchfix-subset of the files,
             and devicelint cold on the same subset (if `cold` is selected)
   one       `devicelint FILE` on a typical 300-500-line file, median of 10 (after the rounds)
+  project   the incremental case on a generated 300-file training project (project_speed.py
+            writes it; --project-files): one script linted alone with the cache filled (as
+            pre-commit runs it), and the whole project re-run with the cache after editing one
+            model file, checked to report exactly what a --no-cache run reports (after the rounds)
 TorchFix is installed into CACHE/torchfix-venv on first use.  Nothing is written into the repo.
 """
 
@@ -35,9 +39,10 @@ import libcst  # imported before the pool forks, as a linter would have it loade
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import DEFAULT_CACHE, corpus_dirs, count_lines, py_files  # noqa: E402
+import project_speed  # noqa: E402
 
 TORCHFIX_VERSION = "0.7.0"
-PARTS = ("floor", "cold", "warm", "torchfix", "one")
+PARTS = ("floor", "cold", "warm", "torchfix", "one", "project")
 
 
 # --- (a) floor -------------------------------------------------------------
@@ -114,6 +119,44 @@ def run_torchfix(exe: str, files: list[str], jobs: int, tmp: str) -> float:
     return timed([exe, "-j", str(jobs), *files], "torchfix", tmp, ok_codes=(0, 1))[0]
 
 
+# --- project: the incremental case ------------------------------------------
+
+def dl_json(args: list[str], cwd: str) -> tuple[float, list]:
+    """Seconds and the findings (every field) of one devicelint run in `cwd`."""
+    cmd = devicelint_cmd() + args + ["--output-format", "json", "--exit-zero"]
+    dt, out = timed(cmd, "devicelint (project)", cwd)
+    return dt, sorted(json.dumps(f, sort_keys=True) for f in json.loads(out or "[]"))
+
+
+def run_project(root: Path, files: int, jobs: int, rounds: int) -> dict:
+    """Generate the project, fill its cache, then time (medians of `rounds`):
+    one      a training script alone, cache filled (the script imports models, data and
+             utils from the project, so its cached result is checked against their summaries)
+    edit     the whole project with the cache, after dropping (odd rounds: restoring) the
+             `.to(device)` of one model factory that many scripts import
+    and whether every edited re-run printed exactly what a --no-cache run prints then."""
+    project_speed.generate(root, files)
+    n = sum(1 for _ in root.rglob("*.py"))
+    every = [".", "--jobs", str(jobs)]
+    cold_s, cold = dl_json(every + ["--no-cache"], str(root))
+    fill_s, filled = dl_json(every, str(root))
+    script = "scripts/train_010.py"
+    one = [dl_json([script], str(root))[0] for _ in range(rounds)]
+    model = root / "proj" / "models" / f"net{project_speed.EDITED_MODEL}.py"
+    original = model.read_text()
+    edited = original.replace("return model.to(device)", "return model")
+    assert edited != original, "the project generator changed: nothing to edit"
+    edits, same = [], filled == cold
+    for r in range(rounds):
+        model.write_text(edited if r % 2 == 0 else original)
+        dt, warm = dl_json(every, str(root))
+        edits.append(dt)
+        same &= warm == dl_json(every + ["--no-cache"], str(root))[1]
+    return {"files": n, "cold_findings": len(cold), "cold": cold_s, "fill": fill_s,
+            "one": med(one), "one_all": one, "edit": med(edits), "edit_all": edits,
+            "edit_same_as_cold": same}
+
+
 # --- main ------------------------------------------------------------------
 
 def pick_one_file(files: list[str], lines: dict[str, int]) -> str:
@@ -138,6 +181,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="use a random sample of N files (quick runs)")
     ap.add_argument("--only", default=",".join(PARTS), help="comma-separated parts: " + ",".join(PARTS))
     ap.add_argument("--one-file", type=Path)
+    ap.add_argument("--project-files", type=int, default=300, help="size of the generated project (part `project`)")
     ap.add_argument("--json", type=Path, help="save the results here")
     ap.add_argument("--devicelint", help="command to run instead of the venv's devicelint")
     args = ap.parse_args()
@@ -166,7 +210,7 @@ def main() -> None:
     times: dict[str, list[float]] = {p: [] for p in ("floor", "cold", "warm", "torchfix", "dl_subset")}
     info: dict = {}
     try:
-        if parts & {"cold", "warm", "one"} or ("torchfix" in parts and "cold" in parts):
+        if parts & {"cold", "warm", "one", "project"} or ("torchfix" in parts and "cold" in parts):
             # preflight: fail fast with a clear message if the CLI lacks a flag
             dl_lint(files[:1], 1, tmp)
             dl_lint(files[:1], 1, tmp, cache_dir=str(work / "preflight-cache"))
@@ -191,13 +235,17 @@ def main() -> None:
                 times["torchfix"].append(run_torchfix(tf, subset, args.jobs, tmp))
                 if "cold" in parts:
                     times["dl_subset"].append(dl_lint(subset, args.jobs, tmp)[0])
-            print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items() if v), flush=True)
+            if any(times.values()):
+                print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items() if v), flush=True)
 
         one = None
         if "one" in parts:
             one_file = str(args.one_file.resolve()) if args.one_file else pick_one_file(files, lines)
             one_t = [timed(devicelint_cmd() + [one_file], "devicelint one-file", tmp, (0, 1))[0] for _ in range(10)]
             one = {"file": one_file, "lines": count_lines(Path(one_file)), "seconds": med(one_t), "all": one_t}
+        project = None
+        if "project" in parts:
+            project = run_project(work / "project", args.project_files, args.jobs, max(args.rounds, 5))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -205,7 +253,7 @@ def main() -> None:
     res: dict = {
         "files": len(files), "lines": total, "jobs": args.jobs, "rounds": args.rounds,
         "torchfix_subset": {"files": len(subset), "lines": sub_lines},
-        "seconds": m, "all_seconds": times, **info, "one_file": one,
+        "seconds": m, "all_seconds": times, **info, "one_file": one, "project": project,
     }
     lps = {k: (sub_lines if k in ("torchfix", "dl_subset") else total) / v for k, v in m.items() if v}
     res["lines_per_s"] = lps
@@ -228,6 +276,13 @@ def main() -> None:
             print(f"{k:34s} {v:.2f}")
     if one:
         print(f"one-file   {one['seconds']:.3f} s  ({one['lines']} lines, {one['file']})")
+    if project:
+        p = project
+        print(f"project    {p['files']} files, {p['cold_findings']} findings: cold {p['cold']:.2f} s, "
+              f"cache filled in {p['fill']:.2f} s")
+        print(f"  one script alone, warm cache     {p['one']:.3f} s (median of {len(p['one_all'])})")
+        print(f"  edit one file, re-run all        {p['edit']:.3f} s (median of {len(p['edit_all'])}); "
+              f"same findings as --no-cache: {p['edit_same_as_cold']}")
     if args.json:
         args.json.write_text(json.dumps(res, indent=2))
         print(f"saved {args.json}")

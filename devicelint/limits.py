@@ -96,9 +96,10 @@ def _no_long_statement(source: bytes) -> bool:
     operators, brackets, dots, keywords and adjacent string quotes bound its depth. Brackets in strings and
     comments only make it answer False (an unbalanced one leaves a span open or closes one
     too many), apart from a `)` and a `(` both in strings inside one span, which split it.
-    Backslash continuations are not followed: such files take the full check."""
+    A backslash continuation joins its lines: they are measured as one (wherever the
+    backslash is, even in a string or a comment, joining only makes a line longer)."""
     if b"\\\n" in source or b"\\\r" in source:
-        return False
+        source = source.replace(b"\\\r\n", b"   ").replace(b"\\\n", b"  ").replace(b"\\\r", b"  ")
     for line in LINE_SPLIT(source):
         if len(line) > _LONG and _depth_bound(line) > _LONG:
             return False

@@ -107,7 +107,9 @@ def test_the_cheap_screen_lets_ordinary_files_skip_the_parse():
     assert limits._no_long_statement(ordinary)
     for kind, n in [("and", 900), ("to_lines", 300), ("strings_lines", 900), ("unary", 900)]:
         assert not limits._no_long_statement(shaped(kind, n).encode()), kind
-    assert not limits._no_long_statement(b"x = 1 + \\\n    2\n")  # continuations: the full check
+    # a backslash continuation joins its lines: short, they pass; one long statement does not
+    assert limits._no_long_statement(b"total = 1 + \\\n    2\nwidth = (3 + \\\r\n  4)\n")
+    assert not limits._no_long_statement(b"x = 1" + b" + \\\n    1" * 900 + b"\n")
 
 
 def test_recursion_error_in_the_analysis_is_reported_not_silent(monkeypatch):
