@@ -12,7 +12,7 @@ import tempfile
 import traceback
 from concurrent.futures.process import BrokenProcessPool
 
-from devicelint import limits
+from devicelint import engine, limits
 from devicelint.engine import _meta, lint_file, lint_source, read_source
 
 # Below this many files a pool costs more to start than it saves.
@@ -100,6 +100,7 @@ def lint_many(tasks, jobs=None, progress=None):
         old = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLD)
         project.remember_paths(True)
+        engine.FREEZE_TREES = True
         try:
             for t in tasks:
                 results.append(_one(t))
@@ -107,6 +108,7 @@ def lint_many(tasks, jobs=None, progress=None):
         finally:
             gc.set_threshold(*old)
             project.remember_paths(False)
+            engine.FREEZE_TREES = False
     findings, errors = [], []
     for path, found, error in results:
         findings.extend(found)
@@ -258,6 +260,7 @@ def _worker_start(parent: int, shared: str | None = None) -> None:
     from devicelint import project
 
     project.remember_paths(True)  # a worker lives for one run
+    engine.FREEZE_TREES = True
     if shared is not None:
         project.share_summaries(shared)
     if sys.platform.startswith("linux"):
