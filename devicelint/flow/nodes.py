@@ -64,33 +64,36 @@ _SKIP_FIELD = ("whitespace", "lpar", "rpar", "comma", "semicolon", "colon", "equ
 
 _FIELDS: dict = {}
 
-# type -> is it a CSTNode. CSTNode is an ABC, and an ABC's isinstance costs a Python call:
-# asked once per type instead of once per field of every node walked.
-_IS_NODE: dict = {}
+# type -> 1 (a CSTNode), 2 (a list or tuple), 0 (anything else). CSTNode is an ABC, and an
+# ABC's isinstance costs a Python call: asked once per type instead of once per field of
+# every node walked.
+_KIND: dict = {}
 
 
-def _is_node(t) -> bool:
-    found = _IS_NODE[t] = issubclass(t, cst.CSTNode)
+def _fields(t) -> tuple:
+    names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t) if not f.name.startswith(_SKIP_FIELD))
+    return names
+
+
+def _kind(t) -> int:
+    found = _KIND[t] = 1 if issubclass(t, cst.CSTNode) else 2 if issubclass(t, (list, tuple)) else 0
     return found
 
 
 def child_nodes(node) -> list:
-    names = _FIELDS.get(type(node))
-    if names is None:
-        names = _FIELDS[type(node)] = tuple(
-            f.name for f in dataclasses.fields(node) if not f.name.startswith(_SKIP_FIELD)
-        )
+    t = type(node)
     out = []
-    is_node = _IS_NODE.get
-    for name in names:
+    kinds = _KIND
+    for name in _FIELDS[t] if t in _FIELDS else _fields(t):
         v = getattr(node, name)
-        t = type(v)
-        if is_node(t) or (is_node(t) is None and _is_node(t)):
+        tv = type(v)
+        k = kinds[tv] if tv in kinds else _kind(tv)
+        if k == 1:
             out.append(v)
-        elif t is tuple or t is list or isinstance(v, (list, tuple)):
+        elif k == 2:
             for x in v:
                 tx = type(x)
-                if is_node(tx) or (is_node(tx) is None and _is_node(tx)):
+                if (kinds[tx] if tx in kinds else _kind(tx)) == 1:
                     out.append(x)
     return out
 
@@ -113,7 +116,9 @@ class _Index:
         nodes: list = []
         spans: dict = {}
         by_type: dict = {}  # node type -> positions in `nodes`, ascending
+        fields, kinds = _FIELDS, _KIND
         stack = [root]
+        push = stack.append
         while stack:
             n = stack.pop()
             t = type(n)
@@ -121,14 +126,25 @@ class _Index:
                 spans[n[0]] = (n[1], len(nodes))
                 continue
             at = len(nodes)
-            stack.append((id(n), at))
+            push((id(n), at))
             nodes.append(n)
             found = by_type.get(t)
             if found is None:
                 by_type[t] = [at]
             else:
                 found.append(at)
-            stack.extend(child_nodes(n))
+            # child_nodes(n), inlined: this loop runs once per node of every file
+            for name in fields[t] if t in fields else _fields(t):
+                v = getattr(n, name)
+                tv = type(v)
+                k = kinds[tv] if tv in kinds else _kind(tv)
+                if k == 1:
+                    push(v)
+                elif k == 2:
+                    for x in v:
+                        tx = type(x)
+                        if (kinds[tx] if tx in kinds else _kind(tx)) == 1:
+                            push(x)
         self.nodes = nodes
         self.spans = spans
         self.by_type = by_type

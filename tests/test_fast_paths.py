@@ -1,0 +1,110 @@
+"""The shortcuts the linter takes for speed give exactly what the slow ways give."""
+
+from __future__ import annotations
+
+import ast
+import gc
+
+import libcst as cst
+import pytest
+
+from devicelint import engine, limits
+from devicelint.flow import nodes
+
+TRAIN = '''import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+
+class Net(nn.Module):
+    def __init__(self, width=16):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(8, width), nn.ReLU(), nn.Linear(width, 2))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+def train(model, loader, device, epochs=2):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        for batch in loader:
+            x, y = batch["x"].to(device), batch["y"].to(device)
+            loss = nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        print(f"epoch {epoch}: {loss.item():.3f}", r"raw\\path", u"unicode", """a
+multi-line""", b"bytes", 'it''s')
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    args = parser.parse_args()
+    model = Net().to(args.device)
+    train(model, DataLoader([]), torch.device(args.device))
+'''
+
+
+def test_the_index_walks_and_finds_what_a_plain_walk_does():
+    module = cst.parse_module(TRAIN)
+    plain = list(nodes._walk(module))
+    with nodes.indexed(module):
+        assert list(nodes.walk(module)) == plain
+        for sub in plain[::7]:
+            below = list(nodes._walk(sub))
+            assert list(nodes.walk(sub)) == below
+            for kind in (cst.Call, cst.Name, cst.AssignTarget, cst.FunctionDef):
+                assert nodes.find(sub, kind) == [n for n in below if type(n) is kind]
+    # a node made after the index (a fix's replacement) is walked the plain way
+    made = cst.parse_expression("model(x.to(device))")
+    with nodes.indexed(module):
+        assert list(nodes.walk(made)) == list(nodes._walk(made))
+        assert nodes.find(made, cst.Call) == [n for n in nodes._walk(made) if type(n) is cst.Call]
+
+
+def test_string_literals_read_without_literal_eval_match_it():
+    module = cst.parse_module(TRAIN + 'odd = ("tab\\there", "\\N{BULLET}", R"x", U"y", "", \'\', """""", rb"z")\n')
+    strings = [n for n in nodes._walk(module) if isinstance(n, cst.SimpleString)]
+    assert len(strings) > 10
+    for s in strings:
+        expected = ast.literal_eval(s.value)
+        assert nodes.string_value(s) == (expected if isinstance(expected, str) else None), s.value
+
+
+def test_parsing_without_validation_gives_the_same_tree_and_leaves_validation_on():
+    fast = engine.parse_module(TRAIN.encode())
+    assert fast.deep_equals(cst.parse_module(TRAIN))
+    assert fast.code == TRAIN
+    with pytest.raises(cst.CSTValidationError):  # nodes built after the parse are checked again
+        cst.Name("not a name")
+
+
+def test_positions_match_libcsts_provider():
+    module = cst.parse_module(TRAIN)
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    got = engine.positions(module)
+    for node in nodes._walk(module):
+        assert got.get(node) == expected.get(node)
+
+
+def test_freezing_trees_keeps_findings_and_unfreezes_them(monkeypatch):
+    bad = TRAIN.replace("model = Net().to(args.device)", "model = Net()")
+    before = engine.lint_source(bad, "train.py")
+    monkeypatch.setattr(engine, "FREEZE_TREES", True)
+    assert gc.get_freeze_count() == 0
+    for _ in range(3):
+        assert engine.lint_source(bad, "train.py") == before
+    assert gc.get_freeze_count() == 0  # every tree was given back to the collector
+    assert any(f.code == "DL001" for f in before)
+
+
+def test_depth_screen_joins_continuation_lines_into_one_statement():
+    joined = b"loss = (a + \\\n    b)\n" + b"total = 1" + b" + \\\n    1" * 900 + b"\n"
+    assert not limits._no_long_statement(joined)
+    assert limits._no_long_statement(b"if a and \\\n        b:\n    pass\n")
