@@ -5,6 +5,7 @@ import libcst as cst
 from devicelint import torchapi as api
 from devicelint.cpu_run import CpuRun, code_of
 from devicelint.flow import child_nodes
+from devicelint.flow.nodes import is_string
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
@@ -19,14 +20,7 @@ _UNGUARDED = "that a run without CUDA reaches (the file's CUDA check does not gu
 _MENTION = re.compile(rb"\.cuda\s*\(|[\"']cuda")
 
 
-def _string(node) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        try:
-            value = node.evaluated_value
-        except Exception:  # noqa: BLE001 - odd literals are simply not device strings
-            return None
-        return value if isinstance(value, str) else None
-    return None
+_string = is_string  # the str a literal spells, or None (odd literals are no device strings)
 
 
 def _is_cuda_string(node) -> bool:
