@@ -26,6 +26,7 @@ import json
 import multiprocessing
 import os
 import random
+import resource
 import shlex
 import shutil
 import statistics
@@ -56,11 +57,25 @@ def _parse_one(path: str) -> bool:
         return False
 
 
+# CPU seconds (user + system) of the last floor or subprocess run, its workers included. On a
+# machine shared with other work the wall clock of two processes swings with the load; the
+# CPU they used swings much less, so the report gives both.
+LAST_CPU = [0.0]
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def run_floor(files: list[str], jobs: int) -> tuple[float, int]:
     """Seconds (pool start included) and number of files LibCST failed to parse."""
-    t0 = time.perf_counter()
+    c0, t0 = _children_cpu(), time.perf_counter()
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         ok = list(pool.imap_unordered(_parse_one, files, chunksize=8))
+        pool.close()
+        pool.join()  # reaped: their CPU time is counted
+    LAST_CPU[0] = _children_cpu() - c0
     return time.perf_counter() - t0, ok.count(False)
 
 
@@ -77,9 +92,10 @@ def devicelint_cmd() -> list[str]:
 
 
 def timed(cmd: list[str], what: str, cwd: str, ok_codes=(0,)) -> tuple[float, str]:
-    t0 = time.perf_counter()
+    c0, t0 = _children_cpu(), time.perf_counter()
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     dt = time.perf_counter() - t0
+    LAST_CPU[0] = _children_cpu() - c0
     if p.returncode not in ok_codes or "Traceback (most recent call last)" in p.stderr:
         shown = " ".join(cmd[:12]) + (" ..." if len(cmd) > 12 else "")
         hint = ""
@@ -208,6 +224,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-", dir=cache))  # cwd for subprocesses, warm cache
     tmp, warm_cache = str(work), str(work / "dl-cache")
     times: dict[str, list[float]] = {p: [] for p in ("floor", "cold", "warm", "torchfix", "dl_subset")}
+    cpu: dict[str, list[float]] = {"floor": [], "cold": []}
     info: dict = {}
     try:
         if parts & {"cold", "warm", "one", "project"} or ("torchfix" in parts and "cold" in parts):
@@ -225,9 +242,11 @@ def main() -> None:
             if "floor" in parts:
                 dt, info["floor_parse_failures"] = run_floor(files, args.jobs)
                 times["floor"].append(dt)
+                cpu["floor"].append(LAST_CPU[0])
             if "cold" in parts:
                 dt, info["cold_findings"] = dl_lint(files, args.jobs, tmp)
                 times["cold"].append(dt)
+                cpu["cold"].append(LAST_CPU[0])
             if "warm" in parts:
                 dt, info["warm_findings"] = dl_lint(files, args.jobs, tmp, cache_dir=warm_cache)
                 times["warm"].append(dt)
@@ -261,8 +280,11 @@ def main() -> None:
     def ratio(a, b):
         return m[a] / m[b] if m.get(a) and m.get(b) else None
 
+    mc = {k: med(v) for k, v in cpu.items()}
+    res["cpu_seconds"], res["all_cpu_seconds"] = mc, cpu
     res["ratios"] = {
         "cold_over_floor": ratio("cold", "floor"),
+        "cold_over_floor_cpu": mc["cold"] / mc["floor"] if mc["cold"] and mc["floor"] else None,
         "warm_over_cold": ratio("warm", "cold"),
         # same files, same jobs: torchfix seconds / devicelint-cold seconds on the subset
         "torchfix_over_devicelint_per_line": ratio("torchfix", "dl_subset"),
@@ -270,7 +292,8 @@ def main() -> None:
     print()
     for k, v in m.items():
         if v:
-            print(f"{k:10s} {v:8.2f} s  {lps[k]:10.0f} lines/s")
+            used = f"  ({mc[k]:.2f} s CPU)" if mc.get(k) else ""
+            print(f"{k:10s} {v:8.2f} s  {lps[k]:10.0f} lines/s{used}")
     for k, v in res["ratios"].items():
         if v is not None:
             print(f"{k:34s} {v:.2f}")

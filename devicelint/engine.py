@@ -10,7 +10,6 @@ import stat
 import warnings
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from devicelint import limits
 from devicelint import rules as registry
@@ -18,6 +17,7 @@ from devicelint.findings import Finding
 from devicelint.flow import Facts, infer
 from devicelint.flow.nodes import indexed
 from devicelint.names import Imports
+from devicelint.positions import positions
 from devicelint.suppress import Suppressions
 
 # A file that mentions none of these cannot hold a finding: it is not even parsed.
@@ -82,18 +82,6 @@ def parse_module(source: bytes) -> cst.Module:
         return cst.parse_module(source)
     finally:
         node_class.__post_init__ = validate
-
-
-def positions(module: cst.Module):
-    """node -> CodeRange for every node of `module`: what MetadataWrapper.resolve(PositionProvider)
-    gives, by running the provider's one code generation pass directly. The wrapper would
-    first visit the whole tree for providers of other kinds, which costs as much again."""
-    try:
-        provider = PositionProvider()
-        provider._gen_impl(module)
-        return provider._computed
-    except AttributeError:  # a LibCST without these internals
-        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
 
 def _meta(path: str, name: str, message: str, line: int = 1, column: int = 1) -> Finding:

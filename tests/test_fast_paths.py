@@ -9,6 +9,7 @@ import libcst as cst
 import pytest
 
 from devicelint import engine, limits
+from devicelint.positions import positions
 from devicelint.flow import nodes
 
 TRAIN = '''import argparse
@@ -88,7 +89,7 @@ def test_positions_match_libcsts_provider():
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    got = engine.positions(module)
+    got = positions(module)
     for node in nodes._walk(module):
         assert got.get(node) == expected.get(node)
 
