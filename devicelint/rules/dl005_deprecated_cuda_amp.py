@@ -3,6 +3,7 @@ import re
 import libcst as cst
 
 from devicelint.flow import child_nodes
+from devicelint.flow.nodes import find
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
@@ -158,7 +159,7 @@ with torch.amp.autocast("cuda", dtype=torch.bfloat16):
     )
 
     def check(self, ctx):
-        if not _MENTION.search(ctx.source):
+        if not _MENTION.search(ctx.source) or not _candidates(ctx):
             return
         finder = _Finder(ctx.imports, ctx.module)
         ctx.module.visit(finder)
@@ -305,6 +306,21 @@ class _Finder(cst.CSTVisitor):
         if q in _REPLACEMENTS and not self.shim_depth and not self._shadowed(node):
             self.found.append((node, q))
         return False
+
+
+_LEAVES = {q.rsplit(".", 1)[1] for q in _REPLACEMENTS}
+
+
+def _candidates(ctx) -> bool:
+    """Does any name or attribute resolve to a deprecated API? What _Finder reports is among
+    them: a look through the module index spares its walk in files that only mention
+    `torch.cuda` near an `amp` (the text test above)."""
+    if any(node.attr.value in _LEAVES for node in find(ctx.module, cst.Attribute)):
+        return True
+    first = {}
+    for node in find(ctx.module, cst.Name):
+        first.setdefault(node.value, node)
+    return any(ctx.imports.qualname(node) in _REPLACEMENTS for node in first.values())
 
 
 def _compat_handler(node: cst.ExceptHandler) -> bool:
