@@ -110,11 +110,12 @@ class _Index:
     """Every node of one module in walk order, and where each node's subtree lies in it.
     The order is a depth-first preorder, so a subtree is one contiguous run."""
 
-    __slots__ = ("nodes", "spans", "by_type")
+    __slots__ = ("nodes", "at", "ends", "by_type")
 
     def __init__(self, root) -> None:
         nodes: list = []
-        spans: dict = {}
+        at: dict = {}  # id(node) -> its position in `nodes`
+        ends: list = []  # position -> the end of that node's subtree
         by_type: dict = {}  # node type -> positions in `nodes`, ascending
         fields, kinds = _FIELDS, _KIND
         stack = [root]
@@ -122,17 +123,19 @@ class _Index:
         while stack:
             n = stack.pop()
             t = type(n)
-            if t is tuple:  # the end of a subtree: every descendant is in
-                spans[n[0]] = (n[1], len(nodes))
+            if t is int:  # the end of a subtree (~its position): every descendant is in
+                ends[~n] = len(nodes)
                 continue
-            at = len(nodes)
-            push((id(n), at))
+            i = len(nodes)
+            push(~i)
             nodes.append(n)
+            ends.append(0)
+            at[id(n)] = i
             found = by_type.get(t)
             if found is None:
-                by_type[t] = [at]
+                by_type[t] = [i]
             else:
-                found.append(at)
+                found.append(i)
             # child_nodes(n), inlined: this loop runs once per node of every file
             for name in fields[t] if t in fields else _fields(t):
                 v = getattr(n, name)
@@ -146,14 +149,15 @@ class _Index:
                         if (kinds[tx] if tx in kinds else _kind(tx)) == 1:
                             push(x)
         self.nodes = nodes
-        self.spans = spans
+        self.at = at
+        self.ends = ends
         self.by_type = by_type
 
     def span(self, node):
-        span = self.spans.get(id(node))
+        i = self.at.get(id(node))
         # the identity check: an id alone could belong to a node made after the index
-        if span is not None and self.nodes[span[0]] is node:
-            return span
+        if i is not None and self.nodes[i] is node:
+            return i, self.ends[i]
         return None
 
 
