@@ -35,11 +35,15 @@ _roots: dict = {}
 # change: what a path is gets asked of the file system once. None outside a run, so that a
 # program linting, editing and linting again in one process sees its edits.
 _kinds: dict | None = None
+# Also during a run: what a module name resolved to from one importer, and the probes that
+# found it (replayed into each view's deps: a cached result must know them).
+_resolved: dict | None = None
 
 
 def remember_paths(on: bool) -> None:
-    global _kinds
+    global _kinds, _resolved
     _kinds = {} if on else None
+    _resolved = {} if on else None
 
 
 def _kind(path: str) -> str | None:
@@ -197,6 +201,8 @@ class FileView:
         self._stars: dict = {}
         self._busy: set = set()
         self._modules: dict = {}
+        self._bases_key = tuple(self.bases)
+        self._probes: list | None = None  # what _module's probes found, while one runs
 
     # ---------------------------------------------------------------- files and modules
 
@@ -223,14 +229,14 @@ class FileView:
         """`name.py`, `name/__init__.py` or a namespace folder `name/` in `base`."""
         for cand in (os.path.join(base, name + ".py"), os.path.join(base, name, "__init__.py")):
             if _kind(cand) == "file":
-                self.deps.setdefault(cand, None)
+                self._note(cand, None)
                 return cand
-            self.deps[cand] = "absent"
+            self._note(cand, "absent")
         d = os.path.join(base, name)
         if _kind(d) == "dir":
-            self.deps[d] = "dir"
+            self._note(d, "dir")
             return d
-        self.deps[d] = "absent"
+        self._note(d, "absent")
         return None
 
     def module(self, importer: str, level: int, dotted: str) -> str | None:
@@ -238,8 +244,35 @@ class FileView:
         key = (importer, level, dotted)
         if key in self._modules:
             return self._modules[key]  # its probes are in self.deps already
-        found = self._modules[key] = self._module(importer, level, dotted)
+        shared = _resolved
+        if shared is None:
+            found = self._module(importer, level, dotted)
+        else:
+            # an absolute import is looked for in this view's bases too
+            run_key = (importer, level, dotted, None if level else self._bases_key)
+            known = shared.get(run_key)
+            if known is None:
+                self._probes = []
+                try:
+                    found = self._module(importer, level, dotted)
+                    shared[run_key] = (found, tuple(self._probes))
+                finally:
+                    self._probes = None
+            else:
+                found, probes = known
+                for path, state in probes:
+                    self._note(path, state)
+        self._modules[key] = found
         return found
+
+    def _note(self, path: str, state) -> None:
+        """A probe's finding into deps: a file found (its state is read later), "absent", "dir"."""
+        if state is None:
+            self.deps.setdefault(path, None)
+        else:
+            self.deps[path] = state
+        if self._probes is not None:
+            self._probes.append((path, state))
 
     def _module(self, importer: str, level: int, dotted: str) -> str | None:
         parts = [p for p in dotted.split(".") if p]
