@@ -109,3 +109,43 @@ def test_depth_screen_joins_continuation_lines_into_one_statement():
     joined = b"loss = (a + \\\n    b)\n" + b"total = 1" + b" + \\\n    1" * 900 + b"\n"
     assert not limits._no_long_statement(joined)
     assert limits._no_long_statement(b"if a and \\\n        b:\n    pass\n")
+
+
+RESUME = '''import argparse
+
+import torch
+import torch.nn as nn
+
+
+def build(args):
+    model = nn.Linear(8, 2).to(args.device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 10)
+    if torch.cuda.is_available():
+        model.load_state_dict(torch.load(args.ckpt))  # guarded: a GPU is there
+    elif args.resume:
+        model.load_state_dict(torch.load(args.ckpt))  # the branch a CPU-only run takes
+    if torch.load(args.flags):  # in a test: not a load the rule reads
+        pass
+    state = torch.load(args.ckpt) if torch.cuda.device_count() else None
+    sched.load_state_dict(torch.load(args.sched_file))  # no tensors to place
+    extra = torch.load(args.extra)
+    return model, opt, sched, state, extra
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cuda")
+    print(build(parser.parse_args()))
+'''
+
+
+def test_dl009_reads_loads_where_a_run_without_cuda_reaches_them():
+    module = cst.parse_module(RESUME)
+    with nodes.indexed(module):
+        calls = nodes.find(module, cst.Call)
+        first_if = nodes.find(module, cst.If)[-1]  # walk order: the last `if` of the file first
+        assert all(nodes.contains(module, c) for c in calls)
+        assert not any(nodes.contains(first_if.test, c) for c in calls if c not in nodes.find(first_if.test, cst.Call))
+    lines = sorted(f.line for f in engine.lint_source(RESUME, "resume.py", select=["DL009"]))
+    assert lines == [14, 19]  # the elif branch and the plain load

@@ -187,6 +187,16 @@ def walk(node):
     return _walk(node)
 
 
+def contains(outer, inner) -> bool:
+    """Is `inner` `outer` itself or a node below it?"""
+    index = _INDEX
+    if index is not None:
+        span, at = index.span(outer), index.span(inner)
+        if span is not None and at is not None:
+            return span[0] <= at[0] < span[1]
+    return any(n is inner for n in _walk(outer))
+
+
 def find(node, kind) -> list:
     """The nodes of exactly type `kind` (cst.Call, cst.ClassDef...: a concrete node class)
     in `node`'s subtree, in walk order. An isinstance test on a LibCST class costs a call

@@ -3,6 +3,7 @@ import re
 import libcst as cst
 
 from devicelint.flow import walk
+from devicelint.flow.nodes import contains, find
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.rules.base import Report, Rule
@@ -135,12 +136,11 @@ class Trainer:
             for c, q in ctx.facts.api_calls
         ):
             return  # no candidate: skip both walks
-        buffers = _Buffers()
-        ctx.module.visit(buffers)
-        finder = _Finder(ctx.imports, buffers.names | _host_files(ctx.facts.saves))
-        ctx.module.visit(finder)
+        buffers = _buffer_names(ctx.module)
+        finder = _Finder(ctx.imports, buffers | _host_files(ctx.facts.saves))
+        found = [c for c in ctx.calls if finder.flags(c) and _reached_unguarded(ctx.module, c)]
         scopes = Scopes(ctx.module)
-        for node in finder.found:
+        for node in found:
             where = _device_in_scope(scopes, node, ctx.facts.load_scopes.get(node, ()))
             yield Report(
                 node,
@@ -230,56 +230,57 @@ def _is_buffer(node) -> bool:
     return isinstance(node, cst.Call) and (dotted(node.func) or "").endswith("BytesIO")
 
 
-class _Buffers(cst.CSTVisitor):
+def _buffer_names(module) -> set:
     """Names bound to in-memory buffers (`buf = io.BytesIO(data)`)."""
-
-    def __init__(self):
-        self.names = set()
-
-    def visit_Assign(self, node) -> None:
-        if _is_buffer(node.value):
-            self.names.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+    return {t.target.value for a in find(module, cst.Assign) if _is_buffer(a.value)
+            for t in a.targets if isinstance(t.target, cst.Name)}
 
 
-class _Finder(cst.CSTVisitor):
+def _guard(test) -> bool:
+    return bool(_GUARD.search(cst.Module(body=()).code_for_node(test)))
+
+
+def _reached_unguarded(module, call: cst.Call) -> bool:
+    """Is `call` in code that may run on a machine without CUDA, and not only read to pick a
+    state that is no model's? Not when it is in the body of an `if` that tests for CUDA/GPU,
+    in any part of a conditional expression that does, in the test of an `if` (never a load
+    we flag), or among the arguments of `sched.load_state_dict(...)` and the like
+    (`lr_scheduler.load_state_dict(torch.load(...))`: no tensors to place)."""
+    for node in find(module, cst.If):
+        if contains(node, call):
+            if contains(node.test, call) or (contains(node.body, call) and _guard(node.test)):
+                return False
+    for node in find(module, cst.IfExp):
+        if contains(node, call) and _guard(node.test):
+            return False
+    for node in find(module, cst.Call):
+        if node is not call and contains(node, call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value == "load_state_dict" and _TENSOR_FREE.search(_code(node.func.value)):
+            return False
+    return True
+
+
+class _Finder:
     def __init__(self, imports, buffers):
         self.imports = imports
         self.buffers = buffers
-        self.found = []
-        self.guarded = 0
 
-    def visit_If(self, node) -> None:
-        g = bool(_GUARD.search(cst.Module(body=()).code_for_node(node.test)))
-        self.guarded += g
-        node.body.visit(self)
-        self.guarded -= g
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    def visit_IfExp(self, node) -> bool:
-        if _GUARD.search(cst.Module(body=()).code_for_node(node.test)):
+    def flags(self, node: cst.Call) -> bool:
+        """A `torch.load` that may restore device tensors, wherever it is in the file."""
+        if self.imports.qualname(node.func) not in _LOADS:
             return False
-        return True
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict":
-            if _TENSOR_FREE.search(_code(node.func.value)):
-                return False  # e.g. `lr_scheduler.load_state_dict(torch.load(...))`
-        if self.guarded or self.imports.qualname(node.func) not in _LOADS:
-            return
         if node.args and _TENSOR_FREE.search(_code(node.args[0].value)):
-            return
+            return False
         if any(a.star for a in node.args):
-            return
+            return False
         if any(a.keyword is not None and a.keyword.value == "map_location" for a in node.args):
-            return
+            return False
         if sum(1 for a in node.args if a.keyword is None) >= 2:
-            return
+            return False
         first = node.args[0].value if node.args and node.args[0].keyword is None else None
         if first is not None and (_is_buffer(first) or _code(first) in self.buffers):
-            return  # bytes serialized by this same process/machine: they go back where they came from
+            return False  # bytes serialized by this same process/machine: they go back where they came from
         names = _file_names(first) if first is not None else set()
         if names and names <= self.buffers:
-            return  # a file this script only ever saves host tensors to
-        self.found.append(node)
+            return False  # a file this script only ever saves host tensors to
+        return True
