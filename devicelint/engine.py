@@ -7,6 +7,7 @@ import gc
 import os
 import re
 import stat
+import threading
 import warnings
 
 import libcst as cst
@@ -75,7 +76,9 @@ def parse_module(source: bytes) -> cst.Module:
     validated as usual."""
     node_class = cst.CSTNode
     validate = node_class.__dict__.get("__post_init__")
-    if validate is None:  # not the LibCST we know: parse as usual
+    if validate is None or threading.active_count() != 1:
+        # not the LibCST we know, or other threads (the runtime checker's) that may be
+        # building nodes of their own right now, which must be validated: parse as usual
         return cst.parse_module(source)
     node_class.__post_init__ = _no_validation
     try:

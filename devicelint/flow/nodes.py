@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 from bisect import bisect_left
 from contextlib import contextmanager
 
@@ -161,25 +162,25 @@ class _Index:
         return None
 
 
-_INDEX: _Index | None = None
+# The index of the module being linted, per thread (the runtime checker lints in threads).
+_current = threading.local()
 
 
 @contextmanager
 def indexed(module):
     """While linting `module`, `walk` reads its subtrees from one walk made up front: the
     rules and the inference walk the same functions and classes many times over."""
-    global _INDEX
-    saved = _INDEX
-    _INDEX = _Index(module)
+    saved = getattr(_current, "index", None)
+    _current.index = _Index(module)
     try:
         yield
     finally:
-        _INDEX = saved
+        _current.index = saved
 
 
 def walk(node):
     """`node` and every node below it (depth-first, the last child's subtree first)."""
-    index = _INDEX
+    index = getattr(_current, "index", None)
     if index is not None:
         span = index.span(node)
         if span is not None:
@@ -189,7 +190,7 @@ def walk(node):
 
 def contains(outer, inner) -> bool:
     """Is `inner` `outer` itself or a node below it?"""
-    index = _INDEX
+    index = getattr(_current, "index", None)
     if index is not None:
         span, at = index.span(outer), index.span(inner)
         if span is not None and at is not None:
@@ -201,7 +202,7 @@ def find(node, kind) -> list:
     """The nodes of exactly type `kind` (cst.Call, cst.ClassDef...: a concrete node class)
     in `node`'s subtree, in walk order. An isinstance test on a LibCST class costs a call
     into ABCMeta; the index has them by type already."""
-    index = _INDEX
+    index = getattr(_current, "index", None)
     if index is not None:
         span = index.span(node)
         if span is not None:
