@@ -76,7 +76,9 @@ def pair_dir(tmp_path):
 
 def test_verify_folder_confirms_and_cross_checks(pair_dir, monkeypatch):
     flagged = {"bad.py": [(12, 12)]}
-    monkeypatch.setattr(runner, "flagged_ranges", lambda path, code: flagged.get(Path(path).name, []))
+    real = runner.flagged_ranges  # the plugin's threads judge the project's own pairs meanwhile
+    monkeypatch.setattr(runner, "flagged_ranges", lambda path, code: flagged.get(Path(path).name, [])
+                        if Path(path).is_relative_to(pair_dir) else real(path, code))
     results = verify_folder(pair_dir, simulate=True, timeout=120)
     assert [(r.fixture, r.verdict, r.line) for r in results] == [
         ("DL002-batch-not-moved/bad.py", "confirmed", 12),

@@ -467,10 +467,11 @@ def _judge_fixed(pair: Pair, fixed: Run | None, expected: str, base: dict) -> Re
 
 
 def autofix_run(pair: Pair, simulate: bool, timeout: float, env_extra: dict | None, server=None,
-                bad: Run | None = None) -> tuple[str, str]:
+                bad: Run | None = None, fixer=None) -> tuple[str, str]:
     """(verdict, detail) for the bad script of `pair` after `devicelint --fix --unsafe-fixes`
     (the default rules and the pair's own). For a counted waste, `bad` (the bad script's
-    run) must show that waste over the fixed copy, as over the hand-fixed script."""
+    run) must show that waste over the fixed copy, as over the hand-fixed script. `fixer`
+    stands in for fix_source (tests: a patched module would reach the other pairs' threads)."""
     import shutil
 
     from devicelint.engine import analyse
@@ -482,7 +483,7 @@ def autofix_run(pair: Pair, simulate: bool, timeout: float, env_extra: dict | No
     before = [r for f, r in analyse(source, str(pair.bad), select=select)[0] if f.code == pair.code]
     if not any(r is not None and r.edit is not None for r in before):
         return "no-fix", ""
-    new, count = fix_source(source, str(pair.bad), select=select, unsafe=True)
+    new, count = (fixer or fix_source)(source, str(pair.bad), select=select, unsafe=True)
     after = [(f.line, r) for f, r in analyse(new, str(pair.bad), select=[pair.code])[0] if f.code == pair.code]
     if any(r is not None and r.edit is not None for _line, r in after):
         return "fails", f"{pair.code} still offers fixes after --fix at lines {[ln for ln, _r in after]}"
