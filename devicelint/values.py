@@ -140,6 +140,15 @@ def join(a: Val | None, b: Val | None) -> Val:
     )
 
 
+def own_tensor(v: "Val") -> "Val":
+    """A module's own parameter or registered buffer made from `v`: `.to()` of the module
+    moves it, so in its methods it lives where the module lives (a tensor already on the
+    device stays known as such)."""
+    if v.kind is Kind.TENSOR and v.dev is Dev.ACCEL:
+        return v.with_(fresh=False, on_module=True)
+    return Val(Kind.TENSOR, on_module=True)
+
+
 def contents_on_accel(v: Val) -> bool:
     """A tensor, or a container of tensors, that is on the accelerator."""
     if v.kind in (Kind.TENSOR, Kind.UNKNOWN):  # an unknown value moved with .to() counts

@@ -548,6 +548,110 @@ post = CorrectAndSmooth(num_correction_layers=50, correction_alpha=1.0,
 y_soft = post.correct(y_soft, y_train, train_idx, adj)
 y_soft = post.smooth(y_soft, y_train, train_idx, adj)
 """,
+    # ------------------------------------------------ a module's own buffers and parameters live with it
+    "diffusion_timesteps_gather_a_registered_buffer": """
+import math
+from functools import partial
+
+
+def extract(a, t, x_shape):
+    b, *_ = t.shape
+    out = a.gather(-1, t)
+    return out.reshape(b, *((1,) * (len(x_shape) - 1)))
+
+
+def cosine_beta_schedule(timesteps, s=0.008):
+    x = torch.linspace(0, timesteps, timesteps + 1, dtype=torch.float64)
+    alphas_cumprod = torch.cos(((x / timesteps) + s) / (1 + s) * math.pi * 0.5) ** 2
+    alphas_cumprod = alphas_cumprod / alphas_cumprod[0]
+    return torch.clip(1 - (alphas_cumprod[1:] / alphas_cumprod[:-1]), 0, 0.999)
+
+
+class GaussianDiffusion(nn.Module):
+    def __init__(self, model, *, image_size, timesteps=1000):
+        super().__init__()
+        self.model = model
+        self.image_size = image_size
+        betas = cosine_beta_schedule(timesteps)
+        alphas_cumprod = torch.cumprod(1. - betas, dim=0)
+        self.num_timesteps = int(betas.shape[0])
+        register_buffer = lambda name, val: self.register_buffer(name, val.to(torch.float32))
+        register_buffer("sqrt_alphas_cumprod", torch.sqrt(alphas_cumprod))
+        register_buffer("sqrt_one_minus_alphas_cumprod", torch.sqrt(1. - alphas_cumprod))
+
+    def q_sample(self, x_start, t, noise=None):
+        noise = torch.randn_like(x_start) if noise is None else noise
+        return (extract(self.sqrt_alphas_cumprod, t, x_start.shape) * x_start +
+                extract(self.sqrt_one_minus_alphas_cumprod, t, x_start.shape) * noise)
+
+    def p_losses(self, x_start, t, noise=None):
+        noise = torch.randn_like(x_start) if noise is None else noise
+        x = self.q_sample(x_start=x_start, t=t, noise=noise)
+        return F.mse_loss(self.model(x, t), noise)
+
+    def forward(self, img, *args, **kwargs):
+        b, c, h, w, device = *img.shape, img.device
+        t = torch.randint(0, self.num_timesteps, (b,)).long()
+        return self.p_losses(img, t, *args, **kwargs)  # <- DL011
+""",
+    "fourier_features_scale_a_parameter": """
+class GaussianFourierProjection(nn.Module):
+    def __init__(self, embed_dim, scale=30.0):
+        super().__init__()
+        self.W = nn.Parameter(torch.randn(embed_dim // 2) * scale, requires_grad=False)
+        self.register_buffer("freq_bands", 2.0 ** torch.linspace(0, 7, 8))
+
+    def forward(self, x):
+        noise_level = torch.rand(x.shape[0])
+        x_proj = x[:, None] * self.W[None, :] * 2 * np.pi
+        bands = noise_level[:, None] * self.freq_bands  # <- DL011
+        return torch.cat([torch.sin(x_proj), torch.cos(x_proj), bands], dim=-1)
+""",
+    "buffer_indexed_by_positions_made_on_its_device": """
+class SinusoidalPositions(nn.Module):
+    def __init__(self, dim, max_len=512):
+        super().__init__()
+        pos = torch.arange(max_len).unsqueeze(1)
+        div = torch.exp(torch.arange(0, dim, 2) * (-math.log(10000.0) / dim))
+        pe = torch.zeros(max_len, dim)
+        pe[:, 0::2] = torch.sin(pos * div)
+        pe[:, 1::2] = torch.cos(pos * div)
+        self.register_buffer("pe", pe)
+
+    def forward(self, x):
+        idx = torch.arange(x.size(1), device=x.device)
+        return x + self.pe.index_select(0, idx)
+""",
+    # ------------------------------------------------ einops keeps a tensor where it is
+    "token_ids_repeated_with_einops_then_gathered": """
+from einops import rearrange, repeat
+
+
+class TokenPruner(nn.Module):
+    def __init__(self, dim, depth):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(dim, dim) for _ in range(depth)])
+
+    def forward(self, x, keep):
+        b, n = x.shape[:2]
+        token_ids = repeat(torch.arange(n), "n -> b n", b=b)
+        for layer in self.layers:
+            x = layer(x)
+        return x, token_ids.gather(1, keep)  # <- DL011
+
+
+class PatchDropout(nn.Module):
+    def __init__(self, prob):
+        super().__init__()
+        self.prob = prob
+
+    def forward(self, x):
+        b, n, _ = x.shape
+        # an index: CUDA tensors accept host index tensors
+        batch_indices = rearrange(torch.arange(b), "... -> ... 1")
+        keep = torch.randn(b, n, device=x.device).topk(max(1, int(n * (1 - self.prob))), dim=-1).indices
+        return x[batch_indices, keep]
+""",
 }
 
 

@@ -11,7 +11,7 @@ from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Kind, Val, join
-from devicelint.flow.facts import Mix, NumpyConv
+from devicelint.flow.facts import NumpyConv
 from devicelint.flow.expressions import result_of
 from devicelint.flow.methods import NO_HISTORY_METHODS, TUPLE_RESULTS
 
@@ -186,7 +186,7 @@ class ApiCalls:
         tensors = [v for v in flat if v.kind is Kind.TENSOR]
         functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
         if len(tensors) >= 2 and (functional or last in api.MIXING_FUNCTIONS):
-            self.facts.mixes.append(Mix(node, tensors, self._mix_cls(), self._in_forward()))
+            self.record_mix(node, tensors)
         if not tensors:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):

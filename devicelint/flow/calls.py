@@ -12,7 +12,7 @@ from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, mid_parts
-from devicelint.flow.facts import Mix, ModuleCall
+from devicelint.flow.facts import ModuleCall
 from devicelint.flow.nodes import expr_text
 from devicelint.flow.expressions import result_of
 from devicelint.flow.library import SCATTERS
@@ -165,7 +165,7 @@ class Calls:
                 # combines its inputs, whatever it is
                 data = [a for a in args if a.kind is Kind.TENSOR or host_batch_in(a) is not None]
                 if len(data) >= 2:
-                    self.facts.mixes.append(Mix(node, data, self._mix_cls(), self._in_forward()))
+                    self.record_mix(node, data)
             return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
 
@@ -209,7 +209,7 @@ class Calls:
         operands += [p for a in args if a.kind is Kind.SEQ and a.parts for p in a.parts if p.kind is Kind.TENSOR and p.fresh]
         cls = self._mod_cls()
         if len(operands) >= 2:
-            self.facts.mixes.append(Mix(node, operands, self._mix_cls(), self._in_forward()))
+            self.record_mix(node, operands)
         if model.param_free:
             out = result_of(args)
             return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN

@@ -48,6 +48,23 @@ def reachable(methods: dict, start: str) -> set:
     return seen
 
 
+def _registered(methods) -> frozenset:
+    """Names a module registers as buffers or parameters (`self.register_buffer("pe", pe)`, or
+    through an alias such as lucidrains' `register_buffer = lambda name, val: ...`): `.to()`
+    moves them with the module."""
+    names = set()
+    for fn in methods.values():
+        for n in find(fn, cst.Call):
+            text = dotted(n.func) or ""
+            if text.endswith(("register_buffer", "register_parameter")) and n.args and isinstance(
+                n.args[0].value, cst.SimpleString
+            ):
+                name = n.args[0].value.evaluated_value
+                if isinstance(name, str):
+                    names.add(name)
+    return frozenset(names)
+
+
 class UserCode:
     def class_of(self, cls: cst.ClassDef) -> dict:
         info = self.class_info.get(id(cls))
@@ -110,6 +127,7 @@ class UserCode:
                         if isinstance(n.target.value, cst.Name) and n.target.value.value == "self":
                             parts.add(n.target.attr.value)
             info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
+                    "buffers": _registered(methods) if module else frozenset(),
                     "self_moves": self_moves, "parts": parts, "has_params": has_params, "opaque": opaque,
                     "init_only": reachable(methods, "__init__") if module else set(),
                     "forward_path": reachable(methods, "forward") if module else set()}

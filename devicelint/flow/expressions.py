@@ -11,7 +11,7 @@ from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
-from devicelint.flow.facts import Mix
+
 from devicelint.flow.nodes import child_nodes, expr_text, is_string
 
 
@@ -189,6 +189,8 @@ class Expressions:
         if v is not None:
             return v
         info = self.class_of(inst.cls)
+        if attr in info["buffers"]:
+            return Val(Kind.TENSOR, on_module=True)  # a registered buffer: moved with the module
         fn = info["methods"].get(attr)
         if fn is not None:
             return Val(Kind.FUNC, ref=(fn, self.module_frame), name=attr)
@@ -321,7 +323,7 @@ class Expressions:
         """An operation on several values (binary op, torch function): record device mixes."""
         tensors = [v for v in vals if v.kind is Kind.TENSOR or (v.kind in (Kind.SEQ, Kind.MAPPING) and host_batch_in(v))]
         if len(tensors) >= 2:
-            self.facts.mixes.append(Mix(node, tensors, self._mix_cls(), self._in_forward()))
+            self.record_mix(node, tensors)
         out = result_of(vals)
         if (out.kind is Kind.TENSOR and out.dev is Dev.UNKNOWN and not out.on_module and tensors
                 and all(v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU for v in tensors) and self._in_forward()):

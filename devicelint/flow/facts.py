@@ -25,6 +25,9 @@ class Mix:
     operands: list  # Val of every tensor / module taking part
     cls: cst.ClassDef | None = None  # the nn.Module class whose method does this, if any
     in_forward: bool = False  # in that class's `forward` or a method it calls
+    # inlined here through these calls, innermost first: (the call, the function it is in,
+    # the function it calls)
+    calls: tuple = ()
 
 
 @dataclass

@@ -11,7 +11,7 @@ import libcst as cst
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join
-from devicelint.flow.facts import Mix, NumpyConv
+from devicelint.flow.facts import NumpyConv
 from devicelint.flow.nodes import expr_text, walk
 
 
@@ -185,7 +185,7 @@ class Methods:
         if name in api.MIXING_METHODS:
             tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
             if len(tensors) >= 2:
-                self.facts.mixes.append(Mix(node, tensors, self._mix_cls(), self._in_forward()))
+                self.record_mix(node, tensors)
         if name.startswith("new_") or name in ("type_as",):
             if name == "type_as" and pos:
                 return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key, grad=recv.grad, on_module=pos[0].on_module)

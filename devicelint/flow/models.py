@@ -7,7 +7,7 @@ import libcst as cst
 
 from devicelint import libmodel
 from devicelint import torchapi as api
-from devicelint.values import Dev, Kind, Val
+from devicelint.values import Dev, Kind, Val, own_tensor
 
 
 class Models:
@@ -20,6 +20,8 @@ class Models:
             self.escape(pos + list(kw.values()))
             return Val(Kind.MODULE)
         if cls in ("Parameter", "Buffer"):
+            if self._mod_cls() is not None:  # `self.w = nn.Parameter(...)` in a module: moved with it
+                return own_tensor(pos[0] if pos else Val(Kind.TENSOR))
             return pos[0].with_(fresh=False) if pos and pos[0].kind is Kind.TENSOR else Val(Kind.TENSOR)
         if cls in api.PARAM_FREE_LAYERS:
             return Val(Kind.MODULE, param_free=True, name=cls)

@@ -14,22 +14,40 @@ from devicelint.flow.nodes import expr_text, text_root, walk
 
 class Recording:
     def _mod_cls(self):
-        """The nn.Module class whose method runs in this frame, or None."""
-        sv = self.frame.self_val if self.frame is not None else None
+        """The nn.Module class whose method runs in this frame (or calls the plain helper
+        function running here: `extract(a, t, shape)` from `forward`), or None."""
+        f = self._method_frame()
+        sv = f.self_val if f is not None else None
         if sv is not None and sv.kind is Kind.OBJECT and isinstance(sv.ref, Instance):
             cls = sv.ref.cls
             if self.class_of(cls)["module"]:
                 return cls
         return None
 
+    def record_mix(self, node, operands, in_forward: bool | None = None) -> None:
+        """Tensors (or a model and its inputs) meeting at `node`, with the calls that brought
+        the analysis here: a value made by a caller is reported where the caller hands it on."""
+        calls, f = [], self.frame
+        while f is not None and f.call is not None and f.parent is not None:
+            calls.append((f.call, f.parent.func, f.func))
+            f = f.parent
+        self.facts.mixes.append(Mix(node, operands, self._mix_cls(),
+                                    self._in_forward() if in_forward is None else in_forward, tuple(calls)))
+
+    def _method_frame(self):
+        """This frame, or for a plain helper function the nearest caller that is not one."""
+        f = self.frame
+        while f is not None and f.self_val is None and f.func is not None and f.parent is not None:
+            f = f.parent
+        return f
+
     def _mix_cls(self):
         """The module class a device mix happens in, for rules that ask whether that class runs on
         the accelerator; None in `__init__` and the methods it calls, which run before any move
         (`self.feature_size()` probing a layer's output shape with a host tensor)."""
         cls = self._mod_cls()
-        if cls is not None and self.frame.func is not None and (
-            self.frame.func.name.value == "__init__" or self.frame.func.name.value in self.class_of(cls)["init_only"]
-        ):
+        func = self._method_frame().func if cls is not None else None
+        if func is not None and (func.name.value == "__init__" or func.name.value in self.class_of(cls)["init_only"]):
             return None
         return cls
 
@@ -112,7 +130,7 @@ class Recording:
             elif part.kind is Kind.TENSOR and part.on_module and part.dev is not Dev.CPU:
                 placed.append(part)
         if fresh and placed:
-            self.facts.mixes.append(Mix(ret, fresh + placed, self._mix_cls(), True))
+            self.record_mix(ret, fresh + placed, in_forward=True)
 
     def note_accum(self, node, target: str, value: Val) -> None:
         """`total += loss` inside a loop over a loader, unless the sum is meant to be

@@ -1,6 +1,7 @@
 import libcst as cst
 
 from devicelint.flow import walk
+from devicelint.flow.nodes import contains
 from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, contents_on_accel
@@ -18,7 +19,11 @@ class NewTensorWrongDevice(Rule):
     of an `nn.Module` that this file moves to the device (or calls with device data), and in
     `forward` of every `nn.Module` (and the methods `forward` calls), whatever the file moves:
     a module runs on its inputs' device, so its inputs, parameters and submodule outputs are
-    all there. A `forward` that returns such a tensor beside outputs computed on the module's
+    all there (registered buffers and `nn.Parameter`s too: `.to()` moves them with the
+    module). When the tensor meets the others inside a helper it is handed to
+    (`extract(self.alphas, t, shape)` -> `a.gather(-1, t)`), the finding is at the call that
+    hands it on, in the function that made it: the helper is right for its other callers.
+    A `forward` that returns such a tensor beside outputs computed on the module's
     device (`return logits, torch.zeros(n, dtype=torch.long)`) is flagged at the `return`: the
     caller combines them (sequence lengths, meant for the host, are left alone). Methods that
     `__init__` calls (shape probes, before any move) are left alone,
@@ -207,10 +212,12 @@ class ContrastiveHead(nn.Module):
                 if born is not None and not any(a.star for a in born.args) and born in facts.factory_scopes:
                     scopes = scopes or Scopes(ctx.module)
                     where = _measured(born, mix.node, _inputs(scopes, born) if mix.in_forward else set()) or device_var(scopes, born, facts.factory_scopes[born])
+                site = _handed_on(mix, born)
                 where_met = ("is returned beside outputs on the module's device, and the caller combines them"
-                             if isinstance(mix.node, cst.Return) else "meets tensors on the device here")
+                             if isinstance(mix.node, cst.Return) else "meets tensors on the device here"
+                             if site is mix.node else "is handed to a function where it meets tensors on the device")
                 yield Report(
-                    mix.node,
+                    site,
                     f"a tensor created without `device=` is on the CPU but {where_met}; "
                     "create it with `device=x.device` (or `x.new_zeros(...)`)",
                     fix=f"create it with `device={where}`" if where else None,
@@ -218,6 +225,19 @@ class ContrastiveHead(nn.Module):
                     edit_node=born if where else None,
                     applicability="unsafe",
                 )
+
+
+def _handed_on(mix, born):
+    """Where to report: the mix itself, or, when the tensor was made by a caller of the helper
+    the mix happens in (`t = torch.randint(...)` in `forward`, `a.gather(-1, t)` in
+    `extract(a, t, shape)`), the call in the function that made it: the helper is right for
+    its other callers."""
+    if born is None or not mix.calls or contains(mix.calls[0][2], born):
+        return mix.node
+    for call, caller, _callee in mix.calls:
+        if caller is not None and contains(caller, born):
+            return call
+    return mix.node
 
 
 def _fresh_host(v) -> bool:
