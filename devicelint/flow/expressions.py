@@ -11,7 +11,6 @@ from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
-
 from devicelint.flow.nodes import child_nodes, expr_text, is_string
 
 
