@@ -192,8 +192,9 @@ def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, igno
 
 def _analyse(source: bytes, path: str, select, ignore, rule_classes, project):
     bad = None
+    freeze = FREEZE_TREES  # read once: the unfreeze below must match this parse
     try:
-        module = _parse_out_of_gc(source) if FREEZE_TREES else parse_module(source)
+        module = _parse_out_of_gc(source) if freeze else parse_module(source)
     except cst.ParserSyntaxError as e:
         bad = _syntax_error(source, path, e)
     except UnicodeDecodeError as e:
@@ -207,7 +208,7 @@ def _analyse(source: bytes, path: str, select, ignore, rule_classes, project):
         with indexed(module):
             return _check(module, source, path, select, ignore, rule_classes, project)
     finally:
-        if FREEZE_TREES:
+        if freeze:
             gc.unfreeze()
 
 

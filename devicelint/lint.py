@@ -94,21 +94,17 @@ def lint_many(tasks, jobs=None, progress=None):
             if shared is not None:
                 shutil.rmtree(shared, ignore_errors=True)
     else:
-        from devicelint import project
-
         results = []
         old = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLD)
-        project.remember_paths(True)
-        engine.FREEZE_TREES = True
+        _run_settings(True)
         try:
             for t in tasks:
                 results.append(_one(t))
                 tick(len(results[-1][1]))
         finally:
             gc.set_threshold(*old)
-            project.remember_paths(False)
-            engine.FREEZE_TREES = False
+            _run_settings(False)
     findings, errors = [], []
     for path, found, error in results:
         findings.extend(found)
@@ -252,16 +248,24 @@ def _kill_workers(pool) -> None:
             pass
 
 
+def _run_settings(on: bool) -> None:
+    """While this process lints the files of one run (which do not change under it): what a
+    path is gets asked once, and trees are parsed out of the collector's sight."""
+    from devicelint import project
+
+    project.remember_paths(on)
+    engine.FREEZE_TREES = on
+
+
 def _worker_start(parent: int, shared: str | None = None) -> None:
     """Workers die with devicelint: after a `kill -9` of the parent they must not live on.
     `shared`: the run's summary folder for files linted without a cache (see
     project.share_summaries)."""
     gc.set_threshold(*GC_THRESHOLD)
-    from devicelint import project
-
-    project.remember_paths(True)  # a worker lives for one run
-    engine.FREEZE_TREES = True
+    _run_settings(True)  # a worker lives for one run
     if shared is not None:
+        from devicelint import project
+
         project.share_summaries(shared)
     if sys.platform.startswith("linux"):
         try:

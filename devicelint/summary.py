@@ -72,16 +72,8 @@ def _walk(node) -> list:
     out = [node]
     i = 0
     while i < len(out):
-        n = out[i]
+        out.extend(_children(out[i]))
         i += 1
-        for name in n._fields:
-            v = getattr(n, name, None)
-            if isinstance(v, _AST):
-                out.append(v)
-            elif type(v) is _LIST:
-                for x in v:
-                    if isinstance(x, _AST):
-                        out.append(x)
     return out
 
 

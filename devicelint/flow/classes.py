@@ -10,7 +10,7 @@ from devicelint import torchapi as api
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, join
 from devicelint.flow.state import Frame
-from devicelint.flow.nodes import find, no_grad_decorated, param_names, walk
+from devicelint.flow.nodes import find, is_string, no_grad_decorated, param_names, walk
 
 
 MAX_INLINE_DEPTH = 4
@@ -55,12 +55,9 @@ def _registered(methods) -> frozenset:
     names = set()
     for fn in methods.values():
         for n in find(fn, cst.Call):
-            text = dotted(n.func) or ""
-            if text.endswith(("register_buffer", "register_parameter")) and n.args and isinstance(
-                n.args[0].value, cst.SimpleString
-            ):
-                name = n.args[0].value.evaluated_value
-                if isinstance(name, str):
+            if (dotted(n.func) or "").endswith(("register_buffer", "register_parameter")) and n.args:
+                name = is_string(n.args[0].value)
+                if name is not None:
                     names.add(name)
     return frozenset(names)
 

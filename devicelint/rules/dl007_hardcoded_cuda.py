@@ -20,11 +20,8 @@ _UNGUARDED = "that a run without CUDA reaches (the file's CUDA check does not gu
 _MENTION = re.compile(rb"\.cuda\s*\(|[\"']cuda")
 
 
-_string = is_string  # the str a literal spells, or None (odd literals are no device strings)
-
-
 def _is_cuda_string(node) -> bool:
-    s = _string(node)
+    s = is_string(node)
     return s is not None and re.fullmatch(r"\s*cuda(\s*:\s*\d+)?\s*", s) is not None
 
 
@@ -324,7 +321,7 @@ class _Finder:
         elif kind is cst.Attribute:
             self._fallback_name(node.attr.value)
         elif kind is cst.SimpleString:
-            s = _string(node)
+            s = is_string(node)
             where = s.split(":")[0].strip().lower() if s is not None else ""
             if where in ("mps", "xla", "xpu", "npu", "hpu") or (where == "cpu" and not placing):
                 self.fallback = True
@@ -344,7 +341,7 @@ class _Finder:
         text = dotted(func) or ""
         if not self.fallback and (text.endswith(_OPTION_CALLS) or text.rsplit(".", 1)[-1].startswith("DEFINE_")):
             # a command-line option or an environment variable chooses the device
-            if any(_ARG_WORDS.search(s) for a in node.args if (s := _string(a.value)) is not None):
+            if any(_ARG_WORDS.search(s) for a in node.args if (s := is_string(a.value)) is not None):
                 self.fallback = True
         if self.imports.qualname(func) == "torch.device":
             kw = next((a for a in node.args if a.keyword is not None and a.keyword.value == "type"), None)

@@ -23,7 +23,6 @@ _CHAIN = {
 }
 
 
-_string = is_string  # the str a literal spells, or None
 
 
 def _device_target(call: cst.Call) -> str | None:
@@ -44,12 +43,12 @@ def _device_target(call: cst.Call) -> str | None:
         if not call.args or call.args[0].keyword is not None:
             return None
         kw = call.args[0].value
-    s = _string(kw)
+    s = is_string(kw)
     if s is not None:
         return f'"{s}"' if api.parse_device_string(s) == "accel" else None
     if isinstance(kw, cst.Call) and dotted(kw.func) in ("torch.device",):
         first = kw.args[0].value if kw.args else None
-        return None if first is not None and _string(first) == "cpu" else cst.Module(body=()).code_for_node(kw)
+        return None if first is not None and is_string(first) == "cpu" else cst.Module(body=()).code_for_node(kw)
     text = dotted(kw)
     if text is None:
         return None
