@@ -145,32 +145,13 @@ def dl_json(args: list[str], cwd: str) -> tuple[float, list]:
 
 
 def run_project(root: Path, files: int, jobs: int, rounds: int) -> dict:
-    """Generate the project, fill its cache, then time (medians of `rounds`):
-    one      a training script alone, cache filled (the script imports models, data and
-             utils from the project, so its cached result is checked against their summaries)
-    edit     the whole project with the cache, after dropping (odd rounds: restoring) the
-             `.to(device)` of one model factory that many scripts import
-    and whether every edited re-run printed exactly what a --no-cache run prints then."""
-    project_speed.generate(root, files)
-    n = sum(1 for _ in root.rglob("*.py"))
-    every = [".", "--jobs", str(jobs)]
-    cold_s, cold = dl_json(every + ["--no-cache"], str(root))
-    fill_s, filled = dl_json(every, str(root))
-    script = "scripts/train_010.py"
-    one = [dl_json([script], str(root))[0] for _ in range(rounds)]
-    model = root / "proj" / "models" / f"net{project_speed.EDITED_MODEL}.py"
-    original = model.read_text()
-    edited = original.replace("return model.to(device)", "return model")
-    assert edited != original, "the project generator changed: nothing to edit"
-    edits, same = [], filled == cold
-    for r in range(rounds):
-        model.write_text(edited if r % 2 == 0 else original)
-        dt, warm = dl_json(every, str(root))
-        edits.append(dt)
-        same &= warm == dl_json(every + ["--no-cache"], str(root))[1]
-    return {"files": n, "cold_findings": len(cold), "cold": cold_s, "fill": fill_s,
-            "one": med(one), "one_all": one, "edit": med(edits), "edit_all": edits,
-            "edit_same_as_cold": same}
+    """project_speed.measure with this benchmark's devicelint command, every JSON field
+    compared: the medians of one script alone (cache filled) and of the re-runs after an
+    edit, and whether every run with the cache reported what a --no-cache run reports."""
+    m = project_speed.measure(root, files, jobs, rounds, lambda args: dl_json(args, str(root)))
+    return {"files": m["files"], "cold_findings": len(m["cold_found"]), "cold": m["cold"], "fill": m["fill"],
+            "one": med(m["ones"]), "one_all": m["ones"], "edit": med(m["edits"]), "edit_all": m["edits"],
+            "edit_same_as_cold": m["fill_same"] and m["edits_same"]}
 
 
 # --- main ------------------------------------------------------------------

@@ -269,6 +269,32 @@ def run(args, cwd) -> tuple[tuple, list]:
     return (wall, cpu), found
 
 
+def measure(root: Path, files: int, jobs: int, rounds: int, run) -> dict:
+    """The incremental case on a generated project. `run(args)` lints in `root` and gives
+    (what it took, the findings). Returns the cold run, the cache-filling run, `rounds` runs
+    of one script alone with the cache filled, `rounds` whole-project re-runs with the cache
+    after editing one model factory that many scripts import (odd rounds drop its move, even
+    rounds restore it), and whether the filling run and every re-run reported exactly what a
+    --no-cache run reports then."""
+    generate(root, files)
+    every = [".", "--jobs", str(jobs)]
+    cold, cold_found = run(every + ["--no-cache"])
+    fill, fill_found = run(every)
+    ones = [run(["scripts/train_010.py"])[0] for _ in range(rounds)]
+    model = root / "proj" / "models" / f"net{EDITED_MODEL}.py"
+    original = model.read_text()
+    edited = original.replace("return model.to(device)", "return model")
+    assert edited != original, "the project generator changed: nothing to edit"
+    edits, same = [], True
+    for r in range(rounds):
+        model.write_text(edited if r % 2 == 0 else original)
+        took, warm_found = run(every)
+        edits.append(took)
+        same &= warm_found == run(every + ["--no-cache"])[1]
+    return {"files": sum(1 for _ in root.rglob("*.py")), "cold": cold, "cold_found": cold_found, "fill": fill,
+            "fill_same": fill_found == cold_found, "ones": ones, "edits": edits, "edits_same": same}
+
+
 def _median(pairs) -> str:
     wall = statistics.median(p[0] for p in pairs)
     cpu = statistics.median(p[1] for p in pairs)
@@ -284,29 +310,15 @@ def main() -> None:
     opts = ap.parse_args()
     root = Path(opts.keep) if opts.keep else Path(tempfile.mkdtemp(prefix="devicelint-project-"))
     try:
-        generate(root, opts.files)
-        n = sum(1 for _ in root.rglob("*.py"))
-        jobs = ["--jobs", str(opts.jobs)]
-        cold, cold_found = run([".", "--no-cache", *jobs], root)
-        fill, fill_found = run([".", *jobs], root)
-        assert fill_found == cold_found, "a cache-filling run must report what a cold run reports"
-        one = "scripts/train_010.py"
-        ones = [run([one], root)[0] for _ in range(opts.rounds)]
-        model = root / "proj" / "models" / f"net{EDITED_MODEL}.py"
-        original = model.read_text()
-        reruns, same = [], True
-        for r in range(opts.rounds):
-            # alternate: drop the factory's move, then restore it
-            model.write_text(original.replace("return model.to(device)", "return model") if r % 2 == 0 else original)
-            took, warm_found = run([".", *jobs], root)
-            reruns.append(took)
-            same &= warm_found == run([".", "--no-cache", *jobs], root)[1]
-        print(f"project: {n} files, {len(cold_found)} findings cold, jobs={opts.jobs}, "
+        m = measure(root, opts.files, opts.jobs, opts.rounds, lambda args: run(args, root))
+        assert m["fill_same"], "a cache-filling run must report what a cold run reports"
+        same = m["edits_same"]
+        print(f"project: {m['files']} files, {len(m['cold_found'])} findings cold, jobs={opts.jobs}, "
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        print(f"cold (--no-cache), whole project   {_median([cold])}")
-        print(f"filling the cache, whole project   {_median([fill])}")
-        print(f"one file alone, warm cache         {_median(ones)}  (median of {len(ones)})")
-        print(f"edit one file, re-run the project  {_median(reruns)}  (median of {len(reruns)}; "
+        print(f"cold (--no-cache), whole project   {_median([m['cold']])}")
+        print(f"filling the cache, whole project   {_median([m['fill']])}")
+        print(f"one file alone, warm cache         {_median(m['ones'])}  (median of {len(m['ones'])})")
+        print(f"edit one file, re-run the project  {_median(m['edits'])}  (median of {len(m['edits'])}; "
               f"same findings as --no-cache: {same})")
         if not same:
             sys.exit(1)
