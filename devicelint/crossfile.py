@@ -99,11 +99,26 @@ def call(interp, node, sym) -> Val | None:
         out = _value(interp, node, fact, argmap, sym[2])
     except _DAMAGE:
         return UNKNOWN
+    if out == UNKNOWN and _unplaced_build(interp, sym, pos, kw):
+        # `get_model(cfg["model"], n_classes)`: a registry we cannot follow, but nothing it runs
+        # places anything. A model only if the code proves it (`.parameters()`, `.eval()`...)
+        return Val(Kind.UNKNOWN, mid=node, name=sym[2])
     if out == UNKNOWN and not fn.get("host") and interp.unseen_call_result(node, pos + list(kw.values())) is not None:
         # `normalize_batch(style)`: a helper whose summary says nothing, given device tensors,
         # returns device tensors (or it would have failed right there)
         return Val(Kind.TENSOR, Dev.ACCEL)
     return out
+
+
+def _unplaced_build(interp, sym, pos, kw) -> bool:
+    given = pos + list(kw.values())
+    if "**" in kw or any(v.kind in (Kind.DEVICE, Kind.MODULE, Kind.TENSOR) or v.mid is not None
+                         or v.dev is Dev.ACCEL for v in given):
+        return False  # it is handed a device, a model or tensors: not a fresh model on the host
+    try:
+        return interp.imports.project.never_places(sym[1], sym[2])
+    except _DAMAGE:
+        return False
 
 
 def _target(t, argmap):

@@ -18,6 +18,7 @@ kind of object comes back:
 - ``graph``: a PyG `Data` / `Batch` / `HeteroData`: host tensors, `.to()` in place.
 - ``wrap``: wraps the model it is given as first argument (peft adapters): the result is that
   model, wherever it is; with no model given (`AutoPeftModel*.from_pretrained(path)`) a host module.
+- ``module_and_data``: a pair (host `nn.Module`, datasets), as PyG's `from_qm9_pretrained` returns.
 - ``collate``: a collate function that never moves anything (the batch stays on the host).
 - ``other``: not a tensor, model or batch (configs, PIL images, schedulers).
 
@@ -57,6 +58,8 @@ _TABLE = (
     (r"open_clip\.create_model\w*", "module"),
     # ---- PyG
     (r"torch_geometric\.data\.(Data|Batch|HeteroData)(\.from_data_list)?", "graph"),
+    # pretrained QM9 models come with their dataset splits: `model, datasets = SchNet.from_qm9_pretrained(...)`
+    (r"torch_geometric\.nn\.(models\.)?(SchNet|DimeNet|DimeNetPlusPlus)\.from_qm9_pretrained", "module_and_data"),
     # `to_hetero(model, metadata)` rewrites the model it is given: the result is where that model is
     (r"torch_geometric\.nn\.(to_hetero|to_hetero_with_bases)", "wrap"),
     # containers, wrappers and parameter-free aggregations say nothing of their own

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import sys
 
@@ -198,6 +199,7 @@ class FileView:
         self._summaries: dict = {}
         self._classes: dict = {}
         self._returns: dict = {}
+        self._unplaced: dict = {}
         self._stars: dict = {}
         self._busy: set = set()
         self._modules: dict = {}
@@ -466,6 +468,33 @@ class FileView:
         self._returns[key] = out
         return out
 
+    def never_places(self, path: str, name: str, depth: int = 0) -> bool:
+        """Does nothing the function runs decide a device: it neither moves, nor passes a
+        device, nor restores pickles, and neither does any project function it calls; no class
+        it builds places itself; it calls no library factory named like a builder
+        (`build_model`, `load_net`), which might."""
+        key = (path, name)
+        if key in self._unplaced:
+            return self._unplaced[key]
+        self._unplaced[key] = False  # a cycle: unsure
+        fn = self.function(path, name)
+        ok = fn is not None and fn.get("places") is False and depth <= MAX_DEPTH
+        for text in (fn.get("calls", ()) if ok else ()):
+            sym = self.qualify(path, text)
+            if sym is None:
+                continue  # a local's method or a builtin: a move there is in `places` already
+            if sym[0] in ("lib", "value", "module"):
+                ok = not _BUILDER_VERB.match(text.rsplit(".", 1)[-1])
+            elif sym[0] == "function":
+                ok = self.never_places(sym[1], sym[2], depth + 1)
+            elif sym[0] == "class":
+                facts = self.class_facts(sym[1], sym[2])
+                ok = facts is not None and not facts["self_moves"] and not facts["framework"]
+            if not ok:
+                break
+        self._unplaced[key] = ok
+        return ok
+
     def builds_host_models(self, path: str) -> bool:
         """Is module `path` a registry of architectures (`vits.__dict__[args.arch](...)`): at
         least one public function or class builds a module with weights, no function returns a
@@ -607,6 +636,11 @@ class FileView:
         if hub:
             return ("module", "unknown") if {"device", "device_map", "**"} & set(kws) else ("module", "host")
         return None
+
+
+# Library calls that may place what they build (`build_detector(cfg)`, `load_pretrained(...)`).
+_BUILDER_VERB = re.compile(r"(build|load|get|create|make|init|setup|prepare|from|restore|instantiate|wrap|to_|"
+                           r"convert|parallel|distribute|compile|fetch|read|open)", re.IGNORECASE)
 
 
 def _mentions_param(fact) -> bool:

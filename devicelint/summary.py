@@ -23,7 +23,7 @@ import ast
 
 from devicelint import torchapi as api
 
-VERSION = 2
+VERSION = 3
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
 UNKNOWN = ["unknown"]
 # Module methods that neither move the module nor hand it to code we cannot see.
@@ -209,7 +209,30 @@ def _function(fn, out) -> dict:
     rets = [r for r in w.returns if r != ["self"]]
     ret = _function_result(rets, w.isinstance_params) if rets and not w.generator else UNKNOWN
     pure = [p for p in params + kwonly if p not in w.impure]
-    return {"params": params, "kwonly": kwonly, "ret": ret, "pure": pure, "host": _brings_to_host(fn)}
+    places, calls = _placement(fn, params + kwonly)
+    return {"params": params, "kwonly": kwonly, "ret": ret, "pure": pure, "host": _brings_to_host(fn),
+            "places": places, "calls": calls}
+
+
+def _placement(fn, params) -> tuple[bool, list]:
+    """Could the function decide where what it builds lives? It does when it moves anything,
+    passes `device=`/`device_map=`, takes a device-like parameter, or restores pickled objects
+    (`torch.load` keeps the device they were saved from). Also the dotted names it calls, so
+    the project can ask the same of its callees."""
+    if fn.args.kwarg is not None or any(api.looks_like_device_name(p) for p in params):
+        return True, []  # a caller's `**kwargs` or device may reach what it builds
+    calls = set()
+    for n in _walk(fn):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr in ("to", "cuda", "to_empty", "load"):
+                return True, []
+            if any(k.arg in ("device", "device_map") for k in n.keywords):
+                return True, []
+            text = dotted(f)
+            if text is not None:
+                calls.add(text)
+    return False, sorted(calls)
 
 
 def _brings_to_host(fn) -> bool:

@@ -480,6 +480,53 @@ if args.gpu is None:
 else:
     arr = out.detach().cpu().numpy()
 """,
+    "one_branch_moves_the_images_but_leaves_the_target": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--gpu", type=int, default=None)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+criterion = nn.CrossEntropyLoss().to(device)
+
+
+def validate(loader):
+    model.eval()
+    with torch.no_grad():
+        for i, (images, target) in enumerate(loader):
+            if args.gpu is not None and device.type == "cuda":
+                images = images.cuda(args.gpu, non_blocking=True)
+            else:
+                images = images.to(device)
+                target = target.to(device)
+            output = model(images)
+            loss = criterion(output, target)  # <- DL002
+
+
+validate(make_loader())
+""",
+    "each_branch_moves_the_whole_batch_its_own_way": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--gpu", type=int, default=None)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+
+
+def validate(loader):
+    model.eval()
+    with torch.no_grad():
+        for i, (images, target) in enumerate(loader):
+            if args.gpu is not None and device.type == "cuda":
+                images = images.cuda(args.gpu, non_blocking=True)
+                target = target.cuda(args.gpu, non_blocking=True)
+            else:
+                images = images.to(device)
+                target = target.to(device)
+            loss = F.cross_entropy(model(images), target)
+
+
+validate(make_loader())
+""",
     "use_cuda_flag_numpy_in_cpu_branch": """
 use_cuda = torch.cuda.is_available()
 model = Net()
@@ -908,6 +955,143 @@ texts = captioner.decode_to_tensor(ids)
 print(np.asarray(texts.numpy()))
 stats = captioner.summarize(torch.zeros(3))
 print(stats.numpy())
+""",
+    # ------------------------------------------------ PyG models and batches
+    "pyg_model_from_a_contrib_package_never_moved": """
+from torch_geometric.contrib.nn.models import GraphAttentionNet
+from torch_geometric.loader import DataLoader
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = GraphAttentionNet(in_channels=14, out_channels=1, n_layers=3)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+criterion = nn.BCEWithLogitsLoss()
+for epoch in range(1, 11):
+    model.train()
+    for data in DataLoader(dataset, batch_size=32, shuffle=True):
+        data = data.to(device)
+        optimizer.zero_grad()
+        out = model(data)  # <- DL001
+        loss = criterion(out.squeeze(-1), data.y.float())
+        loss.backward()
+        optimizer.step()
+""",
+    "pyg_sequential_made_heterogeneous_never_moved": """
+from torch_geometric.loader import NeighborLoader
+from torch_geometric.nn import Linear, SAGEConv, Sequential, to_hetero
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+data = dataset[0].to(device, "x", "y")
+model = Sequential("x, edge_index", [
+    (SAGEConv((-1, -1), 64), "x, edge_index -> x"),
+    (Linear(-1, dataset.num_classes), "x -> x"),
+])
+model = to_hetero(model, data.metadata(), aggr="sum")
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+
+
+def train(loader):
+    model.train()
+    for batch in loader:
+        optimizer.zero_grad()
+        batch = batch.to(device, "edge_index")
+        out = model(batch.x_dict, batch.edge_index_dict)["paper"]  # <- DL001
+        loss = F.cross_entropy(out, batch["paper"].y)
+        loss.backward()
+        optimizer.step()
+
+
+train(NeighborLoader(data, num_neighbors=[10, 10], input_nodes=("paper", None)))
+""",
+    "pyg_pretrained_qm9_model_comes_with_its_splits": """
+from torch_geometric.loader import DataLoader
+from torch_geometric.nn import SchNet
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+for target in range(12):
+    model, datasets = SchNet.from_qm9_pretrained(path, dataset, target)
+    train_dataset, val_dataset, test_dataset = datasets
+    maes = []
+    for data in DataLoader(test_dataset, batch_size=256):
+        data = data.to(device)
+        with torch.no_grad():
+            pred = model(data.z, data.pos, data.batch)  # <- DL001
+        maes.append((pred.view(-1) - data.y[:, target]).abs())
+""",
+    "pyg_pretrained_qm9_model_moved_is_fine": """
+from torch_geometric.loader import DataLoader
+from torch_geometric.nn import DimeNet
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model, (train_dataset, val_dataset, test_dataset) = DimeNet.from_qm9_pretrained(path, dataset, 7)
+model = model.to(device)
+for data in DataLoader(test_dataset, batch_size=64):
+    data = data.to(device)
+    with torch.no_grad():
+        pred = model(data.z, data.pos, data.batch)
+""",
+    "collater_object_of_this_file_leaves_the_batch_on_the_host": """
+from torch_geometric.data import Batch
+
+
+class DistanceCollater:
+    def __init__(self, follow_batch=None):
+        self.follow_batch = follow_batch or []
+
+    def __call__(self, graphs):
+        batch = Batch.from_data_list(graphs, follow_batch=self.follow_batch)
+        batch.dist = torch.block_diag(*[g.dist for g in graphs])
+        return batch
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+loader = DataLoader(graphs, batch_size=32, shuffle=True, collate_fn=DistanceCollater())
+model.eval()
+for data in loader:
+    out = model(data)  # <- DL002
+""",
+    "collater_object_that_moves_the_batch_itself": """
+class DeviceCollater:
+    def __init__(self, device):
+        self.device = device
+
+    def __call__(self, samples):
+        xs, ys = zip(*samples)
+        return torch.stack(xs).to(self.device), torch.tensor(ys, device=self.device)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+loader = DataLoader(samples, batch_size=32, collate_fn=DeviceCollater(device))
+for x, y in loader:
+    loss = F.cross_entropy(model(x), y)
+""",
+    "metric_method_of_a_moved_model_may_return_host_numbers": """
+from torch_geometric.nn.models.re_net import RENet
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = RENet(num_nodes, num_rels, hidden_channels=200, seq_len=10).to(device)
+
+
+def test(loader):
+    model.eval()
+    result = torch.tensor([0, 0, 0, 0], dtype=torch.float)
+    for data in loader:
+        data = data.to(device)
+        with torch.no_grad():
+            log_prob_obj, log_prob_sub = model(data)
+        result += model.test(log_prob_obj, data.obj) * data.obj.size(0)
+    return (result / len(loader.dataset)).tolist()
+""",
+    "data_parallel_over_a_model_from_code_we_cannot_see": """
+from segmentation.models import build_segmenter
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = build_segmenter(cfg)
+model = torch.nn.DataParallel(model, device_ids=range(torch.cuda.device_count()))
+for images, labels in make_loader():
+    images = images.to(device)
+    outputs = model(images)
 """,
 }
 

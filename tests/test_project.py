@@ -966,3 +966,102 @@ def test_a_project_helper_that_copies_to_the_host_is_not_assumed_to_return_devic
     }
     make(tmp_path, files)
     assert found(tmp_path / "detect.py") == []
+
+
+SEGMENTATION_MODELS = '''
+import copy
+
+import torch.nn as nn
+
+
+class FCN8s(nn.Module):
+    def __init__(self, n_classes=21):
+        super().__init__()
+        self.score = nn.Conv2d(3, n_classes, 1)
+
+    def forward(self, x):
+        return self.score(x)
+
+
+class UNet(nn.Module):
+    def __init__(self, n_classes=21, feature_scale=4):
+        super().__init__()
+        self.final = nn.Conv2d(3, n_classes, 1)
+
+    def forward(self, x):
+        return self.final(x)
+
+
+def _get_model_instance(name):
+    return {"fcn8s": FCN8s, "unet": UNet}[name]
+
+
+def get_model(model_dict, n_classes):
+    name = model_dict["arch"]
+    model = _get_model_instance(name)
+    param_dict = copy.deepcopy(model_dict)
+    param_dict.pop("arch")
+    return model(n_classes=n_classes, **param_dict)
+'''
+
+SEGMENTATION_TRAIN = '''
+import argparse
+
+import torch
+import yaml
+from torch.utils import data
+
+from segmodels import get_model
+
+
+def train(cfg):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    loader = data.DataLoader(get_dataset(cfg), batch_size=cfg["batch_size"], shuffle=True)
+    model = get_model(cfg["model"], 21)
+    model = torch.nn.DataParallel(model, device_ids=range(torch.cuda.device_count()))
+    optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
+    for images, labels in loader:
+        model.train()
+        images = images.to(device)
+        labels = labels.to(device)
+        optimizer.zero_grad()
+        outputs = model(images)
+        loss = torch.nn.functional.cross_entropy(outputs, labels)
+        loss.backward()
+        optimizer.step()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", default="configs/fcn8s.yml")
+    with open(parser.parse_args().config) as fp:
+        train(yaml.safe_load(fp))
+'''
+
+
+def test_a_registry_function_that_places_nothing_builds_host_models(tmp_path):
+    # `get_model(cfg["model"], n_classes)` picks a class by name from a dict: the summary cannot
+    # tell which, but nothing the helper runs places anything, and DataParallel moves nothing
+    make(tmp_path, {"pyproject.toml": "", "segmodels.py": SEGMENTATION_MODELS, "train.py": SEGMENTATION_TRAIN})
+    train = tmp_path / "train.py"
+    assert found(train) == [("DL012", line_of(train, "DataParallel(")), ("DL001", line_of(train, "outputs = model("))]
+    moved = SEGMENTATION_TRAIN.replace('model = get_model(cfg["model"], 21)', 'model = get_model(cfg["model"], 21).to(device)')
+    make(tmp_path, {"train.py": moved})
+    assert found(train) == [("DL012", line_of(train, "DataParallel("))]
+
+
+def test_a_registry_function_that_may_place_the_model_stays_unknown(tmp_path):
+    # each of these lets the helper decide where the model lives: no finding for the caller
+    variants = [
+        ('return model(n_classes=n_classes, **param_dict)', 'return model(n_classes=n_classes, **param_dict).cuda()'),
+        ('def get_model(model_dict, n_classes):', 'def get_model(model_dict, n_classes, device="cuda"):'),
+        ('return model(n_classes=n_classes, **param_dict)', 'return torch.load(param_dict["checkpoint"])'),
+        ('param_dict.pop("arch")', 'param_dict.pop("arch")\n    model = build_network(name)'),
+    ]
+    for old, new in variants:
+        models = SEGMENTATION_MODELS.replace(old, new)
+        assert models != SEGMENTATION_MODELS
+        models = models.replace("import copy\n", "import copy\n\nimport torch\nfrom netlib import build_network\n")
+        make(tmp_path, {"pyproject.toml": "", "segmodels.py": models, "train.py": SEGMENTATION_TRAIN})
+        train = tmp_path / "train.py"
+        assert found(train) == [("DL012", line_of(train, "DataParallel("))], new

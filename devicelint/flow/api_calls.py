@@ -31,8 +31,8 @@ def _maybe_model_builder(q: str) -> bool:
     """A class (`models.Teacher`) or an architecture function (`rc.wide_resnet`) imported from
     code we cannot see. Factories named like verbs (`build_model`, `load_model`) often move what
     they build, so they stay unknown."""
-    if q.startswith(_NOT_MODEL_ROOTS) or "." not in q:
-        return False
+    if "." not in q or any(q == r or q.startswith(r + ".") for r in _NOT_MODEL_ROOTS):
+        return False  # a whole dotted part: `torch` excludes `torch.nn.X`, not `torch_geometric.X`
     last = q.rsplit(".", 1)[-1]
     if not last or last.startswith("_"):
         return False

@@ -16,6 +16,7 @@ from devicelint.flow.facts import ModuleCall
 from devicelint.flow.nodes import expr_text
 from devicelint.flow.expressions import result_of
 from devicelint.flow.library import SCATTERS
+from devicelint.flow.methods import HOST_RESULT
 
 
 # Callees that turn tensors into images, text, files or numbers.
@@ -27,10 +28,6 @@ _CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|pr
 _LOSS_NAME = re.compile(r"loss|criterion|^crit$", re.IGNORECASE)
 
 
-# Callees that often hand back host results computed from device tensors: metrics, test and
-# evaluation steps, post-processing (`model.test(logits, y)` -> `torch.tensor([mrr, hits])`).
-_HOST_RESULT = re.compile(r"test|eval|valid|metric|stat|summar|report|predict|infer|detect|nms|non_max|"
-                          r"post_?process|cpu", re.IGNORECASE)
 
 
 class Calls:
@@ -174,7 +171,7 @@ class Calls:
         device tensors, or it would have failed right here; unless its name says it turns
         them into something else (`self.to_image(pred)`, `decode(ids)`). None otherwise."""
         name = (dotted(node.func) or "").rsplit(".", 1)[-1]
-        if _CONVERTER.search(name) or _HOST_RESULT.search(name):
+        if _CONVERTER.search(name) or HOST_RESULT.search(name):
             return None
         if any(contents_on_accel(a) for a in args):
             return Val(Kind.TENSOR, Dev.ACCEL)

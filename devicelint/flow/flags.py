@@ -42,6 +42,31 @@ def flag_merge(merged: State, body: State, other: State, flag) -> None:
             merged.vars[k] = b.with_(cond=(flag[0], not flag[1]))
 
 
+def partial_move_merge(merged: State, before: State, body: State, other: State) -> None:
+    """`if a: x = x.cuda(); y = y.cuda() else: x = x.cuda()`: a branch that moves one tensor
+    of a batch to the accelerator but leaves another from the same loader on the host, which
+    the other branch moves. That branch runs on the device, so the tensor it left behind is on
+    the host where its partner is on the device: keep the host value, not an unknown join."""
+    for k, v in merged.vars.items():
+        a, b = body.vars.get(k), other.vars.get(k)
+        if a is None or b is None or v.dev is not Dev.UNKNOWN:
+            continue
+        for moved, left, branch in ((a, b, other), (b, a, body)):
+            if moved.dev is Dev.ACCEL and moved.moved_at is not None and left.host_batch and \
+                    _moves_a_partner(before, branch, k, left.loader):
+                merged.vars[k] = left
+                break
+
+
+def _moves_a_partner(before: State, branch: State, name: str, loader: str) -> bool:
+    for j, was in before.vars.items():
+        now = branch.vars.get(j)
+        if j != name and was.loader == loader and was.host_batch and now is not None \
+                and now.dev is Dev.ACCEL and now.moved_at is not None:
+            return True
+    return False
+
+
 class DeviceFlags:
     def flag_of(self, test):
         """(flag, truth value the `if` body assumes) for a test on whether the accelerator is in

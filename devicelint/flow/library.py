@@ -8,7 +8,7 @@ import libcst as cst
 
 from devicelint import libmodel
 from devicelint.names import dotted
-from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val, join, mid_parts
+from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, join, mid_parts
 from devicelint.flow.nodes import is_string, walk
 
 
@@ -48,6 +48,8 @@ def wrap_in_place(cls: str, pos: list) -> Val | None:
 class Library:
     def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None:
         """wrap_in_place, noting a DistributedDataParallel told which GPU to run on."""
+        if cls in _KEEPS_PLACEMENT and pos and pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
+            pos = [self.proven_module(pos[0])] + pos[1:]  # only an nn.Module can be wrapped
         wrapped = wrap_in_place(cls, pos)
         # noted in the first run only: the second one sees a model handed to unknown code
         # anywhere (even later) as placed nowhere in particular
@@ -66,8 +68,12 @@ class Library:
             if first is not None:
                 pos, kw = self.args(node)
                 # the wrapper adds weights of its own: no earlier move of the base makes a later one redundant
+                if pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
+                    return pos[0]  # a model candidate stays one: usage may still prove it a module
                 return pos[0].with_(moved_at=None) if pos[0].kind is Kind.MODULE else UNKNOWN
             return self.new_model(node)
+        if lib == "module_and_data":
+            return Val(Kind.SEQ, parts=(self.new_model(node), OTHER))
         pos, kw = self.args(node)
         placed = next((kw[k] for k in libmodel.PLACING_KEYWORDS if k in kw), kw.get("**"))
         if lib == "module_placed":
@@ -159,14 +165,24 @@ class Library:
         q = self.qual(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
         if q is not None and libmodel.kind_of_call(q) == "collate":
             return True
-        if collate.kind is not Kind.FUNC:
+        if collate.kind is Kind.FUNC:
+            fns = [collate.ref[0]]
+        elif collate.kind is Kind.OBJECT and isinstance(collate.ref, Instance):
+            # `collate_fn=Collater(...)`, an object of a class of this file: its `__call__` collates
+            methods = self.class_of(collate.ref.cls)["methods"]
+            if "__call__" not in methods:
+                return False
+            fns = list(methods.values())
+        else:
             return False
-        fn = collate.ref[0]
+        return not any(self._collate_places(fn) for fn in fns)
+
+    def _collate_places(self, fn) -> bool:
         if _places_anything(fn):
-            return False
+            return True
         for n in walk(fn):
             if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and self.module_frame is not None:
                 callee = self.module_frame.state.vars.get(n.func.value)
                 if callee is not None and callee.kind is Kind.FUNC and _places_anything(callee.ref[0]):
-                    return False
-        return True
+                    return True
+        return False

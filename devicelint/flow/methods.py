@@ -43,6 +43,12 @@ TUPLE_RESULTS = {"sort", "topk", "kthvalue", "mode", "unique", "aminmax", "cumma
 _LOGGING_ITER = re.compile(r"log_every$|track$|progress$")
 
 
+# Callees that often hand back host results computed from device tensors: metrics, test and
+# evaluation steps, post-processing (`model.test(logits, y)` -> `torch.tensor([mrr, hits])`).
+HOST_RESULT = re.compile(r"test|eval|valid|metric|stat|summar|report|predict|infer|detect|nms|non_max|"
+                         r"post_?process|cpu", re.IGNORECASE)
+
+
 # Methods only a tensor has (a module, a batch object or a mapping has none of them).
 _TENSOR_ONLY = {"detach", "detach_", "numpy", "item", "tolist", "contiguous", "squeeze", "unsqueeze", "view",
                 "permute", "transpose", "flatten", "clamp", "clamp_", "argmax", "argmin", "softmax", "log_softmax",
@@ -136,11 +142,7 @@ class Methods:
             return UNKNOWN
         if recv.kind is Kind.UNKNOWN and recv.mid is not None and name in _MODULE_PROOF:
             # `.eval()`, `.load_state_dict()`, `.parameters()`: only an nn.Module has them all
-            if recv.moved_at is not None or recv.dev is not Dev.UNKNOWN:
-                model = recv.with_(kind=Kind.MODULE)
-            else:
-                model = Val(Kind.MODULE, self.model_dev(recv.mid), key=self.model_key(recv.mid), mid=recv.mid,
-                            name=recv.name, cond=self.model_cond(recv.mid))
+            model = self.proven_module(recv)
             if isinstance(func.value, (cst.Name, cst.Attribute)):
                 self.rebind_text(func.value, model)
             return self.module_method(node, func, model, name)
@@ -219,7 +221,9 @@ class Methods:
             vals = [self.eval(a.value) for a in node.args]
             if any(v.kind is Kind.TENSOR or contents_on_accel(v) or host_batch_in(v) is not None for v in vals):
                 # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
-                return self.module_call(node, recv, forward=False, evaluated=vals, method=name)
+                out = self.module_call(node, recv, forward=False, evaluated=vals, method=name)
+                # ...but `model.test(logits, y)` may hand back host numbers (`torch.tensor([mrr, hits])`)
+                return UNKNOWN if HOST_RESULT.search(name) else out
             if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
                 self.escape([recv])
             return UNKNOWN

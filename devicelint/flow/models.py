@@ -62,6 +62,15 @@ class Models:
         return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name, ref=cls,
                    cond=self.model_cond(node))
 
+    def proven_module(self, candidate: Val) -> Val:
+        """A value from code we cannot see (`mid` set) that usage proves to be an nn.Module:
+        where it is, as far as this file's moves of it tell."""
+        if candidate.moved_at is not None or candidate.dev is not Dev.UNKNOWN:
+            return candidate.with_(kind=Kind.MODULE)
+        mid = candidate.mid
+        return Val(Kind.MODULE, self.model_dev(mid), key=self.model_key(mid), mid=mid, name=candidate.name,
+                   cond=self.model_cond(mid))
+
     def model_dev(self, mid) -> Dev:
         if self.known is None:
             return Dev.CPU

@@ -10,7 +10,7 @@ from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
 from devicelint.flow.state import State
 from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
-from devicelint.flow.flags import flag_merge
+from devicelint.flow.flags import flag_merge, partial_move_merge
 
 
 def _iter_source(node) -> str:
@@ -160,6 +160,8 @@ class Statements:
         merged = State.merge(after_body, self.frame.state)
         if flag is not None and not after_body.dead and not self.frame.state.dead:
             flag_merge(merged, after_body, self.frame.state, flag)
+        elif stmt.orelse is not None and not after_body.dead and not self.frame.state.dead:
+            partial_move_merge(merged, before, after_body, self.frame.state)
         self.frame.state = merged
 
     def exec_loop(self, stmt) -> None:
