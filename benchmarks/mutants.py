@@ -240,6 +240,49 @@ def moves_of(src: Src, ref: str) -> int:
 
 # --- operators: each returns candidate mutants of one source -----------------------------
 
+def restored_on_device(src: Src, recv: ast.AST, line: int) -> bool:
+    """RECV is a whole model unpickled from a checkpoint (`decoder = checkpoint["decoder"]` after
+    `checkpoint = torch.load(path)`): torch.load puts its weights back on the device they were
+    saved from (a training run's GPU), or on `map_location` when one is given. Unless that is
+    the host, it is on the device already, so dropping its move is no bug."""
+    name = dotted(recv)
+    if name is None:
+        return False
+    loads: dict[str, ast.Call] = {}
+    origins = []
+    for n in sorted((n for n in ast.walk(src.tree) if isinstance(n, ast.Assign) and n.lineno < line),
+                    key=lambda n: n.lineno):
+        if len(n.targets) != 1 or not dotted(n.targets[0]):
+            continue
+        target, v = dotted(n.targets[0]), n.value
+        if isinstance(v, ast.Call) and (dotted(v.func) or "").endswith("load"):
+            loads[target] = v
+        elif target == name:
+            origins.append(v)  # every binding counts: `encoder = Encoder()` on a fresh run is on the host
+    for origin in origins:
+        if not (isinstance(origin, ast.Subscript) and dotted(origin.value) in loads):
+            return False
+        where = next((k.value for k in loads[dotted(origin.value)].keywords if k.arg == "map_location"), None)
+        if where is not None and "cpu" in ast.unparse(where):
+            return False
+    return bool(origins)
+
+
+def returned_to(src: Src, scope: ast.AST, ref: str) -> list[int]:
+    """Lines that read what SCOPE's `return ref` hands back: `self.model = self.__load_model()`
+    and every later read of `self.model` (the unmoved model is reported where it is used)."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+        isinstance(n, ast.Return) and n.value is not None and dotted(n.value) == ref for n in ast.walk(scope)
+    ):
+        return []
+    out = []
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call) and \
+                (dotted(n.value.func) or "").rsplit(".", 1)[-1] == scope.name and dotted(n.targets[0]):
+            out += loads_after(src, src.tree, dotted(n.targets[0]), n.end_lineno)
+    return out
+
+
 def op_dl001(src: Src) -> list[Mutant]:
     if SELF_MOVING.search(src.text):
         return []
@@ -253,6 +296,8 @@ def op_dl001(src: Src) -> list[Mutant]:
                 continue  # a tensor factory, not a model
             if LOSS.search(ref) or (isinstance(recv, ast.Call) and LOSS.search(dotted(recv.func) or "")):
                 continue  # a loss module usually has no parameters: its move is no bug
+            if restored_on_device(src, recv, node.lineno):
+                continue
             new = src.replace(node.value, src.seg(recv))
             stmt = node
         elif isinstance(node, ast.Expr) and move_call(node.value) and node.lineno == node.end_lineno:
@@ -266,15 +311,84 @@ def op_dl001(src: Src) -> list[Mutant]:
         if new is None or not is_module_ref(src, ref) or moves_of(src, ref) != 1:
             continue
         scope = src.tree if ref.startswith("self.") else src.scope(stmt)
-        out.append(Mutant("DL001", stmt.lineno, [stmt.lineno, *loads_after(src, scope, ref, stmt.end_lineno)],
-                          new, f"dropped the move of model `{ref}`"))
+        expect = {stmt.lineno, *loads_after(src, scope, ref, stmt.end_lineno), *returned_to(src, scope, ref)}
+        out.append(Mutant("DL001", stmt.lineno, sorted(expect), new, f"dropped the move of model `{ref}`"))
     return out
+
+
+SCATTERING = ("DataParallel", "DistributedDataParallel", "DDP")
+SHAPE_READS = ("size", "shape", "dim", "ndim", "dtype", "numel")
+
+
+def scattering_models(src: Src) -> set[str]:
+    """Names bound to a DataParallel / DistributedDataParallel wrapper (`model = DDP(m, ...)`,
+    `model = nn.DataParallel(m).to(device)`): calling one copies host inputs to its device."""
+    out = set()
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and dotted(n.targets[0]):
+            for c in ast.walk(n.value):
+                if isinstance(c, ast.Call) and (dotted(c.func) or "").rsplit(".", 1)[-1] in SCATTERING:
+                    out.add(dotted(n.targets[0]))
+    return out
+
+
+def only_scattered(src: Src, loop: ast.For, refs: set[str], line: int, wrappers: set[str],
+                   element: str | None = None) -> bool:
+    """Every read of REFS after LINE hands the value to a DataParallel/DDP model (as its
+    argument, or to a call that is given that model: `training_losses(model, x, t, kwargs)`),
+    reads only its shape, or builds a name whose reads do the same (`kwargs = dict(y=y)`).
+    Dropping the move is then no bug: the wrapper moves its inputs to its device itself."""
+    todo, seen, used = list(refs), set(), False
+    while todo:
+        ref = todo.pop()
+        if ref in seen:
+            continue
+        seen.add(ref)
+        for n in ast.walk(loop):
+            if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id == ref and n.lineno > line):
+                continue
+            verdict = _scattered_use(src, n, wrappers, element)
+            if verdict is None:
+                return False
+            if verdict is True:
+                used = True
+            else:
+                todo.extend(verdict)
+    return used
+
+
+def _scattered_use(src: Src, n: ast.Name, wrappers: set[str], element: str | None):
+    """True: handed to the wrapper; []: a shape read or another element than ELEMENT (the
+    unmoved `images[0]`); [names]: bound into these names; None: any other use."""
+    node = n
+    for a in src.ancestors(n):
+        if isinstance(a, ast.Subscript) and a.value is node:
+            if node is n and element is not None and ast.unparse(a) != element:
+                return []  # `images[1]`: the element whose move was kept
+            node = a
+        elif isinstance(a, ast.Attribute) and a.value is node:
+            return [] if a.attr in SHAPE_READS else None
+        elif isinstance(a, (ast.keyword, ast.Starred, ast.Dict, ast.List, ast.Tuple)):
+            node = a
+        elif isinstance(a, ast.Call) and node is not a.func:
+            if dotted(a.func) in wrappers or any(dotted(x) in wrappers for x in a.args):
+                return True
+            if dotted(a.func) not in ("dict", "len"):
+                return None
+            node = a
+        elif isinstance(a, ast.Assign):
+            names = [dotted(t) for t in a.targets]
+            return names if all(isinstance(t, ast.Name) for t in a.targets) else None
+        else:
+            return None
+    return None
 
 
 def op_dl002(src: Src) -> list[Mutant]:
     if SELF_MOVING.search(src.text):
         return []
     out = []
+    wrappers = scattering_models(src)
     for loop in ast.walk(src.tree):
         if not isinstance(loop, ast.For) or not LOADER_LOOP.search(ast.unparse(loop.iter)):
             continue
@@ -293,6 +407,9 @@ def op_dl002(src: Src) -> list[Mutant]:
             refs = {base.id}
             if isinstance(stmt, ast.Assign):
                 refs |= {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            element = src.seg(recv) if isinstance(recv, ast.Subscript) else None
+            if wrappers and only_scattered(src, loop, refs, stmt.end_lineno, wrappers, element):
+                continue
             refs |= derived_names(loop, refs, stmt.end_lineno)
             expect = {node.lineno}
             for r in refs:
@@ -469,15 +586,61 @@ def in_index(src: Src, node: ast.AST) -> bool:
 def only_an_index(src: Src, fn: ast.AST, created: ast.AST, stmt: ast.stmt) -> bool:
     """The created tensor only ever indexes another tensor: directly, or through the names the
     statement binds from it (`keep = torch.randn(b, n).topk(k).indices`) when those are read
-    only inside subscripts' indexes."""
+    only inside subscripts' indexes (`x[~small]`), reshaped into another such name
+    (`ids = rearrange(ids, '... -> ... 1')`), or read alone (`small.any().item()`)."""
     if in_index(src, created):
         return True
     if not isinstance(stmt, ast.Assign) or not any(n is created for n in ast.walk(stmt.value)):
         return False
-    names = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
-            and n.lineno > stmt.end_lineno]
-    return bool(uses) and all(in_index(src, n) for n in uses)
+    todo = [({n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}, stmt.end_lineno)]
+    seen, used = set(), False
+    while todo:
+        names, after = todo.pop()
+        names -= seen
+        seen |= names
+        for n in ast.walk(fn):
+            if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names and n.lineno > after):
+                continue
+            used = True
+            if in_index(src, n) or read_alone(src, n):
+                continue
+            bound = rebinds(src, n)
+            if bound is None:
+                return False
+            todo.append(bound)
+    return used
+
+
+def read_alone(src: Src, n: ast.Name) -> bool:
+    """`small.any().item()`, `len(ids)`: the tensor read on its own, meeting no other tensor."""
+    node = n
+    for a in src.ancestors(n):
+        if isinstance(a, (ast.Attribute, ast.Subscript)) and a.value is node:
+            node = a  # `classes[i].item()`
+        elif isinstance(a, ast.Call) and a.func is node and all(isinstance(x, ast.Constant) for x in a.args):
+            node = a
+        elif isinstance(a, ast.Call) and dotted(a.func) in ("len", "int", "bool") and a.args == [node]:
+            return True
+        else:
+            return node is not n and isinstance(a, (ast.stmt, ast.If, ast.While, ast.BoolOp, ast.UnaryOp))
+    return False
+
+
+def rebinds(src: Src, n: ast.Name):
+    """`ids = rearrange(ids, ...)` / `ids = ids[..., None]`: the names bound from the tensor
+    reshaped, with the line after which to read them; None for any other use."""
+    stmt = next(a for a in src.ancestors(n) if isinstance(a, ast.stmt))
+    if not isinstance(stmt, ast.Assign):
+        return None
+    v = stmt.value
+    ok = (isinstance(v, ast.Call) and v.args and v.args[0] is n and (dotted(v.func) or "").rsplit(".", 1)[-1]
+          in ("rearrange", "repeat", "unsqueeze", "expand", "view", "reshape")) or \
+         (isinstance(v, ast.Subscript) and v.value is n) or \
+         (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.value is n
+          and v.func.attr in ("unsqueeze", "expand", "view", "reshape", "long", "flatten"))
+    if not ok:
+        return None
+    return {t.id for t in stmt.targets if isinstance(t, ast.Name)}, stmt.end_lineno
 
 
 def op_dl011(src: Src) -> list[Mutant]:

@@ -91,6 +91,18 @@ def mid_parts(mid) -> set:
     return set(mid) if isinstance(mid, frozenset) else {mid}
 
 
+def _built_here_on_one_path(a: Val, b: Val) -> Val | None:
+    """`encoder = Encoder()` on a fresh run, `encoder = checkpoint["encoder"]` on a resumed
+    one: where the model is built here and nothing in the file moves it (a host model with an
+    identity), that path keeps it on the host whatever the other path restores."""
+    if a.kind is Kind.MODULE and a.mid is not None and a.dev is Dev.CPU and not a.param_free and \
+            b.kind is Kind.UNKNOWN and b.mid is None and b.dev is Dev.UNKNOWN:
+        return a
+    if a.kind is Kind.UNKNOWN and a.mid is not None and a.dev is Dev.UNKNOWN and b == UNKNOWN:
+        return a  # a model candidate from code we cannot see (`Encoder()`), the same on that path
+    return None
+
+
 def join(a: Val | None, b: Val | None) -> Val:
     """The value that holds on either path (after if/else, loop back edges)."""
     if a is None:
@@ -101,6 +113,10 @@ def join(a: Val | None, b: Val | None) -> Val:
         return b
     if b == NONE:
         return a
+    if (a.mid is None) is not (b.mid is None):
+        one_path = _built_here_on_one_path(a, b) or _built_here_on_one_path(b, a)
+        if one_path is not None:
+            return one_path
     if a.kind is not b.kind:
         return UNKNOWN
     if a.kind in (Kind.FUNC, Kind.CLASS, Kind.OBJECT) and a.ref is not b.ref:

@@ -480,6 +480,92 @@ if args.gpu is None:
 else:
     arr = out.detach().cpu().numpy()
 """,
+    "greedy_decode_casts_with_type_and_stays_on_the_device": """
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def greedy_decode(model, src, max_len, start_symbol, end_symbol):
+    src = src.to(DEVICE)
+    memory = model.encode(src)
+    ys = torch.ones(1, 1).fill_(start_symbol).type(torch.long).to(DEVICE)
+    for _ in range(max_len - 1):
+        out = model.decode(ys, memory)
+        _, next_word = torch.max(model.generator(out[:, -1]), dim=1)
+        next_word = next_word.item()
+        ys = torch.cat([ys, torch.ones(1, 1).type_as(src.data).fill_(next_word)], dim=0)
+        if next_word == end_symbol:
+            break
+    return ys
+
+
+def translate(model, src_transform, sentence):
+    src = src_transform(sentence).view(-1, 1)
+    tgt_tokens = greedy_decode(model, src, max_len=src.shape[0] + 5, start_symbol=2, end_symbol=3).flatten()
+    return list(tgt_tokens.numpy())  # <- DL003
+""",
+    "tensor_type_cast_to_a_tensor_class_may_move_it": """
+cuda = torch.cuda.is_available()
+Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor
+for imgs, _ in make_loader():
+    real_imgs = imgs.type(Tensor)
+    print(real_imgs.numpy().mean())
+""",
+    "running_return_with_an_unseen_factor_stays_on_the_device": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+discriminator = Net().to(device)
+
+
+def predict_reward(state, masks, gamma, returns=None):
+    # called by the rollout code of another file: `masks` may be anything that multiplies
+    with torch.no_grad():
+        reward = discriminator(state.to(device)).sigmoid().log()
+    returns = reward.clone() if returns is None else returns * masks * gamma + reward
+    print(returns.numpy().mean())  # <- DL003
+    return reward
+""",
+    "model_built_fresh_or_restored_from_a_pickled_checkpoint": """
+from models import Encoder
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--checkpoint", default=None)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+if args.checkpoint is None:
+    encoder = Encoder()
+else:
+    checkpoint = torch.load(args.checkpoint, map_location="cpu")
+    encoder = checkpoint["encoder"]
+encoder.train()
+for imgs, caps in make_loader():
+    imgs = imgs.to(device)
+    features = encoder(imgs)  # <- DL001
+""",
+    "backend_built_with_a_device_keyword_or_handed_in": """
+from models.common import DetectMultiBackend
+from utils.torch_utils import select_device
+
+
+def run(weights, device="", model=None, dataloader=None):
+    training = model is not None
+    if training:  # called by train.py with its model
+        device = next(model.parameters()).device
+    else:
+        device = select_device(device)
+        model = DetectMultiBackend(weights, device=device, fp16=False)
+    model.eval()
+    for images, labels in dataloader:
+        images, labels = images.to(device), labels.to(device)
+        y = model(images)
+""",
+    "factory_keywords_unpacked_from_a_mapping_may_hold_the_device": """
+def dct_kernel(kernel_size, device=None, dtype=None):
+    dd = dict(device=device, dtype=dtype)
+    x = torch.eye(kernel_size, **dd)
+    k = torch.arange(kernel_size, device=device, dtype=torch.long)[None, :] / (kernel_size * 2)
+    v = x * torch.exp(k)
+    v[:, 0] = v[:, 0] * torch.sqrt(torch.tensor(1 / (kernel_size * 4), **dd))
+    return v
+""",
     "one_branch_moves_the_images_but_leaves_the_target": """
 parser = argparse.ArgumentParser()
 parser.add_argument("--gpu", type=int, default=None)

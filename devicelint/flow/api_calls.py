@@ -163,7 +163,9 @@ class ApiCalls:
             return OTHER
         if parts[0] == "einops" and pos and pos[0].kind is Kind.TENSOR and last in _EINOPS_RESHAPES:
             return pos[0].with_(inplace=False)  # a view or copy of the tensor, where the tensor is
-        if _maybe_model_builder(q) and not any(_places_or_holds(v) for v in pos + list(kw.values())):
+        if _maybe_model_builder(q) and not any(_places_or_holds(v) for v in pos + list(kw.values())) and not (
+            "**" in kw or any(k in kw for k in libmodel.PLACING_KEYWORDS)  # `Backend(w, device=select_device(d))`
+        ):
             # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below)
             return Val(Kind.UNKNOWN, mid=node, name=last)
         return self.unseen_call_result(node, pos + list(kw.values())) or UNKNOWN
@@ -202,6 +204,8 @@ class ApiCalls:
     def factory(self, node: cst.Call) -> Val:
         pos, kw = self.args(node)
         d = kw.get("device")
+        if d is None and "**" in kw:
+            return Val(Kind.TENSOR, Dev.UNKNOWN)  # `torch.tensor(x, **dd)`: the mapping may hold a device
         if d is None:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
             fresh = dev is Dev.CPU and _surely_not_0dim(node)

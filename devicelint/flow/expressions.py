@@ -29,6 +29,11 @@ def result_of(vals) -> Val:
     grad = any(v.grad for v in tensors)
     on_module = any(v.on_module for v in tensors)
     if any(v.kind is Kind.UNKNOWN for v in vals):
+        accel = [v for v in tensors if v.dev is Dev.ACCEL]
+        if accel and len(accel) == len(tensors) and len({v.cond for v in accel}) == 1:
+            # `returns * masks + reward`: with a device tensor in it, the result is on the device
+            # (the unknown operand is a number, a device tensor, or the operation fails right here)
+            return Val(Kind.TENSOR, Dev.ACCEL, grad=grad, on_module=on_module, cond=accel[0].cond)
         return Val(Kind.TENSOR, grad=grad, on_module=on_module)
     out = tensors[0]
     for v in tensors[1:]:

@@ -12,6 +12,7 @@ from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join
 from devicelint.flow.facts import NumpyConv
+from devicelint.names import dotted
 from devicelint.flow.nodes import expr_text, walk
 
 
@@ -58,6 +59,13 @@ _TENSOR_ONLY = {"detach", "detach_", "numpy", "item", "tolist", "contiguous", "s
 
 # Methods that give a plain number (or list) whatever they are called on.
 _NUMBER_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "element_size", "item", "tolist"}
+
+
+def _dtype_cast(node: cst.Call) -> bool:
+    """`.type(torch.long)` / `.type(dtype=x.dtype)`: a cast to a dtype, not to a tensor type."""
+    a = node.args[0] if len(node.args) == 1 else None
+    text = dotted(a.value) if a is not None and not a.star else None
+    return text is not None and (text.startswith("torch.") or "dtype" in text) and api.looks_like_dtype(text)
 
 
 def _places_inputs(fn: cst.FunctionDef) -> bool:
@@ -179,7 +187,9 @@ class Methods:
             return OTHER
         if name in ("item", "tolist"):
             self.note_sync(node, name, recv)
-        if name in api.NON_TENSOR_METHODS:
+        if name in api.NON_TENSOR_METHODS and not (name == "type" and _dtype_cast(node)):
+            # `x.type()` is a string; `x.type(torch.long)` a cast, where x is (but
+            # `x.type(torch.cuda.FloatTensor)` may move it)
             return OTHER
         if name in ("items", "values") and recv.loader:  # a dict batch straight from the loader
             elem = recv.with_(fresh=False)
