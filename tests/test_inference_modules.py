@@ -34,6 +34,55 @@ class GPT(nn.Module):
         pos_emb = self.transformer.wpe(pos)  # <- DL011
         return self.lm_head(self.transformer.drop(tok_emb + pos_emb))
 """,
+    "sparse_attention_row_sums_through_a_custom_autograd_function": """
+class SparseRowMatmul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, indices, values, shape, dense):
+        sparse = torch.sparse_coo_tensor(indices, values, shape)
+        ctx.save_for_backward(sparse, dense)
+        return torch.matmul(sparse, dense)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        sparse, dense = ctx.saved_tensors
+        return None, None, None, sparse.t().matmul(grad_output)
+
+
+class SpGraphAttention(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.W = nn.Parameter(torch.zeros(size=(in_features, out_features)))
+        self.a = nn.Parameter(torch.zeros(size=(1, 2 * out_features)))
+
+    def forward(self, x, adj):
+        n = x.size(0)
+        edge = adj.nonzero().t()
+        h = torch.mm(x, self.W)
+        edge_e = torch.exp(-self.a.mm(torch.cat((h[edge[0], :], h[edge[1], :]), dim=1).t()).squeeze())
+        rowsum = SparseRowMatmul.apply(edge, edge_e, torch.Size([n, n]), torch.ones(size=(n, 1)))  # <- DL011
+        return SparseRowMatmul.apply(edge, edge_e, torch.Size([n, n]), h).div(rowsum)
+""",
+    "sparse_attention_row_sums_on_the_input_device": """
+class SparseRowMatmul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, indices, values, shape, dense):
+        sparse = torch.sparse_coo_tensor(indices, values, shape)
+        ctx.save_for_backward(sparse, dense)
+        return torch.matmul(sparse, dense)
+
+
+class SpGraphAttention(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.W = nn.Parameter(torch.zeros(size=(in_features, out_features)))
+
+    def forward(self, x, adj):
+        n = x.size(0)
+        edge = adj.nonzero().t()
+        h = torch.mm(x, self.W)
+        ones = torch.ones(size=(n, 1), device=x.device)
+        return SparseRowMatmul.apply(edge, h.sum(1)[edge[0]], torch.Size([n, n]), ones)
+""",
     "gpt_positions_on_the_input_device": """
 class GPT(nn.Module):
     def __init__(self, vocab_size, block_size, n_embd):

@@ -60,6 +60,11 @@ def _surely_not_0dim(node: cst.Call) -> bool:
     name = node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
     positional = [a for a in node.args if a.keyword is None]
     first = positional[0] if positional else None
+    if first is None and name not in _LIST_FACTORIES:
+        # `torch.ones(size=(N, 1))`: the shape given by keyword
+        first = next((a for a in node.args if a.keyword is not None and a.keyword.value == "size"), None)
+        if first is not None and not (isinstance(first.value, (cst.List, cst.Tuple)) and first.value.elements):
+            return False
     if name in _LIST_FACTORIES:
         data = first.value if first is not None and not first.star else None
         if isinstance(data, (cst.List, cst.Tuple)):

@@ -189,7 +189,10 @@ class UserCode:
             pos, kw = self.args(node)
         return val
 
-    def inline(self, node: cst.Call, fn: cst.FunctionDef, closure: Frame, self_val: Val | None) -> Val:
+    def inline(self, node: cst.Call, fn: cst.FunctionDef, closure: Frame, self_val: Val | None,
+               ctx: Val | None = None) -> Val:
+        """Run `fn` for this call. `self_val` binds its first parameter as the object the method
+        runs on; `ctx` binds it to a value that is no such object (an autograd Function's context)."""
         pos, kw = self.args(node)
         depth, f = 0, self.frame
         while f is not None:
@@ -203,8 +206,9 @@ class UserCode:
             return UNKNOWN
         frame = Frame(fn, self.frame, node, closure, self_val)
         params = param_names(fn)
-        if self_val is not None and params:
-            frame.state.vars[params[0].name.value] = self_val
+        first = self_val if self_val is not None else ctx
+        if first is not None and params:
+            frame.state.vars[params[0].name.value] = first
             params = params[1:]
         saved = self.frame
         self.frame = frame

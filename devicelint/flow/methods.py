@@ -105,6 +105,10 @@ class Methods:
             pos, kw = self.args(node)
             self.escape(pos + list(kw.values()))
             return UNKNOWN
+        if recv.kind is Kind.CLASS and name == "apply" and self._autograd_function(recv.ref):
+            # `SpecialSpmmFunction.apply(indices, values, shape, b)`: runs the Function's forward
+            # (with a context object we do not follow)
+            return self.inline(node, self.class_of(recv.ref)["methods"]["forward"], self.module_frame, None, ctx=UNKNOWN)
         if (name == "backward" and isinstance(func.value, cst.Name) and recv.kind in (Kind.TENSOR, Kind.UNKNOWN)
                 and not self.no_grad and self.frame.state.vars.get(func.value.value) is recv):
             # `loss.backward()` proves `loss` carries a graph, whatever built it
@@ -178,6 +182,13 @@ class Methods:
                 return UNKNOWN
             return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
+
+    def _autograd_function(self, cls) -> bool:
+        """A class of this file deriving from `torch.autograd.Function`, with its own forward."""
+        if not isinstance(cls, cst.ClassDef) or "forward" not in self.class_of(cls)["methods"]:
+            return False
+        return any((self.imports.qualname(b.value) or "") in ("torch.autograd.Function", "torch.autograd.function.Function")
+                   for b in cls.bases)
 
     def tensor_method(self, node: cst.Call, recv: Val, name: str) -> Val:
         pos, kw = self.args(node)
