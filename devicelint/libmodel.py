@@ -19,6 +19,8 @@ kind of object comes back:
 - ``wrap``: wraps the model it is given as first argument (peft adapters): the result is that
   model, wherever it is; with no model given (`AutoPeftModel*.from_pretrained(path)`) a host module.
 - ``module_and_data``: a pair (host `nn.Module`, datasets), as PyG's `from_qm9_pretrained` returns.
+- ``graph_loader``: a PyG loader (`NeighborLoader`, `LinkNeighborLoader`, `HGTLoader`...): its
+  batches are where the graph it samples from is (a graph or feature store not moved: the host).
 - ``collate``: a collate function that never moves anything (the batch stays on the host).
 - ``other``: not a tensor, model or batch (configs, PIL images, schedulers).
 
@@ -58,6 +60,8 @@ _TABLE = (
     (r"open_clip\.create_model\w*", "module"),
     # ---- PyG
     (r"torch_geometric\.data\.(Data|Batch|HeteroData)(\.from_data_list)?", "graph"),
+    # neighbour / cluster / link loaders sample batches from the graph (or feature store) they are given
+    (r"torch_geometric\.loader\.\w*Loader", "graph_loader"),
     # pretrained QM9 models come with their dataset splits: `model, datasets = SchNet.from_qm9_pretrained(...)`
     (r"torch_geometric\.nn\.(models\.)?(SchNet|DimeNet|DimeNetPlusPlus)\.from_qm9_pretrained", "module_and_data"),
     # `to_hetero(model, metadata)` rewrites the model it is given: the result is where that model is

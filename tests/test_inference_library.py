@@ -1115,6 +1115,47 @@ for data in DataLoader(test_dataset, batch_size=64):
     with torch.no_grad():
         pred = model(data.z, data.pos, data.batch)
 """,
+    "neighbor_loader_over_a_feature_store_yields_host_batches": """
+from torch_geometric.loader import NeighborLoader
+from torch_geometric.nn import SAGEConv
+
+
+class GraphSAGE(nn.Module):
+    def __init__(self, in_channels, hidden_channels, out_channels):
+        super().__init__()
+        self.conv1 = SAGEConv(in_channels, hidden_channels)
+        self.conv2 = SAGEConv(hidden_channels, out_channels)
+
+    def forward(self, x, edge_index):
+        return self.conv2(self.conv1(x, edge_index).relu(), edge_index)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+feature_store, graph_store = db.get_torch_geometric_remote_backend(num_threads=8)
+loader = NeighborLoader(data=(feature_store, graph_store), num_neighbors={("paper", "cites", "paper"): [12, 12]},
+                        batch_size=1152, input_nodes=("paper", input_nodes))
+model = GraphSAGE(128, 1024, 172).to(device)
+for batch in loader:
+    batch_size = batch["paper"].batch_size
+    out = model(batch["paper"].x, batch["paper", "cites", "paper"].edge_index)[:batch_size]  # <- DL002
+""",
+    "neighbor_loader_over_a_graph_already_on_the_device": """
+from torch_geometric.loader import NeighborLoader
+from torch_geometric.nn import GraphSAGE
+
+
+def run(rank, dataset):
+    data = dataset[0]
+    data = data.to(rank, "x", "y")
+    kwargs = dict(data=data, batch_size=1024, num_neighbors=[25, 10])
+    train_loader = NeighborLoader(input_nodes=data.train_mask, shuffle=True, **kwargs)
+    val_loader = NeighborLoader(data, input_nodes=data.val_mask, num_neighbors=[25, 10])
+    model = GraphSAGE(dataset.num_features, 256, 2, dataset.num_classes).to(rank)
+    for loader in (train_loader, val_loader):
+        for batch in loader:
+            out = model(batch.x, batch.edge_index.to(rank))[:batch.batch_size]
+            loss = F.cross_entropy(out, batch.y[:batch.batch_size])
+""",
     "collater_object_of_this_file_leaves_the_batch_on_the_host": """
 from torch_geometric.data import Batch
 

@@ -72,6 +72,16 @@ class Library:
                     return pos[0]  # a model candidate stays one: usage may still prove it a module
                 return pos[0].with_(moved_at=None) if pos[0].kind is Kind.MODULE else UNKNOWN
             return self.new_model(node)
+        if lib == "graph_loader":
+            pos, kw = self.args(node)
+            if not pos and "data" not in kw and "**" in kw:
+                return Val(Kind.LOADER, Dev.UNKNOWN)  # the graph comes in a mapping of options
+            data = pos[0] if pos else kw.get("data", UNKNOWN)
+            parts = data.parts if data.kind is Kind.SEQ and data.parts else (data,)
+            if any(p.dev is Dev.ACCEL or p.moved_at is not None or (p.kind is Kind.TENSOR and p.dev is not Dev.CPU)
+                   for p in parts):
+                return Val(Kind.LOADER, Dev.UNKNOWN)  # sampled from a graph (partly) on the device
+            return Val(Kind.LOADER, Dev.CPU, src=node)
         if lib == "module_and_data":
             return Val(Kind.SEQ, parts=(self.new_model(node), OTHER))
         pos, kw = self.args(node)
