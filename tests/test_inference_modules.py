@@ -83,6 +83,51 @@ class SpGraphAttention(nn.Module):
         ones = torch.ones(size=(n, 1), device=x.device)
         return SparseRowMatmul.apply(edge, h.sum(1)[edge[0]], torch.Size([n, n]), ones)
 """,
+    "positions_handed_to_a_rotary_embedding_that_moves_them": """
+class RotaryPosEmbed(nn.Module):
+    def __init__(self, dim, theta=10000.0):
+        super().__init__()
+        self.register_buffer("freqs", 1.0 / theta ** (torch.arange(0, dim, 2).float() / dim), persistent=False)
+
+    def forward(self, positions, device):
+        positions = positions.to(device=device, dtype=torch.float32)
+        return torch.einsum("d,bn->bnd", self.freqs, positions).cos()
+
+
+class VideoTransformer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.rope = RotaryPosEmbed(dim)
+
+    def forward(self, hidden_states):
+        b, n, _ = hidden_states.shape
+        frame_indices = torch.arange(0, n).unsqueeze(0).expand(b, -1)
+        rotary = self.rope(frame_indices, device=hidden_states.device)
+        return self.proj(hidden_states) * rotary
+""",
+    "positions_handed_to_a_rotary_embedding_that_uses_them_as_they_are": """
+class RotaryPosEmbed(nn.Module):
+    def __init__(self, dim, theta=10000.0):
+        super().__init__()
+        self.register_buffer("freqs", 1.0 / theta ** (torch.arange(0, dim, 2).float() / dim), persistent=False)
+
+    def forward(self, positions):
+        return torch.einsum("d,bn->bnd", self.freqs, positions.float()).cos()
+
+
+class VideoTransformer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.rope = RotaryPosEmbed(dim)
+
+    def forward(self, hidden_states):
+        b, n, _ = hidden_states.shape
+        frame_indices = torch.arange(0, n).unsqueeze(0).expand(b, -1)
+        rotary = self.rope(frame_indices)  # <- DL011
+        return self.proj(hidden_states) * rotary
+""",
     "gpt_positions_on_the_input_device": """
 class GPT(nn.Module):
     def __init__(self, vocab_size, block_size, n_embd):

@@ -16,7 +16,7 @@ from devicelint.flow.facts import ModuleCall
 from devicelint.flow.nodes import expr_text
 from devicelint.flow.expressions import result_of
 from devicelint.flow.library import SCATTERS
-from devicelint.flow.methods import HOST_RESULT
+from devicelint.flow.methods import HOST_RESULT, places_inputs
 
 
 # Callees that turn tensors into images, text, files or numbers.
@@ -193,6 +193,11 @@ class Calls:
             if api.LENGTHS.search(spelled) or (model.ref == SCATTERS and not contents_on_accel(v)):
                 # ...and DataParallel / DDP copy host inputs to their device themselves
                 exempt.append(v)
+        if forward and isinstance(model.ref, cst.ClassDef):
+            fwd = self.class_of(model.ref)["methods"].get("forward")
+            if fwd is not None and places_inputs(fwd):
+                # `self.rope(frame_indices, h, w, device)` whose forward moves what it is given
+                exempt.extend(args)
         blame = node
         if model.mid is not None:
             f = self.frame

@@ -171,7 +171,7 @@ class UserCode:
         if info["module"]:
             pos, kw = self.args(node)
             if info["framework"] or info["self_moves"] or any(v.kind is Kind.DEVICE for v in pos + list(kw.values())):
-                return Val(Kind.MODULE, name=cls.name.value)
+                return Val(Kind.MODULE, name=cls.name.value, ref=cls)
             if not info["has_params"]:
                 return Val(Kind.MODULE, param_free=True, name=cls.name.value, ref=cls)
             return self.new_model(node, built=True, name=cls.name.value, cls=cls)

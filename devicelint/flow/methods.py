@@ -68,7 +68,7 @@ def _dtype_cast(node: cst.Call) -> bool:
     return text is not None and (text.startswith("torch.") or "dtype" in text) and api.looks_like_dtype(text)
 
 
-def _places_inputs(fn: cst.FunctionDef) -> bool:
+def places_inputs(fn: cst.FunctionDef) -> bool:
     """A method that asks where the model is (`next(self.parameters()).is_cuda`, `.device`)
     or moves something itself: what it is given need not be on the device already."""
     for n in walk(fn):
@@ -231,7 +231,7 @@ class Methods:
             return self.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
         if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
             fn = self.class_of(recv.ref)["methods"].get(name)
-            if fn is not None and _places_inputs(fn):
+            if fn is not None and places_inputs(fn):
                 # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
                 self.args(node)
                 return UNKNOWN

@@ -266,7 +266,9 @@ class Statements:
                 info = self.class_of(base.ref.cls)
                 if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
                     # a submodule follows its parent: its own placement means nothing
-                    value = Val(Kind.MODULE, param_free=value.param_free, name=value.name)
+                    # (a class of this file stays known: what its forward does with its inputs)
+                    value = Val(Kind.MODULE, param_free=value.param_free, name=value.name,
+                                ref=value.ref if isinstance(value.ref, cst.ClassDef) else None)
                 elif info["module"] and value.kind is Kind.TENSOR and value.fresh:
                     # `self.mask = torch.ones(...)`: a plain attribute, which `.to()` does not move
                     value = value.with_(attr=target.attr.value)
