@@ -209,43 +209,37 @@ def _function(fn, out) -> dict:
     rets = [r for r in w.returns if r != ["self"]]
     ret = _function_result(rets, w.isinstance_params) if rets and not w.generator else UNKNOWN
     pure = [p for p in params + kwonly if p not in w.impure]
-    places, calls = _placement(fn, params + kwonly)
-    return {"params": params, "kwonly": kwonly, "ret": ret, "pure": pure, "host": _brings_to_host(fn),
+    host, places, calls = _calls_of(fn, params + kwonly)
+    return {"params": params, "kwonly": kwonly, "ret": ret, "pure": pure, "host": host,
             "places": places, "calls": calls}
 
 
-def _placement(fn, params) -> tuple[bool, list]:
-    """Could the function decide where what it builds lives? It does when it moves anything,
-    passes `device=`/`device_map=`, takes a device-like parameter, or restores pickled objects
-    (`torch.load` keeps the device they were saved from). Also the dotted names it calls, so
-    the project can ask the same of its callees."""
-    if fn.args.kwarg is not None or any(api.looks_like_device_name(p) for p in params):
-        return True, []  # a caller's `**kwargs` or device may reach what it builds
+def _calls_of(fn, params) -> tuple[bool, bool, list]:
+    """What the function's calls say, in one walk:
+    - host: does it copy something to the host (`.cpu()`, `.numpy()`, `to_cpu(x)`)? Then what
+      it returns from device tensors may live on the host: the caller must not assume.
+    - places: could it decide where what it builds lives? It does when it moves anything,
+      passes `device=`/`device_map=`, takes a device-like parameter or a caller's `**kwargs`,
+      or restores pickles (`torch.load` keeps the device they were saved from).
+    - calls: the dotted names it calls, so the project can ask the same of its callees."""
+    host = False
+    places = fn.args.kwarg is not None or any(api.looks_like_device_name(p) for p in params)
     calls = set()
     for n in _walk(fn):
-        if isinstance(n, ast.Call):
-            f = n.func
-            if isinstance(f, ast.Attribute) and f.attr in ("to", "cuda", "to_empty", "load"):
-                return True, []
-            if any(k.arg in ("device", "device_map") for k in n.keywords):
-                return True, []
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        if isinstance(f, ast.Attribute):
+            host |= f.attr in ("cpu", "numpy")
+            places |= f.attr in ("to", "cuda", "to_empty", "load")
+        elif isinstance(f, ast.Name) and "cpu" in f.id.lower():
+            host = True
+        places |= any(k.arg in ("device", "device_map") for k in n.keywords)
+        if not places:
             text = dotted(f)
             if text is not None:
                 calls.add(text)
-    return False, sorted(calls)
-
-
-def _brings_to_host(fn) -> bool:
-    """Does the function copy something to the host (`.cpu()`, `.numpy()`, `to_cpu(x)`)? Then
-    what it returns from device tensors may live on the host: the caller must not assume."""
-    for n in _walk(fn):
-        if isinstance(n, ast.Call):
-            f = n.func
-            if isinstance(f, ast.Attribute) and f.attr in ("cpu", "numpy"):
-                return True
-            if isinstance(f, ast.Name) and "cpu" in f.id.lower():
-                return True
-    return False
+    return host, places, [] if places else sorted(calls)
 
 
 def _function_result(rets, checked) -> list:

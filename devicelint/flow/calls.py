@@ -28,8 +28,6 @@ _CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|pr
 _LOSS_NAME = re.compile(r"loss|criterion|^crit$", re.IGNORECASE)
 
 
-
-
 class Calls:
     def eval_call(self, node: cst.Call, bare: bool = False) -> Val:
         func = node.func

@@ -10,9 +10,9 @@ import libcst as cst
 
 from devicelint import libmodel
 from devicelint import torchapi as api
+from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join
 from devicelint.flow.facts import NumpyConv
-from devicelint.names import dotted
 from devicelint.flow.nodes import expr_text, walk
 
 
