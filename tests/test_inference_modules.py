@@ -128,6 +128,27 @@ class VideoTransformer(nn.Module):
         rotary = self.rope(frame_indices)  # <- DL011
         return self.proj(hidden_states) * rotary
 """,
+    "discriminator_that_asks_where_its_input_is_moves_nothing": """
+class Discriminator(nn.Module):
+    def __init__(self, ngpu):
+        super().__init__()
+        self.ngpu = ngpu
+        self.main = nn.Sequential(nn.Conv2d(3, 64, 4, 2, 1), nn.LeakyReLU(0.2), nn.Conv2d(64, 1, 4, 1, 0))
+
+    def forward(self, input):
+        if input.is_cuda and self.ngpu > 1:
+            output = nn.parallel.data_parallel(self.main, input, range(self.ngpu))
+        else:
+            output = self.main(input)
+        return output.view(-1, 1).squeeze(1)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+netD = Discriminator(1).to(device)
+for i, data in enumerate(make_loader()):
+    real = data[0]
+    output = netD(real)  # <- DL002
+""",
     "gpt_positions_on_the_input_device": """
 class GPT(nn.Module):
     def __init__(self, vocab_size, block_size, n_embd):

@@ -16,7 +16,7 @@ from devicelint.flow.facts import ModuleCall
 from devicelint.flow.nodes import expr_text
 from devicelint.flow.expressions import result_of
 from devicelint.flow.library import SCATTERS
-from devicelint.flow.methods import HOST_RESULT, places_inputs
+from devicelint.flow.methods import HOST_RESULT, moves_its_inputs
 
 
 # Callees that turn tensors into images, text, files or numbers.
@@ -193,7 +193,7 @@ class Calls:
                 exempt.append(v)
         if forward and isinstance(model.ref, cst.ClassDef):
             fwd = self.class_of(model.ref)["methods"].get("forward")
-            if fwd is not None and places_inputs(fwd):
+            if fwd is not None and moves_its_inputs(fwd):
                 # `self.rope(frame_indices, h, w, device)` whose forward moves what it is given
                 exempt.extend(args)
         blame = node

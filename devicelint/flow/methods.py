@@ -68,6 +68,16 @@ def _dtype_cast(node: cst.Call) -> bool:
     return text is not None and (text.startswith("torch.") or "dtype" in text) and api.looks_like_dtype(text)
 
 
+def moves_its_inputs(fn: cst.FunctionDef) -> bool:
+    """`positions = positions.to(device=device)`: the function moves a parameter it is given."""
+    params = {p.name.value for p in fn.params.params[1:]}
+    for n in walk(fn):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda") \
+                and isinstance(n.func.value, cst.Name) and n.func.value.value in params:
+            return True
+    return False
+
+
 def places_inputs(fn: cst.FunctionDef) -> bool:
     """A method that asks where the model is (`next(self.parameters()).is_cuda`, `.device`)
     or moves something itself: what it is given need not be on the device already."""
