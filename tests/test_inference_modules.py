@@ -149,6 +149,22 @@ for i, data in enumerate(make_loader()):
     real = data[0]
     output = netD(real)  # <- DL002
 """,
+    "discriminator_output_from_inputs_it_moved_itself": """
+class Discriminator(nn.Module):
+    def __init__(self, input_dim, hidden_dim, device):
+        super().__init__()
+        self.device = device
+        self.trunk = nn.Sequential(nn.Linear(input_dim, hidden_dim), nn.Tanh(), nn.Linear(hidden_dim, 1)).to(device)
+        self.optimizer = torch.optim.Adam(self.trunk.parameters())
+
+    def reward(self, expert_state, expert_action):
+        state = torch.as_tensor(expert_state, dtype=torch.float32).to(self.device)
+        action = expert_action.to(self.device)
+        with torch.no_grad():
+            d = self.trunk(torch.cat([state, action], dim=1))
+        s = torch.sigmoid(d)
+        return (s.log() - (1 - s).log()).numpy()  # <- DL003
+""",
     "gpt_positions_on_the_input_device": """
 class GPT(nn.Module):
     def __init__(self, vocab_size, block_size, n_embd):

@@ -213,8 +213,14 @@ class Calls:
         if model.param_free:
             out = result_of(args)
             return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN
-        out = Val(Kind.TENSOR, model.dev, key=model.key, grad=forward and not self.no_grad, on_module=cls is not None,
-                  cond=model.cond)
+        dev, key, cond = model.dev, model.key, model.cond
+        if dev is Dev.UNKNOWN and not model.param_free:
+            placed = [a for a in args if a.kind is Kind.TENSOR and a.dev is Dev.ACCEL and not any(a is e for e in exempt)]
+            if placed and len({a.cond for a in placed}) == 1:
+                # `self.trunk(x.to(self.device))`: a module that takes device inputs has its
+                # weights there (or fails right here), so its output is on the device
+                dev, cond = Dev.ACCEL, placed[0].cond
+        out = Val(Kind.TENSOR, dev, key=key, grad=forward and not self.no_grad, on_module=cls is not None, cond=cond)
         shape = self._forward_shape(model) if forward else None
         if shape is not None:
             # `out, aux, ratio = model(data)`: the parts its forward returns as plain numbers stay numbers
