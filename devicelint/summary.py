@@ -23,7 +23,7 @@ import ast
 
 from devicelint import torchapi as api
 
-VERSION = 3
+VERSION = 4
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
 UNKNOWN = ["unknown"]
 # Module methods that neither move the module nor hand it to code we cannot see.
@@ -181,7 +181,8 @@ def _stateful(value) -> bool:
         if text.startswith("torch.") and last[:1].islower():
             return False
         if last in ("Sequential", "ModuleList", "ModuleDict"):
-            return not value.args or any(_stateful(a) for a in value.args)
+            # `nn.Sequential(*modules)`: layers we cannot list
+            return not value.args or any(isinstance(a, ast.Starred) or _stateful(a) for a in value.args)
     return True
 
 
@@ -271,6 +272,7 @@ class _Walker:
         self.env: dict = {}
         self.returns: list = []
         self.impure: set = set()
+        self.held: dict = {}  # a local dict literal -> the names it holds (they escape with it)
         self.isinstance_params: set = set()
         self.generator = False
         self.loops = 0
@@ -290,6 +292,8 @@ class _Walker:
             self.stmt(stmt, conditional)
 
     def stmt(self, s, cond: bool) -> None:
+        if isinstance(s, ast.Assign) and self.holder(s):
+            return
         if isinstance(s, ast.Assign):
             d = self.desc(s.value)
             self.alias(s.value, [t for t in s.targets])
@@ -420,6 +424,22 @@ class _Walker:
             if d[0] == "param":
                 self.impure.add(d[1])
         self.env[name] = ds + [UNKNOWN]
+        for inner in self.held.pop(name, ()):
+            self.escape(inner)
+
+    def holder(self, s: ast.Assign) -> bool:
+        """`state = {"epoch": epoch, "encoder": encoder}`: a checkpoint dict holding names; they
+        escape only when it does (`torch.save(state, path)` moves nothing)."""
+        v = s.value
+        if not (isinstance(v, ast.Dict) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                and all(isinstance(k, ast.Constant) for k in v.keys)
+                and all(isinstance(x, (ast.Name, ast.Constant)) for x in v.values)):
+            return False
+        name = s.targets[0].id
+        self.escape(name)  # what an earlier binding held goes with it
+        self.env[name] = [UNKNOWN]
+        self.held[name] = [x.id for x in v.values if isinstance(x, ast.Name) and x.id in self.env]
+        return True
 
     # ---- expressions
 
@@ -626,6 +646,11 @@ class _Walker:
                     if f.attr not in SAFE_METHODS:
                         self.escape(f.value.id)  # `model.setup(device)`: it may place itself
                     stack.extend(n.args)
+                    stack.extend(k.value for k in n.keywords)
+                    continue
+                if dotted(f) == "torch.save" and n.args:
+                    # pickling an object moves nothing: only the path (and options) are read
+                    stack.extend(n.args[1:])
                     stack.extend(k.value for k in n.keywords)
                     continue
                 if isinstance(f, ast.Name) and f.id in api.NON_ESCAPING_BUILTINS:

@@ -1065,3 +1065,88 @@ def test_a_registry_function_that_may_place_the_model_stays_unknown(tmp_path):
         make(tmp_path, {"pyproject.toml": "", "segmodels.py": models, "train.py": SEGMENTATION_TRAIN})
         train = tmp_path / "train.py"
         assert found(train) == [("DL012", line_of(train, "DataParallel("))], new
+
+
+CAPTION_MODELS = '''
+import torch.nn as nn
+import torchvision
+
+
+class Encoder(nn.Module):
+    def __init__(self, encoded_image_size=14):
+        super().__init__()
+        resnet = torchvision.models.resnet101(weights=None)
+        modules = list(resnet.children())[:-2]
+        self.resnet = nn.Sequential(*modules)
+        self.adaptive_pool = nn.AdaptiveAvgPool2d((encoded_image_size, encoded_image_size))
+
+    def forward(self, images):
+        return self.adaptive_pool(self.resnet(images)).permute(0, 2, 3, 1)
+
+    def fine_tune(self, fine_tune=True):
+        for p in self.resnet.parameters():
+            p.requires_grad = fine_tune
+'''
+
+CAPTION_UTILS = '''
+import torch
+
+
+def save_checkpoint(data_name, epoch, encoder, encoder_optimizer, is_best):
+    state = {"epoch": epoch, "encoder": encoder, "encoder_optimizer": encoder_optimizer}
+    filename = "checkpoint_" + data_name + ".pth.tar"
+    torch.save(state, filename)
+    if is_best:
+        torch.save(state, "BEST_" + filename)
+'''
+
+CAPTION_TRAIN = '''
+import torch
+from torch.utils.data import DataLoader
+
+from models import Encoder
+from utils import save_checkpoint
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+checkpoint = None  # path to a checkpoint, None to train from scratch
+
+
+def train(loader, encoder, optimizer):
+    encoder.train()
+    for imgs, caps in loader:
+        imgs = imgs.to(device)
+        features = encoder(imgs)
+        loss = features.pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def main(dataset):
+    global checkpoint
+    if checkpoint is None:
+        encoder = Encoder()
+        encoder.fine_tune(True)
+        optimizer = torch.optim.Adam(encoder.parameters(), lr=1e-4)
+    else:
+        checkpoint = torch.load(checkpoint)
+        encoder = checkpoint["encoder"]
+        optimizer = checkpoint["encoder_optimizer"]
+    encoder = encoder
+    loader = DataLoader(dataset, batch_size=32, shuffle=True, pin_memory=True)
+    for epoch in range(10):
+        train(loader, encoder, optimizer)
+        save_checkpoint("coco", epoch, encoder, optimizer, is_best=False)
+'''
+
+
+def test_a_model_built_fresh_on_one_path_and_pickled_into_a_checkpoint(tmp_path):
+    # the encoder is built here when training starts from scratch (on the host: nothing moves
+    # it) and restored from a pickled checkpoint otherwise; saving the checkpoint dict with
+    # torch.save moves nothing, and `nn.Sequential(*modules)` holds weights
+    make(tmp_path, {"pyproject.toml": "", "models.py": CAPTION_MODELS, "utils.py": CAPTION_UTILS,
+                    "train.py": CAPTION_TRAIN})
+    train = tmp_path / "train.py"
+    assert [f for f in found(train) if f[0] != "DL009"] == [("DL001", line_of(train, "        train(loader, encoder, optimizer)"))]
+    make(tmp_path, {"train.py": CAPTION_TRAIN.replace("encoder = encoder\n", "encoder = encoder.to(device)\n")})
+    assert [f for f in found(train) if f[0] != "DL009"] == []
