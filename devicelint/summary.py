@@ -292,7 +292,7 @@ class _Walker:
             self.stmt(stmt, conditional)
 
     def stmt(self, s, cond: bool) -> None:
-        if isinstance(s, ast.Assign) and self.holder(s):
+        if isinstance(s, ast.Assign) and self.holder(s, cond):
             return
         if isinstance(s, ast.Assign):
             d = self.desc(s.value)
@@ -326,6 +326,8 @@ class _Walker:
             if s.value is None:
                 self.returns.append(["none"])
             else:
+                if isinstance(s.value, ast.Name) and s.value.id in self.held:
+                    self.escape(s.value.id)  # the caller gets what the dict holds
                 d = self.desc(s.value)
                 self.returns.append(UNKNOWN if self.loops else d)
         elif isinstance(s, ast.If):
@@ -427,7 +429,7 @@ class _Walker:
         for inner in self.held.pop(name, ()):
             self.escape(inner)
 
-    def holder(self, s: ast.Assign) -> bool:
+    def holder(self, s: ast.Assign, cond: bool) -> bool:
         """`state = {"epoch": epoch, "encoder": encoder}`: a checkpoint dict holding names; they
         escape only when it does (`torch.save(state, path)` moves nothing)."""
         v = s.value
@@ -437,7 +439,7 @@ class _Walker:
             return False
         name = s.targets[0].id
         self.escape(name)  # what an earlier binding held goes with it
-        self.env[name] = [UNKNOWN]
+        self.set(name, UNKNOWN, cond)
         self.held[name] = [x.id for x in v.values if isinstance(x, ast.Name) and x.id in self.env]
         return True
 

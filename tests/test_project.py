@@ -1150,3 +1150,26 @@ def test_a_model_built_fresh_on_one_path_and_pickled_into_a_checkpoint(tmp_path)
     assert [f for f in found(train) if f[0] != "DL009"] == [("DL001", line_of(train, "        train(loader, encoder, optimizer)"))]
     make(tmp_path, {"train.py": CAPTION_TRAIN.replace("encoder = encoder\n", "encoder = encoder.to(device)\n")})
     assert [f for f in found(train) if f[0] != "DL009"] == []
+
+
+def test_a_checkpoint_dict_lets_its_models_escape_only_with_it():
+    from devicelint import summary
+
+    functions = summary.summarize(textwrap.dedent('''
+        import torch
+
+        def save_checkpoint(model, optimizer, path):
+            state = {"model": model, "optimizer": optimizer}
+            torch.save(state, path)
+
+        def pack(model, optimizer):
+            state = {"model": model, "optimizer": optimizer}
+            return state
+
+        def upload_checkpoint(model, path):
+            state = {"model": model}
+            upload(state, path)
+        ''').encode())["functions"]
+    assert functions["save_checkpoint"]["pure"] == ["model", "optimizer"]  # pickling moves nothing
+    assert functions["pack"]["pure"] == []  # the caller gets the models back in the dict
+    assert "model" not in functions["upload_checkpoint"]["pure"]  # handed on inside the dict
