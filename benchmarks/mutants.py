@@ -612,17 +612,21 @@ def only_an_index(src: Src, fn: ast.AST, created: ast.AST, stmt: ast.stmt) -> bo
 
 
 def read_alone(src: Src, n: ast.Name) -> bool:
-    """`small.any().item()`, `len(ids)`: the tensor read on its own, meeting no other tensor."""
-    node = n
+    """`small.any().item()`, `classes[i].item()`, `len(ids)`, `if mask.any():`: the tensor read
+    on its own into a number or a truth value, meeting no other tensor."""
+    node, last = n, None
     for a in src.ancestors(n):
         if isinstance(a, (ast.Attribute, ast.Subscript)) and a.value is node:
-            node = a  # `classes[i].item()`
-        elif isinstance(a, ast.Call) and a.func is node and all(isinstance(x, ast.Constant) for x in a.args):
             node = a
-        elif isinstance(a, ast.Call) and dotted(a.func) in ("len", "int", "bool") and a.args == [node]:
+        elif isinstance(a, ast.Call) and a.func is node and all(isinstance(x, ast.Constant) for x in a.args):
+            node, last = a, a.func.attr if isinstance(a.func, ast.Attribute) else None
+        elif isinstance(a, ast.Call) and dotted(a.func) in ("len", "int", "bool", "float") and a.args == [node]:
             return True
+        elif (isinstance(a, (ast.If, ast.While, ast.BoolOp)) or (isinstance(a, ast.UnaryOp)
+                                                                  and isinstance(a.op, ast.Not))) and node is not n:
+            return True  # the truth of a reduction (`if small.any():`)
         else:
-            return node is not n and isinstance(a, (ast.stmt, ast.If, ast.While, ast.BoolOp, ast.UnaryOp))
+            return last in ("item", "tolist", "numel")
     return False
 
 

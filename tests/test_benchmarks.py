@@ -229,3 +229,69 @@ def test_pinned_repos_are_well_formed():
     for repo, commit, parts in realcode.REPOS:
         assert repo.count("/") == 1 and len(commit) == 40 and int(commit, 16) >= 0
         assert isinstance(parts, tuple)
+
+
+def test_batches_only_handed_to_a_data_parallel_model_are_no_dl002_mutant():
+    src = mutants.Src(
+        "import torch\n"
+        "model = torch.nn.DataParallel(build(opt)).to(device)\n"
+        "for images, labels in demo_loader:\n"
+        "    batch_size = images.size(0)\n"
+        "    image = images.to(device)\n"                 # DataParallel copies it to its device
+        "    target = labels.to(device)\n"               # meets the output in the loss: a bug if dropped
+        "    preds = model(image, text=None)\n"
+        "    loss = criterion(preds, target)\n"
+    )
+    assert {m.line for m in mutants.op_dl002(src)} == {6}
+
+
+def test_a_model_unpickled_from_a_checkpoint_is_no_dl001_mutant_unless_built_on_another_path():
+    restored = (
+        "import torch\n"
+        "checkpoint = torch.load(path)\n"
+        "decoder = checkpoint['decoder']\n"
+        "decoder = decoder.to(device)\n"
+        "decoder.eval()\n"
+        "out = decoder(x.to(device))\n"
+    )
+    assert mutants.op_dl001(mutants.Src(restored)) == []
+    fresh = restored.replace("checkpoint = torch.load(path)\n", "checkpoint = torch.load(path)\nif fresh:\n    decoder = Decoder()\n")
+    fresh = fresh.replace("decoder = checkpoint['decoder']\n", "else:\n    decoder = checkpoint['decoder']\n")
+    assert [m.note for m in mutants.op_dl001(mutants.Src(fresh))] == ["dropped the move of model `decoder`"]
+
+
+def test_a_model_returned_by_a_loader_method_is_expected_where_it_is_used():
+    src = mutants.Src(
+        "import torch\n"
+        "class Generator:\n"
+        "    def __init__(self, args):\n"
+        "        self.model = self.load_model()\n"
+        "    def run(self, img):\n"
+        "        return self.model.get_last_selfattention(img.to(DEVICE))\n"
+        "    def load_model(self):\n"
+        "        model = build(self.args.arch)\n"
+        "        model.eval()\n"
+        "        model.to(DEVICE)\n"
+        "        return model\n"
+    )
+    m, = mutants.op_dl001(src)
+    assert m.line == 10 and 6 in m.expect
+
+
+def test_a_tensor_read_into_a_number_or_a_truth_value_is_no_dl011_mutant():
+    src = mutants.Src(
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "\n"
+        "\n"
+        "class Filter(nn.Module):\n"
+        "    def forward(self, x, area):\n"
+        "        small = torch.as_tensor([a <= 4 for a in area], dtype=torch.bool, device=x.device)\n"
+        "        if small.any().item():\n"
+        "            x = x[~small]\n"
+        "        scale = torch.ones(1, device=x.device)\n"
+        "        factor = scale.float()\n"
+        "        return x * factor\n"
+    )
+    # `small` is read into a truth value and used as an index; `scale` flows into `x * factor`
+    assert {m.line for m in mutants.op_dl011(src)} == {10}
