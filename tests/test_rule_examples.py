@@ -79,3 +79,16 @@ def test_fixable_rules_document_fix_safety_and_show_a_fix(rule):
         assert rule.FIXES, f"{rule.code} fixes but has no FIXES examples"
     else:
         assert not rule.FIXES
+
+
+def test_the_readme_fix_table_lists_every_fixable_rule_and_its_safety():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| rule | fix | applicability |", 1)[1].split("\n\n", 1)[0]
+    rows = {line.split("|")[1].strip(): line.split("|")[-2] for line in table.splitlines() if line.startswith("| DL")}
+    fixable = {rule.code: rule for rule in ALL_RULES if rule.fixable}
+    assert sorted(rows) == sorted(fixable)
+    for code, rule in fixable.items():
+        for kind in rule.fix_applicability:
+            assert kind in rows[code], f"{code}: the README says {rows[code].strip()!r}, the rule {rule.fix_applicability}"
