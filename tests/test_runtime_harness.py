@@ -68,6 +68,18 @@ def test_a_hanging_script_is_killed():
     assert run.record is None and run.problem == "timed out after 8s"
 
 
+def test_a_killed_script_leaves_no_working_folder_behind(tmp_path, monkeypatch):
+    # the script's working folder lives in the runner's temporary folder, which the runner
+    # removes whatever happened to the script (killed on timeout, it cannot clean up itself)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr("tempfile.tempdir", str(scratch))
+    run = run_script(CASES / "hang.py", True, timeout=8)
+    assert run.problem == "timed out after 8s"
+    assert list(scratch.iterdir()) == []
+
+
 @pytest.fixture
 def pair_dir(tmp_path):
     shutil.copytree(CASES / "DL002-batch-not-moved", tmp_path / "DL002-batch-not-moved")

@@ -275,8 +275,10 @@ def _run_main(script: str) -> None:
             sys.modules["__main__"] = saved
 
 
-def run_script(script: str, simulate: bool) -> dict:
-    """Run ``script`` in this process and return the result record (see module doc)."""
+def run_script(script: str, simulate: bool, scratch: str | None = None) -> dict:
+    """Run ``script`` in this process and return the result record (see module doc). Its
+    working folder is made inside ``scratch`` (the runner's own temporary folder), so that a
+    script killed on timeout leaves nothing behind once the runner cleans up."""
     import contextlib
 
     import torch
@@ -289,7 +291,7 @@ def run_script(script: str, simulate: bool) -> dict:
     old_show = warnings.showwarning
     exit_code, exc_record = 0, None
     with stack:
-        workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="devicelint-run-"))
+        workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="devicelint-run-", dir=scratch))
         stack.enter_context(warnings.catch_warnings())
         warnings.simplefilter("always")  # count every occurrence, not only the first
 
@@ -352,7 +354,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("script")
     ns = parser.parse_args(argv)
-    result = run_script(ns.script, ns.simulate)
+    result = run_script(ns.script, ns.simulate, scratch=os.path.dirname(os.path.abspath(ns.out)))
     tmp = ns.out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=1, default=str)
