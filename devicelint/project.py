@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import stat
 import sys
 
@@ -484,7 +483,7 @@ class FileView:
             if sym is None:
                 continue  # a local's method or a builtin: a move there is in `places` already
             if sym[0] in ("lib", "value", "module"):
-                ok = not _BUILDER_VERB.match(text.rsplit(".", 1)[-1])
+                ok = not api.BUILDER_VERBS.match(text.rsplit(".", 1)[-1])
             elif sym[0] == "function":
                 ok = self.never_places(sym[1], sym[2], depth + 1)
             elif sym[0] == "class":
@@ -636,11 +635,6 @@ class FileView:
         if hub:
             return ("module", "unknown") if {"device", "device_map", "**"} & set(kws) else ("module", "host")
         return None
-
-
-# Library calls that may place what they build (`build_detector(cfg)`, `load_pretrained(...)`).
-_BUILDER_VERB = re.compile(r"(build|load|get|create|make|init|setup|prepare|from|restore|instantiate|wrap|to_|"
-                           r"convert|parallel|distribute|compile|fetch|read|open)", re.IGNORECASE)
 
 
 def _mentions_param(fact) -> bool:

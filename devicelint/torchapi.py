@@ -135,3 +135,9 @@ def looks_like_dtype(text: str) -> bool:
 
 def is_model_hub_class(name: str) -> bool:
     return ("Model" in name or "For" in name or name.startswith("Auto")) and not any(s in name for s in MODEL_HUB_SKIP)
+
+
+# Factories named like verbs (`build_model`, `load_net`, `get_backbone`): code we cannot see
+# that may place what it builds.
+BUILDER_VERBS = re.compile(r"^(build|load|get|create|make|init|setup|prepare|from|restore|instantiate|wrap|to|"
+                           r"convert|parallel|distribute|compile|fetch|read|open)", re.IGNORECASE)

@@ -23,9 +23,6 @@ _NOT_MODEL_ROOTS = ("torch", "numpy", "accelerate", "lightning", "pytorch_lightn
                     "sklearn", "pandas", "PIL", "cv2", "wandb", "tensorboard", "tqdm", "ignite", "fastai", "mmcv",
                     "mmengine", "detectron2", "colossalai", "horovod", "fairscale")
 
-_BUILDER_VERBS = re.compile(r"^(build|load|get|create|make|init|setup|prepare|from|restore|instantiate|wrap|to|"
-                            r"convert|parallel|distribute|compile|fetch|read|open)", re.IGNORECASE)
-
 
 def _maybe_model_builder(q: str) -> bool:
     """A class (`models.Teacher`) or an architecture function (`rc.wide_resnet`) imported from
@@ -36,7 +33,7 @@ def _maybe_model_builder(q: str) -> bool:
     last = q.rsplit(".", 1)[-1]
     if not last or last.startswith("_"):
         return False
-    return last[0].isupper() or not _BUILDER_VERBS.match(last)
+    return last[0].isupper() or not api.BUILDER_VERBS.match(last)
 
 
 def _places_or_holds(v: Val) -> bool:
