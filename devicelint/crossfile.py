@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.names import dotted
-from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val
+from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val, places_or_holds
 
 
 # A damaged cache entry or a summary of an unexpected shape must not crash the linter.
@@ -111,9 +111,7 @@ def call(interp, node, sym) -> Val | None:
 
 
 def _unplaced_build(interp, sym, pos, kw) -> bool:
-    given = pos + list(kw.values())
-    if "**" in kw or any(v.kind in (Kind.DEVICE, Kind.MODULE, Kind.TENSOR) or v.mid is not None
-                         or v.dev is Dev.ACCEL for v in given):
+    if "**" in kw or any(places_or_holds(v) or v.kind is Kind.TENSOR for v in pos + list(kw.values())):
         return False  # it is handed a device, a model or tensors: not a fresh model on the host
     try:
         return interp.imports.project.never_places(sym[1], sym[2])

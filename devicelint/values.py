@@ -176,6 +176,11 @@ def contents_on_accel(v: Val) -> bool:
     return False
 
 
+def places_or_holds(v: Val) -> bool:
+    """An argument that lets the callee place the model (a device) or wrap another model."""
+    return v.kind in (Kind.DEVICE, Kind.MODULE) or (v.kind is Kind.UNKNOWN and v.mid is not None) or v.dev is Dev.ACCEL
+
+
 def host_batch_in(v: Val) -> Val | None:
     """The loader tensor still on the host inside v (itself or a container), if any."""
     if v.kind is Kind.TENSOR:

@@ -10,7 +10,7 @@ import libcst as cst
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Kind, Val, join
+from devicelint.values import OTHER, UNKNOWN, Dev, Kind, Val, join, places_or_holds
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.expressions import result_of
 from devicelint.flow.methods import NO_HISTORY_METHODS, TUPLE_RESULTS
@@ -34,11 +34,6 @@ def _maybe_model_builder(q: str) -> bool:
     if not last or last.startswith("_"):
         return False
     return last[0].isupper() or not api.BUILDER_VERBS.match(last)
-
-
-def _places_or_holds(v: Val) -> bool:
-    """An argument that lets the callee place the model (a device) or wrap another model."""
-    return v.kind in (Kind.DEVICE, Kind.MODULE) or (v.kind is Kind.UNKNOWN and v.mid is not None) or v.dev is Dev.ACCEL
 
 
 # Optimizers and learning-rate schedules from any library (transformers' AdamW and
@@ -165,7 +160,7 @@ class ApiCalls:
             return OTHER
         if parts[0] == "einops" and pos and pos[0].kind is Kind.TENSOR and last in _EINOPS_RESHAPES:
             return pos[0].with_(inplace=False)  # a view or copy of the tensor, where the tensor is
-        if _maybe_model_builder(q) and not any(_places_or_holds(v) for v in pos + list(kw.values())) and not (
+        if _maybe_model_builder(q) and not any(places_or_holds(v) for v in pos + list(kw.values())) and not (
             "**" in kw or any(k in kw for k in libmodel.PLACING_KEYWORDS)  # `Backend(w, device=select_device(d))`
         ):
             # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below)

@@ -214,7 +214,7 @@ class Calls:
             out = result_of(args)
             return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN
         dev, key, cond = model.dev, model.key, model.cond
-        if dev is Dev.UNKNOWN and not model.param_free:
+        if dev is Dev.UNKNOWN:
             placed = [a for a in args if a.kind is Kind.TENSOR and a.dev is Dev.ACCEL and not any(a is e for e in exempt)]
             if placed and len({a.cond for a in placed}) == 1:
                 # `self.trunk(x.to(self.device))`: a module that takes device inputs has its

@@ -78,7 +78,7 @@ def moves_its_inputs(fn: cst.FunctionDef) -> bool:
     return False
 
 
-def places_inputs(fn: cst.FunctionDef) -> bool:
+def _places_inputs(fn: cst.FunctionDef) -> bool:
     """A method that asks where the model is (`next(self.parameters()).is_cuda`, `.device`)
     or moves something itself: what it is given need not be on the device already."""
     for n in walk(fn):
@@ -241,7 +241,7 @@ class Methods:
             return self.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
         if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
             fn = self.class_of(recv.ref)["methods"].get(name)
-            if fn is not None and places_inputs(fn):
+            if fn is not None and _places_inputs(fn):
                 # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
                 self.args(node)
                 return UNKNOWN

@@ -158,10 +158,11 @@ class Statements:
         finally:
             frame.conds -= 1
         merged = State.merge(after_body, self.frame.state)
-        if flag is not None and not after_body.dead and not self.frame.state.dead:
-            flag_merge(merged, after_body, self.frame.state, flag)
-        elif stmt.orelse is not None and not after_body.dead and not self.frame.state.dead:
-            partial_move_merge(merged, before, after_body, self.frame.state)
+        if not after_body.dead and not self.frame.state.dead:
+            if flag is not None:
+                flag_merge(merged, after_body, self.frame.state, flag)
+            elif stmt.orelse is not None:
+                partial_move_merge(merged, before, after_body, self.frame.state)
         self.frame.state = merged
 
     def exec_loop(self, stmt) -> None:
