@@ -8,7 +8,6 @@ import os
 import re
 import stat
 import threading
-import warnings
 
 import libcst as cst
 
@@ -177,10 +176,8 @@ def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, igno
         bad = _meta(path, "syntax-error", f"cannot parse: {problem.msg}", problem.lineno or 1, problem.offset or 1)
         return [(bad, None)], None
     try:
-        with limits.bounded(), warnings.catch_warnings():
-            # reading the user's literals (`"\d"`) warns as compiling them would: not ours to print
-            warnings.simplefilter("ignore", SyntaxWarning)
-            warnings.simplefilter("ignore", DeprecationWarning)
+        # reading the user's literals (`"\d"`) warns as compiling them would: not ours to print
+        with limits.bounded(), limits.quiet(SyntaxWarning, DeprecationWarning):
             return _analyse(source, path, select, ignore, rule_classes, project)
     except limits.TooComplex as e:
         return [(_too_complex(path, e.reason, e.line), None)], None

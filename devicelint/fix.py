@@ -12,11 +12,11 @@ import os
 import re
 import stat
 import tempfile
-import warnings
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, WhitespaceInclusivePositionProvider
 
+from devicelint import limits
 from devicelint.edits import locate
 from devicelint.engine import analyse_python
 
@@ -105,8 +105,7 @@ def claim(module: cst.Module, reports) -> tuple[dict, dict, int]:
 def _parses(source: bytes, path: str) -> bool:
     try:
         cst.parse_module(source)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with limits.quiet():
             compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         return True
     except Exception:

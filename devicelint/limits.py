@@ -65,8 +65,7 @@ def precheck(source: bytes) -> TooComplex | SyntaxError | None:
     if _no_long_statement(source):
         return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. SyntaxWarning for "\d": not ours to print
+        with quiet():  # e.g. SyntaxWarning for "\d": not ours to print
             tree = ast.parse(source)
     except SyntaxError as e:
         if "too many nested" in str(e.msg) or "too complex" in str(e.msg):
@@ -189,15 +188,39 @@ def _address_space() -> int | None:
         return None
 
 
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def quiet(*categories):
+    """Silence these warnings (all when none is named) for the body. Only in the main thread:
+    the filters are the whole process's, and another thread that saved and restored them
+    would undo what the main thread set meanwhile (a test runner's own filters)."""
+    if not _main_thread():
+        yield
+        return
+    with warnings.catch_warnings():
+        for category in categories or (Warning,):
+            warnings.simplefilter("ignore", category)
+        yield
+
+
 @contextmanager
 def bounded(timeout: float | None = None, memory: int | None = None):
-    """Run the body under a wall-clock timer (raises TooComplex) and an address-space cap
-    (allocation fails with MemoryError), both undone afterwards. The timer needs the main
-    thread (signals); the cap needs Linux. Elsewhere the pre-check is the only bound."""
+    """Run the body under a wall-clock timer (raises TooComplex), an address-space cap
+    (allocation fails with MemoryError) and a recursion limit deep enough for LibCST, all
+    undone afterwards. The timer needs the main thread (signals); the cap needs Linux. The
+    cap and the recursion limit are the whole process's: changed from another thread they
+    would race with the main thread's own (a test runner running beside the runtime checker's
+    threads), so only the main thread sets them. Elsewhere the pre-check is the only bound."""
     timeout = FILE_TIMEOUT if timeout is None else timeout
     memory = MAX_MEMORY if memory is None else memory
     restore_timer = restore_limit = None
-    if timeout and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+    if not _main_thread():
+        yield
+        return
+    if timeout and hasattr(signal, "setitimer"):
 
         def expired(_signum, _frame):
             raise TooComplex(f"analysis took longer than {timeout:g} s")

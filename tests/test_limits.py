@@ -293,3 +293,28 @@ def test_the_precheck_prints_no_warnings(tmp_path):
     p = subprocess.run([sys.executable, "-W", "always", "-m", "devicelint", "regex.py", "--no-cache"], cwd=tmp_path,
                        capture_output=True, text=True)
     assert p.returncode == 0 and p.stderr == "", p.stderr
+
+
+def test_a_file_linted_in_another_thread_leaves_the_process_wide_settings_alone():
+    # the runtime checker lints fixtures in threads while pytest runs other tests: the
+    # recursion limit, the address-space cap and the warning filters belong to the whole
+    # process, and a thread that changed and restored them raced with the main thread's own
+    import threading
+    import warnings
+
+    limit, filters = sys.getrecursionlimit(), list(warnings.filters)
+    seen = {}
+
+    def work():
+        with limits.bounded(), limits.quiet(SyntaxWarning):
+            seen["inside"] = (sys.getrecursionlimit(), list(warnings.filters))
+        seen["findings"] = engine.lint_source(GOOD, "train.py")
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert seen["inside"] == (limit, filters)
+    assert seen["findings"] == engine.lint_source(GOOD, "train.py")  # the same findings as here
+    with limits.bounded():  # the main thread still raises the limit for LibCST's deep trees
+        assert sys.getrecursionlimit() >= limits.RECURSION_LIMIT
+    assert sys.getrecursionlimit() == limit
