@@ -45,6 +45,11 @@ class RedundantTo(Rule):
     training loop that is one wasted copy per step; moving the model every step walks every
     parameter.
 
+    Measured on an NVIDIA H200 (torch 2.11; `benchmarks/waste_cost.py`, a 64x3x224x224 image
+    batch, median of 22 steps): moving the same pinned batch a second time per step (input
+    and reconstruction target) cost nothing measurable, 12.3 vs 12.1 ms, in a loop bound by
+    its host-side loader; the 38 MB copy is GPU time that a GPU-bound loop pays in full.
+
     ## Example
     ```python
     for x, y in loader:

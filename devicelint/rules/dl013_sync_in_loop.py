@@ -14,6 +14,13 @@ class SyncInLoop(Rule):
     Each one waits for the GPU to finish all queued work and copies the value back, so the
     CPU cannot queue the next step ahead: the GPU idles between steps.
 
+    Measured on an NVIDIA H200 (torch 2.11; `benchmarks/waste_cost.py`, a 64x3x224x224 image
+    batch, median of 22 steps): `running += loss.item()` every step made the step 13.6 ms
+    against 12.3 ms for `running += loss.detach()`, 1.1x, timed without added
+    synchronization; timed with a synchronization at every step (which waits anyway) both
+    take 12.5-12.8 ms. The loss is larger when the host has more to queue per step than this
+    small CNN.
+
     ## Example
     ```python
     for x, y in loader:

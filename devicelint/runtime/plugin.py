@@ -38,6 +38,8 @@ def pytest_addoption(parser):
                     help="per-script timeout for the runtime checks (default 120)")
     group.addoption("--devicelint-fixtures", metavar="DIR", default=None,
                     help="folder of <CODE>-<name>/ fixture pairs (default: <rootdir>/fixtures)")
+    group.addoption("--no-step-times", action="store_true", default=False,
+                    help="with --cuda: skip timing the waste pairs' steps (bad vs fixed ms/step)")
     group.addoption("--devicelint-jobs", type=int, default=None, metavar="N",
                     help="fixture pairs run in parallel (default: up to 4 simulated, 1 on CUDA)")
 
@@ -163,6 +165,17 @@ def devicelint_case(request):
         pytest.skip(SKIP_REASON)
     pair, role = request.param
     return Case(state, pair, role)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # On a real GPU, time what each waste costs once every script has run, so no other
+    # GPU work runs beside the timings.
+    state = _state(session.config)
+    if state.runner is None or state.mode != "cuda" or session.config.getoption("no_step_times"):
+        return
+    from devicelint.runtime.steptime import measure_costs
+
+    measure_costs(state.selected or [], state.runner.all_results())
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -102,6 +102,7 @@ class Result:
     lint: list[str] = field(default_factory=list)  # static protocol problems (verify.py)
     autofix: str | None = None  # bad scripts: "proven" | "fails" | "no-fix"
     autofix_detail: str = ""
+    cost: dict | None = None  # real-CUDA waste pairs: ms per step, bad and fixed (steptime.py)
 
     @property
     def ok(self) -> bool:

@@ -22,7 +22,8 @@ lazily, and only to check for a GPU):
 ``results_to_report(results, simulated, env=None) -> dict``
     The JSON report (``--cuda-report``, ``fixtures/cuda-report.json``): ``device``,
     ``driver``, ``cuda``, ``torch``, ``python``, ``date``, ``simulated``, ``summary``
-    and ``results`` (per script: expected, observed, blamed line, verdict, ...).
+    and ``results`` (per script: expected, observed, blamed line, verdict, autofix, and
+    on a real GPU ``cost``: a waste pair's ms per step, bad and fixed; steptime.py).
     ``env`` is the device/version dict seen inside the runs (``PairRunner.env``); when
     absent it is looked up here.
 """
@@ -123,6 +124,11 @@ def format_table(results: list[Result]) -> str:
                 lines.append("    " + _cut(detail_line, 160))
     passed = sum(r.ok for r in results)
     lines += ["", f"{passed}/{len(results)} scripts passed" + (" (simulated)" if simulated else "")]
+    costs = [r for r in results if getattr(r, "cost", None)]
+    if costs:
+        lines += ["", "what each waste costs on this GPU (median ms per training step, bad vs fixed):"]
+        for r in costs:
+            lines.append(f"    {r.fixture}: {format_cost(r.cost)}")
     auto = [r for r in results if getattr(r, "autofix", None)]
     if auto:
         counts = {v: sum(r.autofix == v for r in auto) for v in ("proven", "fails", "no-fix")}
@@ -132,6 +138,18 @@ def format_table(results: list[Result]) -> str:
             if r.autofix == "fails":
                 lines.append(f"    {r.fixture}: " + _cut(r.autofix_detail, 160))
     return "\n".join(lines)
+
+
+def format_cost(cost: dict) -> str:
+    if "error" in cost:
+        return f"not timed: {cost['error']}"
+
+    def ms(value):
+        return "?" if value is None else f"{value:.3f}"
+
+    return (f"{ms(cost.get('bad_ms_per_step'))} vs {ms(cost.get('fixed_ms_per_step'))} synchronized, "
+            f"{ms(cost.get('bad_ms_per_step_unsynchronized'))} vs {ms(cost.get('fixed_ms_per_step_unsynchronized'))} "
+            "unsynchronized")
 
 
 def _cut(text: str, width: int) -> str:

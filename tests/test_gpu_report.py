@@ -1,0 +1,76 @@
+"""The committed real-GPU report, what it is held against, and what the README says of it
+(lint-only: reads JSON, runs no script)."""
+
+import copy
+import json
+import re
+from pathlib import Path
+
+from devicelint.runtime import compare
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL = json.loads((ROOT / "fixtures" / "cuda-report.json").read_text())
+SIMULATED = json.loads((ROOT / "fixtures" / "simulated-report.json").read_text())
+PASSING = {"bad": {"confirmed", "no-runtime-proof"}, "fixed": {"clean"}}
+
+
+def test_the_real_report_comes_from_an_nvidia_gpu_and_every_script_passed():
+    assert REAL["simulated"] is False and "NVIDIA" in REAL["device"]
+    assert REAL["driver"] and REAL["cuda"] and "+cu" in REAL["torch"]
+    assert not any(r["simulated"] for r in REAL["results"])
+    assert REAL["summary"]["failed"] == 0 and REAL["summary"]["passed"] == len(REAL["results"])
+    for r in REAL["results"]:
+        assert r["verdict"] in PASSING[r["role"]], r["fixture"]
+        assert r["autofix"] != "fails", r["fixture"]
+
+
+def test_every_waste_pair_was_timed_bad_against_fixed():
+    wastes = [r for r in REAL["results"] if r["role"] == "bad" and r["expected"].startswith("wastes")]
+    assert {r["code"] for r in wastes} >= {"DL004", "DL008", "DL013", "DL014"}
+    for r in wastes:
+        cost = r["cost"]
+        assert "error" not in cost, r["fixture"]
+        assert min(cost["steps"] + cost["steps_unsynchronized"]) >= 20
+        assert cost["bad_ms_per_step"] > 0 and cost["fixed_ms_per_step"] > 0
+
+
+def test_the_simulator_agrees_with_real_cuda_script_by_script():
+    assert compare.differences(REAL, SIMULATED) == []
+    assert compare.main([str(ROOT / "fixtures" / "cuda-report.json"), str(ROOT / "fixtures" / "simulated-report.json")]) == 0
+
+
+def _result(report, fixture):
+    return next(r for r in report["results"] if r["fixture"] == fixture)
+
+
+def test_compare_names_a_changed_verdict_line_count_or_a_missing_script():
+    sim = copy.deepcopy(REAL)
+    _result(sim, "DL001-model-not-moved/bad.py")["line"] = 36
+    _result(sim, "DL013-sync-in-loop/bad.py")["observed"] = "sync: bad 3 vs fixed 1 (+2)"
+    _result(sim, "DL002-batch-not-moved/fixed.py")["verdict"] = "not-clean"
+    sim["results"] = [r for r in sim["results"] if r["fixture"] != "DL009-load-without-map-location/bad.py"]
+    found = {(d.fixture, d.field) for d in compare.differences(REAL, sim)}
+    assert found == {("DL001-model-not-moved/bad.py", "line"), ("DL013-sync-in-loop/bad.py", "observed"),
+                     ("DL002-batch-not-moved/fixed.py", "verdict"),
+                     ("DL009-load-without-map-location/bad.py", "present")}
+
+
+def test_compare_accepts_another_wording_of_the_same_exception():
+    sim = copy.deepcopy(REAL)
+    bad = _result(sim, "DL001-model-not-moved/bad.py")
+    assert bad["observed"].startswith("raises RuntimeError: Expected all tensors")
+    bad["observed"] = "raises RuntimeError: Expected all tensors to be on the same device, but found at least two devices"
+    assert compare.differences(REAL, sim) == []
+
+
+def test_the_readme_quotes_the_latest_real_report():
+    readme = (ROOT / "README.md").read_text()
+    m = re.search(r"\*\*Latest real-GPU report\*\* \(`fixtures/cuda-report.json`\): (.*?)\n- ", readme, re.S)
+    assert m, "README lost its summary of the real-GPU report"
+    text = " ".join(m.group(1).split())
+    s = REAL["summary"]
+    for fact in (REAL["device"], f"driver {REAL['driver']}", f"CUDA {REAL['cuda']}", f"torch {REAL['torch']}",
+                 REAL["date"][:10], f"{s['passed']}/{s['scripts']} scripts passed"):
+        assert fact in text, fact
+    proven = sum(r["autofix"] == "proven" for r in REAL["results"])
+    assert f"autofix {proven} proven" in text
