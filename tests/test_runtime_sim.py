@@ -182,3 +182,23 @@ def test_recurrent_models_move_without_touching_cudnn(monkeypatch):
             assert scores.device.type == "cuda" and scores.shape == (4, 7, 5)
             scores.sum().backward()
     assert [str(w.message) for w in caught] == []
+
+
+def test_the_simulator_fails_exactly_the_mixed_device_operations_real_cuda_fails():
+    """benchmarks/cross_device_ops_h200.json: what real CUDA answered for each probe."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        import cross_device_ops
+    finally:
+        sys.path.remove(str(root / "benchmarks"))
+    real = json.loads((root / "benchmarks" / "cross_device_ops_h200.json").read_text())
+    assert real["simulated"] is False and "NVIDIA" in real["device"]
+    assert set(real["outcomes"]) == set(cross_device_ops.PROBES)
+    simulated = cross_device_ops.outcomes(simulate=True)
+    wrong = {name: (real["outcomes"][name], simulated[name]) for name in real["outcomes"]
+             if (real["outcomes"][name] == "ok") != (simulated[name] == "ok")}
+    assert wrong == {}

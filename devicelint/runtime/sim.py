@@ -55,6 +55,9 @@ _CROSS_OK = {aten.copy_, aten._to_copy, aten.copy, aten._copy_from, aten._copy_f
 _CONV = {aten.convolution, aten._convolution, aten.convolution_overrideable}
 # eager CUDA accepts CPU index tensors here (advanced indexing moves them)
 _INDEX_ARG = {aten.index: 1, aten.index_put_: 1, aten.index_put: 1, aten._index_put_impl_: 1}
+# joining ops check every operand's device, 0-dim ones too (only element-wise kernels take
+# a CPU scalar): `torch.stack([torch.tensor(1.0), loss])` fails on CUDA
+_JOIN = {aten.stack, aten.cat, aten._stack}
 
 
 def _logical(spec) -> str | None:
@@ -194,7 +197,7 @@ class Simulator:
             exempt = {id(t) for t in _tensors(args[_INDEX_ARG[packet]])}
         seen: list[str] = []
         for t, dev in zip(tensors, devs):
-            if dev == FLOAT or (dev == CPU and (t.dim() == 0 or id(t) in exempt)):
+            if dev == FLOAT or (dev == CPU and ((t.dim() == 0 and packet not in _JOIN) or id(t) in exempt)):
                 continue  # CUDA kernels accept CPU scalars (and CPU indices) as operands
             if dev not in seen:
                 seen.append(dev)
