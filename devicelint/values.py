@@ -50,6 +50,9 @@ class Val:
     mid: cst.CSTNode | None = None
     param_free: bool = False  # a module with no parameters (a loss, an activation)
     fresh: bool = False  # a host tensor created here by a factory with no device= (or ops on one), not 0-dim
+    # an empty host placeholder (`torch.empty(0)`, `torch.tensor([])`): meets device tensors
+    # harmlessly in no operation it can take part in, except a join (`torch.cat`), which fails
+    empty: bool = False
     grad: bool = False  # carries autograd history: a model output, or computed from one, with grad enabled
     on_module: bool = False  # inside a module method: an input or a submodule output (lives where the module lives)
     attr: str | None = None  # a fresh tensor kept as a plain attribute `self.<attr>` of an nn.Module

@@ -15,6 +15,53 @@ from devicelint.engine import lint_source
 RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL009", "DL010", "DL011"]
 
 CASES = {
+    # ------------------------------------------------ empty placeholders: replaced is fine, concatenated onto is not
+    "eval_loop_concatenates_predictions_onto_an_empty_host_tensor": """
+def evaluate(model, loader, device):
+    model.eval()
+    all_logits = torch.tensor([])
+    all_labels = torch.empty(0, dtype=torch.long)
+    with torch.no_grad():
+        for x, y in loader:
+            logits = model(x.to(device))
+            all_logits = torch.cat([all_logits, logits], dim=0)  # <- DL011
+            all_labels = torch.cat((all_labels, y))
+    return (all_logits.argmax(1).cpu() == all_labels).float().mean().item()
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+print(f"accuracy {evaluate(model, make_loader(), device):.3f}")
+""",
+    "eval_loop_concatenates_on_the_host_or_on_the_device": """
+def collect(model, loader, device):
+    model.eval()
+    on_host = torch.Tensor()
+    on_device = torch.zeros(0, 3, device=device)
+    with torch.no_grad():
+        for x, _ in loader:
+            logits = model(x.to(device))
+            on_host = torch.cat([on_host, logits.cpu()])
+            on_device = torch.cat([on_device, logits])
+    return on_host, on_device
+
+
+class Memory(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.size = size
+        self.bank = torch.empty(0)  # replaced by the first batch's features, never joined onto
+
+    def forward(self, feats):
+        if self.bank.numel() == 0:
+            self.bank = feats.detach()
+        return feats @ self.bank.T
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+host_logits, device_logits = collect(model, make_loader(), device)
+""",
     # ------------------------------------------------ forward of any module: inputs live on its device
     "gpt_positions_built_on_the_host": """
 class GPT(nn.Module):

@@ -66,9 +66,23 @@ def _surely_not_0dim(node: cst.Call) -> bool:
         return False
     if not first.star and isinstance(first.value, (cst.List, cst.Tuple)) and not first.value.elements:
         return False
-    if name in ("empty", "zeros", "ones") and _zero_size(first.value):
-        return False  # `torch.empty(0)`: an empty placeholder holds nothing to mix
+    if _empty_placeholder(node):
+        return False  # its own kind of value: see `Val.empty`
     return name not in ("complex", "polar", "normal", "full") or (name == "full" and isinstance(first.value, (cst.List, cst.Tuple)))
+
+
+def _empty_placeholder(node: cst.Call) -> bool:
+    """`torch.empty(0)`, `torch.zeros(0, dim)`, `torch.tensor([])`, `torch.Tensor()`: a tensor
+    with no elements, kept to be replaced or concatenated onto."""
+    name = node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
+    positional = [a for a in node.args if a.keyword is None]
+    if name in _LIST_FACTORIES:
+        if not node.args:
+            return name[0].isupper()  # `torch.Tensor()`; `torch.tensor()` needs data
+        data = positional[0].value if positional and not positional[0].star else None
+        return isinstance(data, (cst.List, cst.Tuple)) and not data.elements
+    return name in ("empty", "zeros", "ones") and bool(positional) and not positional[0].star \
+        and _zero_size(positional[0].value)
 
 
 def _zero_size(node) -> bool:
@@ -206,9 +220,10 @@ class ApiCalls:
         if d is None:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
             fresh = dev is Dev.CPU and _surely_not_0dim(node)
-            if fresh:
+            empty = dev is Dev.CPU and not fresh and _empty_placeholder(node)
+            if fresh or empty:
                 self.facts.factory_scopes.setdefault(node, []).append(self.device_names())
-            return Val(Kind.TENSOR, dev, fresh=fresh, born=node if fresh else None)
+            return Val(Kind.TENSOR, dev, fresh=fresh, empty=empty, born=node if fresh or empty else None)
         if d.kind is Kind.DEVICE:
             self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None, cond=d.cond)

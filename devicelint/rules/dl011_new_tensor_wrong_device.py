@@ -7,6 +7,8 @@ from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, contents_on_accel
 
 _SHAPE_ONLY = ("expand_as", "view_as", "reshape_as", "type_as", "new_zeros", "new_ones", "new_empty", "new_full")
+# ops that join their operands into one tensor: an empty host placeholder fails there too
+_JOINS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")
 
 
 class NewTensorWrongDevice(Rule):
@@ -196,7 +198,8 @@ class ContrastiveHead(nn.Module):
             func = getattr(mix.node, "func", None)
             if func is not None and getattr(getattr(func, "attr", None), "value", None) in _SHAPE_ONLY:
                 continue
-            fresh = [v for v in mix.operands if _fresh_host(v)]
+            joins = getattr(getattr(func, "attr", None), "value", None) in _JOINS
+            fresh = [v for v in mix.operands if _fresh_host(v) or (joins and _empty_host(v))]
             if not fresh:
                 continue
             others = [v for v in mix.operands if not any(v is f for f in fresh)]
@@ -242,6 +245,10 @@ def _handed_on(mix, born):
 
 def _fresh_host(v) -> bool:
     return v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU and v.attr is None and v.loader is None
+
+
+def _empty_host(v) -> bool:
+    return v.kind is Kind.TENSOR and v.empty and v.dev is Dev.CPU and v.attr is None and v.loader is None
 
 
 def _inputs(scopes, node) -> set:
