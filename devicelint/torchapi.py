@@ -141,3 +141,19 @@ def is_model_hub_class(name: str) -> bool:
 # that may place what it builds.
 BUILDER_VERBS = re.compile(r"^(build|load|get|create|make|init|setup|prepare|from|restore|instantiate|wrap|to|"
                            r"convert|parallel|distribute|compile|fetch|read|open)", re.IGNORECASE)
+
+
+# Library calls that turn their tensor arguments into NumPy arrays (so fail on a device
+# tensor), as a GPU answered (benchmarks/host_conversions.py): every NumPy function, scikit-
+# learn's, pyplot's and pandas' constructors. NumPy's reductions that call the tensor's own
+# method (`np.mean(t)` calls `t.mean(axis=None, ...)`) fail on any tensor: no device matter.
+CONVERTING_ROOTS = ("numpy.", "sklearn.", "matplotlib.pyplot.", "pandas.DataFrame", "pandas.Series")
+NUMPY_DELEGATING = {"mean", "std", "var", "sum", "prod", "max", "min", "amax", "amin", "all", "any"}
+NOT_CONVERTING = {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.iinfo", "numpy.finfo"}
+
+
+def converts_to_numpy(qualname: str) -> bool:
+    """`np.concatenate`, `sklearn.metrics.f1_score`, `plt.imshow`: hands its inputs to NumPy
+    (a NumPy reduction only a list of tensors: see `NUMPY_DELEGATING`)."""
+    return qualname.startswith(CONVERTING_ROOTS) and qualname not in NOT_CONVERTING
+

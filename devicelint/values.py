@@ -67,6 +67,9 @@ class Val:
     # move under `if args.cuda:` / `if torch.cuda.is_available():`
     cond: tuple | None = None
     name: str | None = None  # how the code spells it, for messages
+    # a moved model one of whose layers was then replaced by a new one on the host
+    # (`model.fc = nn.Linear(512, 10)` after `model.to(device)`): that layer's name
+    replaced: str | None = None
     # a fresh tensor: the factory call that made it (for DL011's `device=` fix); not part of
     # equality, so values from different factories still join as before
     born: cst.Call | None = field(default=None, compare=False)

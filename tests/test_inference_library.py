@@ -1210,6 +1210,98 @@ def test(loader):
         result += model.test(log_prob_obj, data.obj) * data.obj.size(0)
     return (result / len(loader.dataset)).tolist()
 """,
+    # ------------------------------------------------ a pretrained model's head replaced after the move
+    "transfer_learning_replaces_the_head_after_moving_the_model": """
+import torchvision
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--arch", default="resnet18")
+parser.add_argument("--classes", type=int, default=2)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torchvision.models.resnet18(weights="IMAGENET1K_V1")
+model = model.to(device)
+for p in model.parameters():
+    p.requires_grad = False
+model.fc = nn.Linear(model.fc.in_features, args.classes)
+optimizer = torch.optim.SGD(model.fc.parameters(), lr=1e-3, momentum=0.9)
+for images, labels in make_loader():
+    images, labels = images.to(device), labels.to(device)
+    loss = F.cross_entropy(model(images), labels)  # <- DL001
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+vgg = torchvision.models.vgg16(weights="DEFAULT").to(device)
+vgg.classifier[6] = nn.Linear(4096, args.classes)
+vgg.eval()
+with torch.no_grad():
+    print(vgg(torch.randn(1, 3, 224, 224, device=device)).shape)  # <- DL001
+""",
+    "transfer_learning_moves_after_replacing_the_head": """
+import torchvision
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torchvision.models.resnet18(weights="IMAGENET1K_V1").to(device)
+model.fc = nn.Linear(512, 2)
+model.to(device)
+alex = torchvision.models.alexnet(weights="DEFAULT").to(device)
+alex.classifier[6] = nn.Linear(4096, 2).to(device)
+alex.features[1] = nn.ReLU(inplace=False)
+for images, labels in make_loader():
+    images = images.to(device)
+    print(model(images).shape, alex(images).shape)
+""",
+    # ------------------------------------------------ libraries that convert tensors to NumPy themselves
+    "sklearn_metrics_and_pyplot_given_device_tensors": """
+import matplotlib.pyplot as plt
+from sklearn.metrics import accuracy_score, f1_score
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+model.eval()
+batch_acc, y_true, y_pred = [], [], []
+with torch.no_grad():
+    for x, y in make_loader():
+        x, y = x.to(device), y.to(device)
+        preds = model(x).argmax(dim=1)
+        print("batch accuracy", accuracy_score(y, preds))  # <- DL003
+        batch_acc.append((preds == y).float().mean())
+        y_true.append(y.cpu())
+        y_pred.append(preds.cpu())
+print("macro F1", f1_score(torch.cat(y_true), torch.cat(y_pred), average="macro"))
+print("mean batch accuracy", np.mean(batch_acc))  # <- DL003
+weights = model.fc1.weight.detach()
+plt.imshow(weights)  # <- DL003
+plt.imshow(weights.cpu())
+plt.savefig("fc1.png")
+""",
+    "numpy_reductions_environments_and_legacy_numbers_are_no_device_conversion": """
+import random
+import gym
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+env = gym.make("CartPole-v1")
+policy = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), nn.Linear(64, 2)).to(device)
+optimizer = torch.optim.Adam(policy.parameters())
+buffer, losses = [], []
+state = env.reset()
+for step in range(1000):
+    q = policy(torch.as_tensor(state, dtype=torch.float32, device=device))
+    action = q.argmax()
+    next_state, reward, done, info = env.step(action.item())
+    buffer.append((np.expand_dims(state, 0), action.item(), reward, np.expand_dims(next_state, 0), done))
+    state = env.reset() if done else next_state
+    if len(buffer) >= 32:
+        states, actions, rewards, next_states, dones = zip(*random.sample(buffer, 32))
+        states = torch.as_tensor(np.concatenate(states), device=device)
+        loss = policy(states).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.data[0])  # a number in PyTorch < 0.4
+print(np.mean(losses), np.mean(q))
+""",
     "data_parallel_over_a_model_from_code_we_cannot_see": """
 from segmentation.models import build_segmenter
 

@@ -15,6 +15,72 @@ from devicelint.engine import lint_source
 RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL009", "DL010", "DL011"]
 
 CASES = {
+    # ------------------------------------------------ methods of the model's own class, called from the script
+    "char_rnn_init_hidden_builds_the_state_on_the_host": """
+class CharRNN(nn.Module):
+    def __init__(self, vocab, hidden=128, layers=2):
+        super().__init__()
+        self.hidden, self.layers = hidden, layers
+        self.embed = nn.Embedding(vocab, hidden)
+        self.lstm = nn.LSTM(hidden, hidden, layers, batch_first=True)
+        self.head = nn.Linear(hidden, vocab)
+
+    def init_hidden(self, batch_size):
+        return (torch.zeros(self.layers, batch_size, self.hidden),
+                torch.zeros(self.layers, batch_size, self.hidden))
+
+    def forward(self, x, hidden):
+        out, hidden = self.lstm(self.embed(x), hidden)
+        return self.head(out), hidden
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--seq-len", type=int, default=64)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+text = torch.randint(0, 65, (10_000,))
+model = CharRNN(65).to(device)
+optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
+for step in range(100):
+    i = int(torch.randint(0, len(text) - args.seq_len - 1, (1,)))
+    x = text[i:i + args.seq_len].unsqueeze(0).to(device)
+    y = text[i + 1:i + args.seq_len + 1].unsqueeze(0).to(device)
+    hidden = model.init_hidden(1)
+    logits, hidden = model(x, hidden)  # <- DL011
+    loss = F.cross_entropy(logits.view(-1, 65), y.view(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+    "init_hidden_on_the_weights_device_and_lengths_kept_on_the_host": """
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab=100, hidden=64):
+        super().__init__()
+        self.hidden = hidden
+        self.embed = nn.Embedding(vocab, 32)
+        self.rnn = nn.GRU(32, hidden, batch_first=True)
+
+    def init_hidden(self, batch_size):
+        weight = next(self.parameters())
+        return weight.new_zeros(1, batch_size, self.hidden)
+
+    def forward(self, tokens, seq_sizes, h0):
+        packed = pack_padded_sequence(self.embed(tokens), seq_sizes, batch_first=True, enforce_sorted=False)
+        out, h = self.rnn(packed, h0)
+        return pad_packed_sequence(out, batch_first=True)[0], h
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Encoder().to(device)
+batch = [[5, 6, 7], [8, 9]]
+tokens = torch.zeros(2, 3, dtype=torch.long)
+for row, seq in enumerate(batch):
+    tokens[row, :len(seq)] = torch.tensor(seq)
+out, h = model(tokens.to(device), torch.tensor([3, 2]), model.init_hidden(2))
+""",
     # ------------------------------------------------ empty placeholders: replaced is fine, concatenated onto is not
     "eval_loop_concatenates_predictions_onto_an_empty_host_tensor": """
 def evaluate(model, loader, device):

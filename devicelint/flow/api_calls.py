@@ -169,6 +169,12 @@ class ApiCalls:
         if parts[0] == "torch":
             return self.torch_function(node, q, parts)
         pos, kw = self.args(node)
+        if api.converts_to_numpy(q):
+            delegates = parts[0] == "numpy" and last in api.NUMPY_DELEGATING
+            for a, v in zip((a for a in node.args if not a.keyword and not a.star), pos):
+                if not (delegates and v.kind is Kind.TENSOR):  # `np.mean(t)` calls `t.mean()`
+                    self.facts.numpy.append(NumpyConv(node, v, arg=a.value))
+            return OTHER
         self.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
             return OTHER

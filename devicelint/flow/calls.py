@@ -11,15 +11,16 @@ from devicelint import crossfile
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, mid_parts
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join, mid_parts
 from devicelint.flow.facts import ModuleCall
 from devicelint.flow.nodes import expr_text
 from devicelint.flow.expressions import result_of
 from devicelint.flow.library import SCATTERS
-from devicelint.flow.methods import HOST_RESULT, moves_its_inputs
+from devicelint.flow.methods import HOST_RESULT, host_length_params, moves_its_inputs
 
 
 # Callees that turn tensors into images, text, files or numbers.
+_ENVIRONMENT = re.compile(r"(^|_)envs?$|environment", re.IGNORECASE)
 _CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|print|log|write|format|dump|json|"
                         r"tolist|numpy|array|metric|score|accura|caption", re.IGNORECASE)
 
@@ -110,6 +111,14 @@ class Calls:
         if name in ("enumerate",) and pos:
             return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, self.iter_elem(pos[0]))))
         if name == "zip":
+            if any(a.star == "*" for a in node.args):
+                # `zip(*samples)` transposes: each column holds any of a row's fields
+                row = self.iter_elem(pos[0]) if len(pos) == 1 else UNKNOWN
+                fields = row.parts if row.kind is Kind.SEQ and row.parts else (row.elem,) if row.kind is Kind.SEQ else ()
+                column = None
+                for f in fields:
+                    column = join(column, f) if column is not None else f
+                return Val(Kind.SEQ, elem=Val(Kind.SEQ, elem=column or UNKNOWN))
             return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=tuple(self.iter_elem(p) for p in pos)))
         if name in ("iter", "reversed", "tqdm", "trange") and pos:
             return pos[0]
@@ -171,6 +180,9 @@ class Calls:
         name = (dotted(node.func) or "").rsplit(".", 1)[-1]
         if _CONVERTER.search(name) or HOST_RESULT.search(name):
             return None
+        receiver = dotted(node.func.value) if isinstance(node.func, cst.Attribute) else None
+        if receiver is not None and _ENVIRONMENT.search(receiver.rsplit(".", 1)[-1]):
+            return None  # `env.step(action)`: an environment answers with observations, wherever it keeps them
         if any(contents_on_accel(a) for a in args):
             return Val(Kind.TENSOR, Dev.ACCEL)
         if self._in_forward() and any(a.kind is Kind.TENSOR and a.on_module and a.dev is not Dev.CPU for a in args):
@@ -181,6 +193,9 @@ class Calls:
     def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated=None,
                     method: str | None = None) -> Val:
         args, exempt = [], []
+        fwd = self.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
+        length_params = host_length_params(fwd) if fwd is not None else set()
+        positional = [p.name.value for p in fwd.params.params[1:]] if fwd is not None else []
         for i, a in enumerate(node.args):
             v = self.eval(a.value) if evaluated is None else evaluated[i]
             if a.star:
@@ -188,14 +203,14 @@ class Calls:
             args.append(v)
             # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
             spelled = (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
-            if api.LENGTHS.search(spelled) or (model.ref == SCATTERS and not contents_on_accel(v)):
+            param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
+            if api.LENGTHS.search(spelled) or param in length_params or (
+                    model.ref == SCATTERS and not contents_on_accel(v)):
                 # ...and DataParallel / DDP copy host inputs to their device themselves
                 exempt.append(v)
-        if forward and isinstance(model.ref, cst.ClassDef):
-            fwd = self.class_of(model.ref)["methods"].get("forward")
-            if fwd is not None and moves_its_inputs(fwd):
-                # `self.rope(frame_indices, h, w, device)` whose forward moves what it is given
-                exempt.extend(args)
+        if fwd is not None and moves_its_inputs(fwd):
+            # `self.rope(frame_indices, h, w, device)` whose forward moves what it is given
+            exempt.extend(args)
         blame = node
         if model.mid is not None:
             f = self.frame

@@ -68,7 +68,7 @@ class UserCode:
         if info is None:
             # a placeholder first: a class may build instances of itself (trees of blocks)
             self.class_info[id(cls)] = {"methods": {}, "module": True, "dataset": False, "framework": False,
-                                        "self_moves": False, "parts": set(), "has_params": True, "opaque": True,
+                                        "self_moves": False, "parts": set(), "layers": set(), "has_params": True, "opaque": True,
                                         "init_only": set(), "forward_path": set()}
             methods = {}
             for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
@@ -118,18 +118,35 @@ class UserCode:
             has_params = module and (inherits_params or self._builds_state(methods))
             parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"} if module else set()
             init = methods.get("__init__")
+            layers = set()
             if module and init is not None:
                 for n in walk(init):
-                    if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Attribute):
-                        if isinstance(n.target.value, cst.Name) and n.target.value.value == "self":
-                            parts.add(n.target.attr.value)
+                    if isinstance(n, cst.Assign):
+                        for t in n.targets:
+                            if isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self":
+                                parts.add(t.target.attr.value)
+                                if self._torch_layer(n.value):
+                                    layers.add(t.target.attr.value)
+                    elif isinstance(n, cst.AnnAssign) and isinstance(n.target, cst.Attribute) \
+                            and dotted(n.target.value) == "self":
+                        parts.add(n.target.attr.value)
             info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
                     "buffers": _registered(methods) if module else frozenset(),
-                    "self_moves": self_moves, "parts": parts, "has_params": has_params, "opaque": opaque,
+                    "self_moves": self_moves, "parts": parts, "layers": layers, "has_params": has_params, "opaque": opaque,
                     "init_only": reachable(methods, "__init__") if module else set(),
                     "forward_path": reachable(methods, "forward") if module else set()}
             self.class_info[id(cls)] = info
         return info
+
+    def _torch_layer(self, value) -> bool:
+        """`nn.Linear(8, 16)`, `nn.Sequential(...)`: a registered submodule that `.to()` moves
+        with its parent (a plain list of layers is not one)."""
+        if not isinstance(value, cst.Call):
+            return False
+        q = self.imports.qualname(value.func) or ""
+        last = q.rsplit(".", 1)[-1]
+        return q.startswith("torch.nn.") and last[:1].isupper() and not q.startswith("torch.nn.Parameter") \
+            and last not in ("Parameter", "ParameterList", "ParameterDict")
 
     def _builds_state(self, methods) -> bool:
         """Does the class create parameters or buffers (so that it needs moving)? Evidence only:

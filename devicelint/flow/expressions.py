@@ -174,6 +174,9 @@ class Expressions:
                 # a layer's own parameters: where the layer is (in a module method, with the module)
                 return Val(Kind.TENSOR, base.dev, key=base.key, grad=not self.no_grad,
                            on_module=self._mod_cls() is not None)
+            if isinstance(base.ref, cst.ClassDef) and attr in self.class_of(base.ref)["layers"]:
+                # `model.fc1` of our own class: a torch layer its __init__ registered, moved with it
+                return Val(Kind.MODULE, base.dev, key=base.key, moved_at=base.moved_at, cond=base.cond)
             return UNKNOWN
         if base.kind is Kind.UNKNOWN:
             if base.dev is Dev.ACCEL and base.moved_at is not None and attr not in api.NON_TENSOR_ATTRS and not (
@@ -215,6 +218,10 @@ class Expressions:
             else:
                 sliced = True
                 self.eval_children(el.slice)
+        if base.kind is Kind.TENSOR and index is not None and len(node.slice) == 1 and \
+                isinstance(node.value, cst.Attribute) and node.value.attr.value == "data":
+            # `loss.data[0]`: a number in PyTorch < 0.4, an error on a 0-dim tensor since, a row otherwise
+            return UNKNOWN
         if base.kind is Kind.TENSOR:
             return base.with_(inplace=False) if sliced and base.fresh else base.with_(fresh=False, inplace=False)
         if base.kind in (Kind.SEQ, Kind.MAPPING):

@@ -46,6 +46,9 @@ class Move:
 class NumpyConv:
     node: cst.Call
     val: Val
+    # a library call that converts its inputs (`accuracy_score(y, preds)`): the argument
+    # converted; None for `.numpy()`, `np.array(t)`, `np.asarray(t)` (the call converts)
+    arg: cst.BaseExpression | None = None
 
 
 @dataclass

@@ -78,6 +78,28 @@ def moves_its_inputs(fn: cst.FunctionDef) -> bool:
     return False
 
 
+def _built_on_host(v: Val) -> bool:
+    """Tensors a factory made on the host: one, or a tuple of them (an LSTM's `(h0, c0)`)."""
+    if v.kind is Kind.SEQ and v.parts:
+        return all(_built_on_host(p) for p in v.parts)
+    return v.kind is Kind.TENSOR and v.dev is Dev.CPU and (v.fresh or v.empty)
+
+
+def host_length_params(fn: cst.FunctionDef) -> set:
+    """Parameters of `fn` that take sequence lengths, which stay on the host on purpose:
+    named so (`lengths`, `seq_lens`) or handed to `pack_padded_sequence` as its lengths."""
+    params = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)}
+    out = {p for p in params if api.LENGTHS.search(p)}
+    for n in walk(fn):
+        if not (isinstance(n, cst.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] == "pack_padded_sequence"):
+            continue
+        for i, a in enumerate(n.args):
+            if (a.keyword is None and i == 1 or a.keyword is not None and a.keyword.value == "lengths") \
+                    and isinstance(a.value, cst.Name) and a.value.value in params:
+                out.add(a.value.value)
+    return out
+
+
 def _places_inputs(fn: cst.FunctionDef) -> bool:
     """A method that asks where the model is (`next(self.parameters()).is_cuda`, `.device`)
     or moves something itself: what it is given need not be on the device already."""
@@ -245,6 +267,15 @@ class Methods:
                 # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
                 self.args(node)
                 return UNKNOWN
+            if fn is not None and not any(a.star for a in node.args):
+                vals = [self.eval(a.value) for a in node.args]
+                if not any(v.kind in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING) or v.dev is not Dev.UNKNOWN for v in vals):
+                    # `hidden = model.init_hidden(batch_size)`: given no data, the method may build
+                    # tensors of its own; run it, on the model as it is here, to see where
+                    out = self.inline(node, fn, self.module_frame, recv)
+                    if _built_on_host(out):
+                        return out
+                return self.module_call(node, recv.with_(param_free=False), forward=False, evaluated=vals, method=name)
             # model.encoder(x) / model.encode(x): the model's own weights do the work
             return self.module_call(node, recv.with_(param_free=False), forward=False, method=name)
         if ((recv.mid is not None or self._in_forward()) and not isinstance(recv.ref, cst.ClassDef)

@@ -243,6 +243,25 @@ class Statements:
             self.exec_suite(stmt.finalbody.body)
             self.frame.state.dead = self.frame.state.dead or dead
 
+    def _replaces_layer(self, target, value: Val) -> bool:
+        """`model.fc = nn.Linear(512, 10)` or `model.classifier[6] = nn.Linear(4096, 2)` after
+        `model.to(device)`: the new layer's weights are on the host, so the model as a whole
+        is not on the device any more. Rebinds the model so, and says whether it did."""
+        root = target
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if not isinstance(root, cst.Name) or not (value.kind is Kind.MODULE and value.mid is not None
+                                                  and value.dev is Dev.CPU and not value.param_free):
+            return False
+        model = self.frame.state.vars.get(root.value)
+        if model is None or model.kind is not Kind.MODULE or model.dev is not Dev.ACCEL or model.moved_at is None \
+                or model.cond is not None:
+            return False
+        layer = cst.Module([]).code_for_node(target)
+        self.rebind_text(root, model.with_(dev=Dev.CPU, moved_at=None, key=None, mid=value.mid,
+                                           replaced=layer[len(root.value) + 1:]))
+        return True
+
     def bind(self, target, value: Val) -> None:
         st = self.frame.state
         if isinstance(target, cst.Name):
@@ -277,6 +296,8 @@ class Statements:
                 # `self.model = self.model.to(device)`: the same model, now moved
                 same = old is not None and old.mid is not None and old.mid is value.mid
                 base.ref.attrs[target.attr.value] = value if old is None or same else join(old, value)
+            elif self._replaces_layer(target, value):
+                pass
             elif base.kind in (Kind.MODULE, Kind.OBJECT) and base.moved_at is not None and not (
                 value.kind is Kind.MODULE and value.dev is base.dev and value.key == base.key
             ):
@@ -288,6 +309,8 @@ class Statements:
             if base_text:
                 self.forget_moves(base_text)
             base = self.eval(target.value)
+            if isinstance(target.value, cst.Attribute) and self._replaces_layer(target, value):
+                return
             if base.kind is Kind.SEQ and isinstance(target.value, (cst.Name, cst.Attribute)):
                 # `self.grid[i] = self._make_grid(...)`: the list may now hold either
                 elem = join(base.elem, value) if base.elem is not None else value

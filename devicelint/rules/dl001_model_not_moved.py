@@ -174,7 +174,11 @@ def main():
             if method is not None and hasattr(func, "value"):
                 func = func.value  # `model.generate(ids)`: the model is the receiver, not its method
             shown = dotted(func) or "the model"
-            if call.blame is call.node:
+            if m.replaced:
+                msg = (f"`{shown}.{m.replaced}` was replaced by a new layer on line {ctx.line(m.mid)}, after `{shown}` "
+                       f"was moved: the new layer is on the CPU while this call gives it tensors on the device; "
+                       f"move the new layer too")
+            elif call.blame is call.node:
                 if method:
                     msg = (f"`{shown}.{method}()` is called with tensors on the device but `{shown}` is never "
                            f"moved there; use `{shown}.to(device)`")

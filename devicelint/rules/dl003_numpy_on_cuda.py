@@ -90,7 +90,17 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
 
     def check(self, ctx):
         for conv in ctx.facts.numpy:
-            if contents_on_accel(conv.val):
+            if contents_on_accel(conv.val) and conv.arg is not None:
+                # a library call converting this argument: `f1_score(labels, preds)`
+                what = "this tensor on the device" if conv.val.kind is Kind.TENSOR else "the device tensors in this"
+                yield Report(
+                    conv.arg,
+                    f"`{_callee(conv.node)}` converts {what} to NumPy, which fails; call `.cpu()` first",
+                    fix="insert `.cpu()`" if conv.val.kind is Kind.TENSOR
+                    else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",
+                    edit=_cpu if conv.val.kind is Kind.TENSOR else None,
+                )
+            elif contents_on_accel(conv.val):
                 edit = _insert_cpu(conv.node, conv.val)
                 yield Report(
                     conv.node,
@@ -100,6 +110,10 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
                     else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",
                     edit=edit,
                 )
+
+
+def _callee(call: cst.Call) -> str:
+    return cst.Module([]).code_for_node(call.func)
 
 
 def _cpu(value: cst.BaseExpression) -> cst.Call:
