@@ -245,9 +245,11 @@ def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False,
         if data is None:
             if path not in reals:
                 continue
-            _real, outcome, _error = results[path]
+            _real, outcome, error = results[path]
             if outcome is None:
-                continue  # unreadable, or an internal error: the lint run that follows says so
+                if error is not None:  # the lint that follows may pass: only fixing failed
+                    click.echo(f"devicelint: internal error while fixing {path}: {error}", err=True)
+                continue  # unreadable: the lint run that follows says so
             source, before, new, count = outcome
         else:
             source, before = data, None

@@ -109,6 +109,21 @@ def _built_here_on_one_path(a: Val, b: Val) -> Val | None:
     return None
 
 
+def _tensor_or_tensors(t: Val, s: Val) -> Val | None:
+    """`if not isinstance(x, list): x = [x]`: a tensor on one path, a list of tensors on the
+    other. Either way indexing, slicing or concatenating it gives tensors on the device they
+    share, so it is kept as a list of such tensors."""
+    if t.kind is not Kind.TENSOR or s.kind is not Kind.SEQ:
+        return None
+    items = s.parts if s.parts else (s.elem,) if s.elem is not None else ()
+    if not items or any(i.kind is not Kind.TENSOR for i in items):
+        return None
+    elem = t
+    for i in items:
+        elem = join(elem, i)
+    return Val(Kind.SEQ, elem=elem) if elem.kind is Kind.TENSOR else None
+
+
 def join(a: Val | None, b: Val | None) -> Val:
     """The value that holds on either path (after if/else, loop back edges)."""
     if a is None:
@@ -124,7 +139,8 @@ def join(a: Val | None, b: Val | None) -> Val:
         if one_path is not None:
             return one_path
     if a.kind is not b.kind:
-        return UNKNOWN
+        either = _tensor_or_tensors(a, b) or _tensor_or_tensors(b, a)
+        return either if either is not None else UNKNOWN
     if a.kind in (Kind.FUNC, Kind.CLASS, Kind.OBJECT) and a.ref is not b.ref:
         return UNKNOWN  # two different callables: we cannot say which runs
     if a.dev == b.dev:

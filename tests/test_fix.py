@@ -109,6 +109,27 @@ def test_cli_diff_changes_nothing(tmp_path):
     assert (tmp_path / "predict.py").read_text() == SCRIPT
 
 
+def test_an_internal_error_while_fixing_is_one_line_and_the_file_is_left_alone(tmp_path, monkeypatch):
+    """Linting the file works, re-analysing it after a first fix does not: the error is named."""
+    import devicelint.fix as fixmod
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "predict.py").write_text(SCRIPT)
+    real, calls = fixmod.analyse_python, []
+
+    def second_round_fails(*args, **kw):
+        calls.append(1)
+        if len(calls) > 1:
+            raise AttributeError("'Call' object has no attribute 'value'")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(fixmod, "analyse_python", second_round_fails)
+    r = CliRunner().invoke(cli, ["predict.py", "--diff", "--no-cache"])
+    assert "devicelint: internal error while fixing predict.py: AttributeError: 'Call' object has no attribute 'value'" \
+        in r.output
+    assert (tmp_path / "predict.py").read_text() == SCRIPT
+
+
 def test_fix_keeps_file_mode_and_never_writes_broken_code(tmp_path, monkeypatch):
     import devicelint.fix as fixmod
 

@@ -15,6 +15,72 @@ from devicelint.engine import lint_source
 RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL009", "DL010", "DL011"]
 
 CASES = {
+    # ------------------------------------------------ lists that keep each step's graph
+    "training_loop_keeps_every_loss_in_a_list": """
+def train(model, loader, optimizer, device, epochs):
+    history = {"loss": [], "acc": []}
+    for epoch in range(epochs):
+        epoch_losses = []
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            logits = model(x)
+            loss = F.cross_entropy(logits, y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            epoch_losses.append(loss)  # <- DL010
+            history["loss"].append(loss)  # <- DL010
+            history["acc"].append((logits.argmax(1) == y).float().mean().item())
+        print(f"epoch {epoch}: {torch.stack(epoch_losses).mean().item():.4f}")
+    return history
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+history = train(model, make_loader(), torch.optim.Adam(model.parameters()), device, epochs=3)
+""",
+    "lists_of_graphs_kept_for_a_later_update_or_built_without_a_step": """
+from torch.distributions import Categorical
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), nn.Linear(64, 2))
+
+    def forward(self, state):
+        return F.softmax(self.net(state), dim=-1)
+
+
+def run_episode(policy, env, device):
+    log_probs, rewards = [], []
+    state, done = env.reset(), False
+    while not done:
+        dist = Categorical(policy(torch.as_tensor(state, dtype=torch.float32, device=device)))
+        action = dist.sample()
+        log_probs.append(dist.log_prob(action))
+        state, reward, done, _ = env.step(action.item())
+        rewards.append(reward)
+    return log_probs, rewards
+
+
+def predict(model, loader, device):
+    outputs = []
+    for x, _ in loader:
+        outputs.append(model(x.to(device)).cpu())
+    return torch.cat(outputs)
+
+
+def accumulate(model, loader, optimizer, device, every=4):
+    pending = []
+    for step, (x, y) in enumerate(loader):
+        pending.append(F.cross_entropy(model(x.to(device)), y.to(device)))
+        if len(pending) == every:
+            torch.stack(pending).mean().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            pending = []
+""",
     # ------------------------------------------------ methods of the model's own class, called from the script
     "char_rnn_init_hidden_builds_the_state_on_the_host": """
 class CharRNN(nn.Module):
@@ -98,6 +164,30 @@ def evaluate(model, loader, device):
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = Net().to(device)
 print(f"accuracy {evaluate(model, make_loader(), device):.3f}")
+""",
+    "multi_crop_forward_takes_a_tensor_or_a_list_and_concatenates_onto_a_host_placeholder": """
+class MultiCropWrapper(nn.Module):
+    def __init__(self, backbone, head):
+        super().__init__()
+        self.backbone, self.head = backbone, head
+
+    def forward(self, x):
+        if not isinstance(x, list):
+            x = [x]
+        output = torch.empty(0)
+        for crops in x:
+            output = torch.cat((output, self.backbone(crops)))  # <- DL011
+        return self.head(output)
+
+
+class MultiCropOnItsDevice(MultiCropWrapper):
+    def forward(self, x):
+        if not isinstance(x, list):
+            x = [x]
+        output = torch.empty(0).to(x[0].device)
+        for crops in x:
+            output = torch.cat((output, self.backbone(crops)))
+        return self.head(output)
 """,
     "eval_loop_concatenates_on_the_host_or_on_the_device": """
 def collect(model, loader, device):

@@ -170,6 +170,11 @@ class Methods:
             return OTHER
         if recv.kind is Kind.SEQ:
             pos, kw = self.args(node)
+            if name == "append" and len(pos) == 1 and self.frame.loops:
+                target = expr_text(func.value)
+                if target is not None:
+                    # `losses.append(loss)` keeps each step's graph alive, as `total += loss` does
+                    self.note_accum(node, target, pos[0])
             if name in ("append", "extend", "insert") and isinstance(func.value, (cst.Name, cst.Attribute)) and pos:
                 new = pos[-1] if name != "extend" else self.unpack(pos[-1], None)
                 grown = Val(Kind.SEQ, elem=join(recv.elem, new) if recv.elem is not None else new)

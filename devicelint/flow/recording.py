@@ -85,7 +85,7 @@ class Recording:
         computed from, whether it steps an optimizer / calls backward, and what it differentiates."""
         info = self.body_cache.get(id(node))
         if info is None:
-            subjects, deps, steps = set(), {}, False
+            subjects, deps, steps, backward = set(), {}, False, False
             body = node.body if node is not None else self.module
             for n in walk(body):
                 if isinstance(n, cst.Assign):
@@ -98,7 +98,7 @@ class Recording:
                 elif isinstance(n, cst.Call):
                     name = n.func.attr.value if isinstance(n.func, cst.Attribute) else dotted(n.func) or ""
                     if name.endswith("backward"):
-                        steps = True
+                        steps = backward = True
                         # what is differentiated: `X.backward()`, `scaler.scale(X).backward()`, `backward(X)`
                         parts = [n.func.value] if isinstance(n.func, cst.Attribute) else []
                         parts += [a.value for a in n.args]
@@ -109,7 +109,7 @@ class Recording:
                     elif name == "step" and isinstance(n.func, cst.Attribute):
                         steps = True
             info = self.body_cache[id(node)] = {"subjects": subjects, "deps": deps,
-                                                "steps": steps}
+                                                "steps": steps, "backward": backward}
         return info
 
     def note_forward_outputs(self, ret: cst.Return, value: Val) -> None:
@@ -139,13 +139,19 @@ class Recording:
             return
         loop = self.frame.loops[-1]
         if not (value.grad or self.no_grad):
-            added = node.value if isinstance(node, cst.AugAssign) else getattr(node.value, "right", None)
+            added = (node.value if isinstance(node, cst.AugAssign) else node.args[0].value if isinstance(node, cst.Call)
+                     else getattr(node.value, "right", None))
             if not (isinstance(added, cst.Name) and added.value in self._body_info(loop)["subjects"]):
                 return
             # `total_loss += loss` then `accelerator.backward(loss)` in the same step: a graph
             value = value.with_(grad=True)
         if id(loop) not in self.loader_loops and not self._body_info(loop)["steps"]:
             return  # neither a loop over batches nor a training loop (backward / optimizer step)
+        if isinstance(node, cst.Call) and not self._body_info(loop)["backward"]:
+            # `outputs.append(model(x).cpu())` in a helper its caller runs under no_grad, an
+            # episode's values kept for the update after it: only a step that differentiates
+            # its own loss shows that the list keeps graphs nobody will use
+            return
         if target in _reset_every_iteration(loop):
             return
         fn = self._body_info(self.frame.func)

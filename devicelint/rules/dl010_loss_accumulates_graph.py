@@ -10,7 +10,8 @@ class LossAccumulatesGraph(Rule):
     """`total += loss` keeps every step's autograd graph alive.
 
     ## What it does
-    Flags `total += loss` and `total = total + loss` inside a loop over a data loader when
+    Flags `total += loss`, `total = total + loss` and `losses.append(loss)` inside a loop
+    over a data loader (or a training loop) when
     `loss` carries autograd history: a model's output, or anything computed from one, with
     gradients enabled (not under `torch.no_grad()` / `torch.inference_mode()`, not
     `.item()`, `.detach()` or `float(...)`). Sums that are differentiated afterwards (a
@@ -172,10 +173,16 @@ train_epoch(model, loader, None, device)
             scopes = scopes or Scopes(ctx.module)
             added = _added(a.node)
             method = _method(scopes, a.node, added) if added is not None else None
+            if isinstance(a.node, cst.Call):
+                shown = cst.Module([]).code_for_node(a.node.func)
+                msg = (f"`{shown}(...)` keeps the autograd graph of every step alive in the list; append "
+                       "`loss.item()` (or `loss.detach()`), or run the loop under `torch.no_grad()`")
+            else:
+                msg = ("the running total keeps the autograd graph of every step alive; add `loss.item()` "
+                       "(or `loss.detach()`), or run the loop under `torch.no_grad()`")
             yield Report(
                 a.node,
-                "the running total keeps the autograd graph of every step alive; add `loss.item()` "
-                "(or `loss.detach()`), or run the loop under `torch.no_grad()`",
+                msg,
                 fix=f"add `.{method}()` to what is summed" if method else None,
                 edit=(lambda e, m=method: method_call(e, m)) if method else None,
                 edit_node=added,
@@ -183,7 +190,9 @@ train_epoch(model, loader, None, device)
 
 
 def _added(node):
-    """What `total += X` / `total = total + X` adds: X."""
+    """What `total += X` / `total = total + X` / `totals.append(X)` adds: X."""
+    if isinstance(node, cst.Call):
+        return node.args[0].value
     if isinstance(node, cst.AugAssign):
         return node.value
     if isinstance(node, cst.Assign) and isinstance(node.value, cst.BinaryOperation):
@@ -196,6 +205,8 @@ def _target(node):
 
 
 def _method(scopes: Scopes, node, added) -> str:
+    if isinstance(node, cst.Call):
+        return "detach"  # the list keeps tensors: whatever reads it later still gets one
     target = _target(node)
     if isinstance(target, cst.Name):
         scope = scopes.scope_of(node)
