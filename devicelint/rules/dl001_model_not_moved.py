@@ -21,6 +21,11 @@ class ModelNotMoved(Rule):
     `device_ids` (`ValueError: DistributedDataParallel device_ids and output_device arguments
     only work with single-device/multiple-device GPU modules or CPU modules`).
 
+    A model moved and then given a new layer (`model.fc = nn.Linear(512, 10)` or
+    `vgg.classifier[6] = nn.Linear(4096, 2)` after `model.to(device)`, the usual way to
+    fine-tune a pretrained network) is on the host again in that layer: the call is flagged
+    with the layer named, and the fix moves the new layer.
+
     ## Why is this bad?
     The parameters stay on the CPU. The first forward pass fails with
     `RuntimeError: Expected all tensors to be on the same device` (or, for convolutions,

@@ -10,7 +10,12 @@ class NumpyOnCuda(Rule):
     ## What it does
     Flags conversions to NumPy of tensors that are, or may be, on an accelerator: model
     outputs of a model on the device, moved tensors, tensors created with `device=`, and
-    lists of such tensors, with no `.cpu()` before the conversion.
+    lists of such tensors, with no `.cpu()` before the conversion. Besides `.numpy()`,
+    `np.array` and `np.asarray`, library calls that convert their tensor arguments the same
+    way are flagged at the argument: every NumPy function (`np.concatenate`, `np.argmax`,
+    `np.save`; a reduction such as `np.mean` only for a list of tensors, since `np.mean(t)`
+    calls `t.mean()`), scikit-learn (`accuracy_score(y, preds)`), pyplot (`plt.imshow(img)`)
+    and pandas' `DataFrame`/`Series`: a GPU confirmed each (`benchmarks/host_conversions.py`).
 
     ## Why is this bad?
     NumPy arrays live in host memory. The conversion raises

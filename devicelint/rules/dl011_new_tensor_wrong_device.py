@@ -29,7 +29,12 @@ class NewTensorWrongDevice(Rule):
     device (`return logits, torch.zeros(n, dtype=torch.long)`) is flagged at the `return`: the
     caller combines them (sequence lengths, meant for the host, are left alone). Methods that
     `__init__` calls (shape probes, before any move) are left alone,
-    and so are 0-dim tensors such as `torch.tensor(2.0)`: eager CUDA accepts them.
+    and so are 0-dim tensors such as `torch.tensor(2.0)`: eager CUDA accepts them. An empty
+    placeholder (`torch.empty(0)`, `torch.tensor([])`) is flagged only where it is joined
+    with device tensors (`all_preds = torch.cat([all_preds, preds])`: CUDA refuses it there,
+    as `benchmarks/cross_device_ops.py` shows), not where it is replaced before use. A method
+    of the model's own class that the script calls with no data
+    (`hidden = model.init_hidden(batch_size)`) is followed for the tensors it builds.
 
     ## Why is this bad?
     Factories create tensors on the CPU (unless a default device is set). Combining one with
