@@ -12,9 +12,58 @@ from inference_cases import expected, program
 
 from devicelint.engine import lint_source
 
-RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL009", "DL010", "DL011"]
+RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL009", "DL010", "DL011", "DL015"]
 
 CASES = {
+    # ------------------------------------------------ a host tensor indexed by device indices fails
+    "focal_loss_weights_indexed_by_the_targets": """
+class FocalLoss(nn.Module):
+    def __init__(self, alpha=(0.25, 0.5, 0.25), gamma=2.0):
+        super().__init__()
+        self.gamma = gamma
+        self.alpha = torch.tensor(alpha)
+
+    def forward(self, logits, target):
+        ce = F.cross_entropy(logits, target, reduction="none")
+        pt = torch.exp(-ce)
+        return (self.alpha[target] * (1 - pt) ** self.gamma * ce).mean()  # <- DL015
+
+
+class WeightedLoss(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.register_buffer("weights", torch.tensor(weights))
+
+    def forward(self, logits, target):
+        return (self.weights[target] * F.cross_entropy(logits, target, reduction="none")).mean()
+""",
+    "validation_reorders_a_host_field_by_indices_the_decoder_made_on_the_device": """
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, feats, lengths):
+        lengths, sort_ind = lengths.sort(dim=0, descending=True)
+        return self.fc(feats[sort_ind]), sort_ind
+
+
+def validate(decoder, loader, device):
+    references = []
+    with torch.no_grad():
+        for feats, lengths, allcaps in loader:
+            feats, lengths = feats.to(device), lengths.to(device)
+            scores, sort_ind = decoder(feats, lengths)
+            allcaps = allcaps[sort_ind]  # <- DL002
+            references.extend(allcaps.tolist())
+            ordered = feats[sort_ind.cpu()]
+    return references
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+loader = DataLoader(TensorDataset(torch.randn(32, 8), torch.randint(1, 9, (32,)), torch.randint(0, 99, (32, 5))), batch_size=8)
+print(len(validate(Decoder().to(device), loader, device)))
+""",
     # ------------------------------------------------ lists that keep each step's graph
     "training_loop_keeps_every_loss_in_a_list": """
 def train(model, loader, optimizer, device, epochs):

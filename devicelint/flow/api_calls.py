@@ -71,6 +71,14 @@ def _surely_not_0dim(node: cst.Call) -> bool:
     return name not in ("complex", "polar", "normal", "full") or (name == "full" and isinstance(first.value, (cst.List, cst.Tuple)))
 
 
+def _holds_a_list(node: cst.Call, pos: list) -> bool:
+    """`torch.tensor(alpha)` with `alpha=(0.25, 0.5, 0.25)`: data that is a non-empty list or
+    tuple makes a tensor with dimensions."""
+    name = node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
+    data = pos[0] if pos and node.args and not node.args[0].star else None
+    return name in _LIST_FACTORIES and data is not None and data.kind is Kind.SEQ and bool(data.parts or data.elem)
+
+
 def _empty_placeholder(node: cst.Call) -> bool:
     """`torch.empty(0)`, `torch.zeros(0, dim)`, `torch.tensor([])`, `torch.Tensor()`: a tensor
     with no elements, kept to be replaced or concatenated onto."""
@@ -225,7 +233,7 @@ class ApiCalls:
             return Val(Kind.TENSOR, Dev.UNKNOWN)  # `torch.tensor(x, **dd)`: the mapping may hold a device
         if d is None:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
-            fresh = dev is Dev.CPU and _surely_not_0dim(node)
+            fresh = dev is Dev.CPU and (_surely_not_0dim(node) or _holds_a_list(node, pos))
             empty = dev is Dev.CPU and not fresh and _empty_placeholder(node)
             if fresh or empty:
                 self.facts.factory_scopes.setdefault(node, []).append(self.device_names())

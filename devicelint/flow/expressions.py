@@ -209,7 +209,12 @@ class Expressions:
         sliced = False
         for el in node.slice:
             if isinstance(el.slice, cst.Index):
-                self.eval(el.slice.value)
+                idx = self.eval(el.slice.value)
+                if base.kind is Kind.TENSOR and base.dev is Dev.CPU and idx.kind is Kind.TENSOR and (
+                        idx.dev is Dev.ACCEL or (idx.on_module and idx.dev is not Dev.CPU)):
+                    # `self.alpha[target]`: a host tensor indexed by a device tensor fails on CUDA
+                    # (a device tensor indexed by host indices does not)
+                    self.record_mix(node, [base, idx])
                 if isinstance(el.slice.value, cst.Integer):
                     try:
                         index = int(el.slice.value.value.replace("_", ""), 0)
