@@ -24,6 +24,15 @@ from devicelint.suppress import Suppressions
 PREFILTER = (b"torch", b"cuda")
 
 
+# `torch.set_default_device("cuda")`, or the older `torch.set_default_tensor_type(
+# 'torch.cuda.FloatTensor')`: factories without `device=` may then make device tensors
+_DEFAULT_DEVICE = re.compile(rb"set_default_device|set_default_tensor_type\([^)\n]*cuda")
+
+
+def sets_default_device(source: bytes) -> bool:
+    return _DEFAULT_DEVICE.search(source) is not None
+
+
 class Context:
     """What rules see: the tree, the source, imports, and the device facts (computed once)."""
 
@@ -40,7 +49,7 @@ class Context:
     @property
     def facts(self) -> Facts:
         if self._facts is None:
-            self._facts = infer(self.module, self.imports, default_device_set=b"set_default_device" in self.source)
+            self._facts = infer(self.module, self.imports, default_device_set=sets_default_device(self.source))
         return self._facts
 
     @property

@@ -53,6 +53,11 @@ MIXING_METHODS = {
     "add", "sub", "mul", "div", "matmul", "mm", "bmm", "mv", "dot", "masked_fill", "eq", "ne",
     "lt", "le", "gt", "ge", "add_", "sub_", "mul_", "div_", "masked_fill_", "expand_as",
     "gather", "lerp", "maximum", "minimum", "where", "addmm", "index_add", "index_add_",
+    # each refuses a host operand beside a device one on CUDA (benchmarks/cross_device_ops.py)
+    "scatter", "scatter_", "scatter_add", "scatter_add_", "index_select", "index_copy", "index_copy_",
+    "masked_select", "masked_scatter", "masked_scatter_", "repeat_interleave", "clamp", "clamp_", "clip",
+    "clip_", "pow", "pow_", "fmod", "remainder", "atan2", "logical_and", "logical_or", "logical_xor",
+    "cross", "outer", "kron", "take_along_dim", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_",
 }
 # Tensor methods whose result is not a tensor.
 NON_TENSOR_METHODS = {
@@ -78,7 +83,7 @@ OPTION_KEYWORDS = {
 }
 
 # Names of sequence lengths, which stay on the host on purpose (pack_padded_sequence wants them there).
-LENGTHS = re.compile(r"len|length|lens\b|\bsizes?\b", re.IGNORECASE)
+LENGTHS = re.compile(r"len|length|lens\b|(?:\b|_)sizes?\b", re.IGNORECASE)
 
 # Calls of frameworks that prepare models, optimizers and loaders and place them themselves.
 FRAMEWORK_CALL = re.compile(r"prepare|accelerat|fabric|setup|trainer|strategy", re.IGNORECASE)

@@ -15,6 +15,60 @@ from devicelint.engine import lint_source
 RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL009", "DL010", "DL011", "DL015"]
 
 CASES = {
+    # ------------------------------------------------ legacy constructors, scatter, CTC lengths, default tensor type
+    "vae_script_with_legacy_constructors_and_a_host_one_hot": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Sequential(nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 10)).to(device)
+image = np.random.rand(28, 28).astype("float32")
+logits = model(torch.FloatTensor(image).view(1, -1))  # <- DL011
+labels = torch.randint(0, 10, (8,), device=device)
+one_hot = torch.zeros(8, 10).scatter_(1, labels.unsqueeze(1), 1)  # <- DL011
+targets = torch.zeros(8, 10, device=device).scatter_(1, labels.unsqueeze(1), 1)
+""",
+    "streaming_mask_helper_counts_chunks_with_numbers": """
+def chunk_mask(x_len, chunk_starts, left_window=0):
+    starts = torch.Tensor(chunk_starts).long()
+    ends = F.pad(starts, (0, 1), value=x_len)[1:]
+    positions = torch.arange(0, x_len).unsqueeze(-1)
+    chunk = ((positions < ends) & (positions >= starts)).nonzero()[:, 1]
+    first = (chunk - left_window).clamp(min=0)
+    return torch.arange(0, x_len).unsqueeze(0) >= starts[first].unsqueeze(-1)
+
+
+class StreamingEncoder(nn.Module):
+    def __init__(self, dim=32, chunk_size=8, left_chunk=2):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.chunk_size, self.left_chunk = chunk_size, left_chunk
+
+    def _streaming_mask(self, seq_len, batch_size, chunk_size, left_chunk):
+        starts = np.arange(0, seq_len, chunk_size)
+        return chunk_mask(seq_len, starts, left_window=left_chunk).unsqueeze(0).expand(batch_size, -1, -1)
+
+    def forward(self, x):
+        mask = self._streaming_mask(x.size(1), x.size(0), self.chunk_size, self.left_chunk).to(x.device)
+        return self.proj(x).masked_fill(~mask[..., :1], 0.0)
+""",
+    "ctc_lengths_stay_on_the_host_and_a_cuda_default_tensor_type": """
+from warpctc_pytorch import CTCLoss
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--cuda", action="store_true")
+parser.add_argument("--baidu-ctc", action="store_true")
+args = parser.parse_args()
+if args.cuda and torch.cuda.is_available():
+    torch.set_default_tensor_type("torch.cuda.FloatTensor")
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+criterion = CTCLoss() if args.baidu_ctc else nn.CTCLoss(zero_infinity=True).to(device)
+model = nn.Linear(8, 5).to(device)
+preds = model(torch.randn(4, 10, 8, device=device)).log_softmax(2).permute(1, 0, 2)
+text = torch.randint(1, 5, (4, 3), device=device)
+preds_size = torch.IntTensor([preds.size(0)] * 4)
+length = torch.IntTensor([3] * 4)
+cost = criterion(preds, text, preds_size, length)
+scale = torch.Tensor([640, 480, 640, 480])
+boxes = preds[0, :, :4] * scale
+""",
     # ------------------------------------------------ a host tensor indexed by device indices fails
     "focal_loss_weights_indexed_by_the_targets": """
 class FocalLoss(nn.Module):
@@ -825,7 +879,7 @@ class VectorQuantizer(nn.Module):
         dist = torch.cdist(flat, self.embedding.weight)
         inds = dist.argmin(dim=1).unsqueeze(1)
         one_hot = torch.zeros(inds.size(0), self.K)
-        one_hot.scatter_(1, inds, 1)
+        one_hot.scatter_(1, inds, 1)  # <- DL011
         return torch.matmul(one_hot, self.embedding.weight)  # <- DL011
 """,
     "relative_positions_from_integer_sizes": """

@@ -167,7 +167,14 @@ class Calls:
             if _LOSS_NAME.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
                 # `loss_fn(input=outputs, target=labels)` from a factory we cannot see: a loss
                 # combines its inputs, whatever it is
-                data = [a for a in args if a.kind is Kind.TENSOR or host_batch_in(a) is not None]
+                positional = iter(pos)
+                data = []
+                for a in node.args:
+                    v = kw.get(a.keyword.value) if a.keyword else kw.get("**") if a.star == "**" else next(positional, None)
+                    spelled = (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
+                    if v is not None and (v.kind is Kind.TENSOR or host_batch_in(v) is not None) \
+                            and not api.LENGTHS.search(spelled):  # CTC losses take lengths on the host
+                        data.append(v)
                 if len(data) >= 2:
                     self.record_mix(node, data)
             return self.unseen_call_result(node, args) or UNKNOWN

@@ -211,9 +211,12 @@ class Expressions:
             if isinstance(el.slice, cst.Index):
                 idx = self.eval(el.slice.value)
                 if base.kind is Kind.TENSOR and base.dev is Dev.CPU and idx.kind is Kind.TENSOR and (
-                        idx.dev is Dev.ACCEL or (idx.on_module and idx.dev is not Dev.CPU)):
+                        idx.dev is Dev.ACCEL or (idx.on_module and idx.dev is not Dev.CPU and self._in_forward()
+                                                 and self.frame.func is not None
+                                                 and self.frame.func.name.value == "forward")):
                     # `self.alpha[target]`: a host tensor indexed by a device tensor fails on CUDA
-                    # (a device tensor indexed by host indices does not)
+                    # (a device tensor indexed by host indices does not). Inputs count in
+                    # `forward` itself; a helper's parameters are only guessed to be inputs
                     self.record_mix(node, [base, idx])
                 if isinstance(el.slice.value, cst.Integer):
                     try:

@@ -117,6 +117,10 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
                 frame.state.vars[params[0].name.value] = self_val
                 params = params[1:]
             module_method = self._mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
+            if module_method and fn.name.value != "forward" and fn.name.value in self.class_of(self._mod_cls())["forward_path"]:
+                # a helper `forward` calls runs inlined there with the real arguments; on its own
+                # its parameters are no more inputs than counts or windows (`left_chunk`)
+                module_method = False
             for p in (*params, *fn.params.kwonly_params):
                 v = self.param_guess(p)
                 if module_method and v.kind is Kind.UNKNOWN and _number_param(p):
