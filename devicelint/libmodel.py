@@ -22,6 +22,12 @@ kind of object comes back:
 - ``graph_loader``: a PyG loader (`NeighborLoader`, `LinkNeighborLoader`, `HGTLoader`...): its
   batches are where the graph it samples from is (a graph or feature store not moved: the host).
 - ``collate``: a collate function that never moves anything (the batch stays on the host).
+- ``to_tensor``: torchvision's `ToTensor()` / `PILToTensor()` (an object) or `to_tensor(img)`
+  (a function): a PIL image or NumPy array in, a host tensor out.
+- ``compose``: `transforms.Compose([...])`: a `to_tensor` object when the list holds one (its
+  input is then an image, its output a host tensor), else nothing we follow.
+- ``graph_dataset``: a PyG dataset (`Planetoid`, `TUDataset`...): its items are host graphs
+  whose `.to()` works in place.
 - ``other``: not a tensor, model or batch (configs, PIL images, schedulers).
 
 Framework-managed code (Lightning, accelerate, HF Trainer, DeepSpeed) is not listed: values
@@ -55,11 +61,14 @@ _TABLE = (
     (r"torchvision\.models\.feature_extraction\.\w+", None),  # follows the model it is given
     (r"torchvision\.models\.(\w+\.)?[a-z]\w*", "module"),  # resnet50, detection.fasterrcnn_..., get_model
     (r"torchvision\.transforms\.(functional\.)?(to_pil_image|ToPILImage)", "to_pil"),
+    (r"torchvision\.transforms\.(v2\.)?(functional\.)?(ToTensor|PILToTensor|to_tensor|pil_to_tensor)", "to_tensor"),
+    (r"torchvision\.transforms\.(v2\.)?Compose", "compose"),
     (r"timm\.(models\.)?create_model", "module"),
     (r"torch\.hub\.load", "module"),
     (r"open_clip\.create_model\w*", "module"),
     # ---- PyG
     (r"torch_geometric\.data\.(Data|Batch|HeteroData)(\.from_data_list)?", "graph"),
+    (r"torch_geometric\.datasets\.\w+", "graph_dataset"),
     # neighbour / cluster / link loaders sample batches from the graph (or feature store) they are given
     (r"torch_geometric\.loader\.\w*Loader", "graph_loader"),
     # pretrained QM9 models come with their dataset splits: `model, datasets = SchNet.from_qm9_pretrained(...)`
@@ -118,7 +127,7 @@ ENCODER_TENSOR_METHODS = {"__call__", "encode", "encode_plus", "batch_encode_plu
 NON_TENSOR_OUTPUT_ATTRS = {"images", "text", "nsfw_content_detected", "audios", "frames", "videos"}
 
 # Library-object kinds the interpreter keeps as objects (Val.ref of a Kind.OBJECT value).
-OBJECT_KINDS = {"pipeline", "text_pipeline", "encoder", "to_pil"}
+OBJECT_KINDS = {"pipeline", "text_pipeline", "encoder", "to_pil", "to_tensor"}
 
 # Modules whose public callables all build models on the host (looked up by name:
 # `getattr(torchvision.models, args.arch)(...)`, `models.__dict__[args.arch](...)`).

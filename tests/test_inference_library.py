@@ -1252,6 +1252,67 @@ for images, labels in make_loader():
     images = images.to(device)
     print(model(images).shape, alex(images).shape)
 """,
+    # ------------------------------------------------ torchvision transforms and PyG datasets give host data
+    "inference_script_classifies_an_image_turned_into_a_tensor_on_the_host": """
+import torchvision
+from PIL import Image
+from torchvision import transforms
+import torchvision.transforms.functional as TF
+
+parser = argparse.ArgumentParser()
+parser.add_argument("image")
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torchvision.models.resnet50(weights="DEFAULT").to(device).eval()
+preprocess = transforms.Compose([
+    transforms.Resize(256), transforms.CenterCrop(224), transforms.ToTensor(),
+    transforms.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]),
+])
+augment = transforms.Compose([transforms.RandomHorizontalFlip(), transforms.ColorJitter(0.2)])
+image = Image.open(args.image).convert("RGB")
+batch = preprocess(augment(image)).unsqueeze(0)
+with torch.no_grad():
+    print(model(batch).softmax(1).topk(5))  # <- DL002
+    print(model(TF.to_tensor(image)[None]).argmax(1))  # <- DL002
+    print(model(preprocess(image).unsqueeze(0).to(device)).argmax(1))
+""",
+    "pyg_dataset_items_are_host_graphs_unless_a_transform_places_them": """
+import torch_geometric.transforms as T
+from torch_geometric.datasets import Planetoid, TUDataset
+from torch_geometric.nn import GCNConv
+
+
+class GCN(nn.Module):
+    def __init__(self, in_channels, hidden, out_channels):
+        super().__init__()
+        self.conv1, self.conv2 = GCNConv(in_channels, hidden), GCNConv(hidden, out_channels)
+
+    def forward(self, x, edge_index):
+        return self.conv2(self.conv1(x, edge_index).relu(), edge_index)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+dataset = Planetoid("data/Planetoid", name="Cora")
+data = dataset[0]
+model = GCN(dataset.num_features, 16, dataset.num_classes).to(device)
+out = model(data.x, data.edge_index)  # <- DL002
+data.to(device)
+out = model(data.x, data.edge_index)
+placed = Planetoid("data/Planetoid", name="Cora", transform=T.Compose([T.NormalizeFeatures(), T.ToDevice(device)]))[0]
+out = model(placed.x, placed.edge_index)
+""",
+    "a_project_loader_factory_is_not_a_model_registry": """
+from torchvision import transforms
+from data_loader import get_loader
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+transform = transforms.Compose([transforms.RandomCrop(224), transforms.ToTensor()])
+data_loader = get_loader("images/", "captions.json", transform, batch_size=32, shuffle=True)
+model = Net().to(device)
+for images, labels in data_loader:
+    labels = labels.to(device)
+    loss = F.cross_entropy(model(images), labels)  # <- DL002
+""",
     # ------------------------------------------------ libraries that convert tensors to NumPy themselves
     "sklearn_metrics_and_pyplot_given_device_tensors": """
 import matplotlib.pyplot as plt

@@ -1173,3 +1173,53 @@ def test_a_checkpoint_dict_lets_its_models_escape_only_with_it():
     assert functions["save_checkpoint"]["pure"] == ["model", "optimizer"]  # pickling moves nothing
     assert functions["pack"]["pure"] == []  # the caller gets the models back in the dict
     assert "model" not in functions["upload_checkpoint"]["pure"]  # handed on inside the dict
+
+
+def test_a_loader_factory_of_the_project_is_not_taken_for_a_model_registry(tmp_path):
+    """`get_loader(root, vocab, transform, ...)` places nothing, like a model registry would,
+    but its name says it builds data: its batches stay host batches the loop must move."""
+    data = """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class CaptionDataset(Dataset):
+            def __init__(self, root, transform):
+                self.root, self.transform = root, transform
+
+            def __len__(self):
+                return 100
+
+            def __getitem__(self, i):
+                return self.transform(self.root), torch.zeros(5, dtype=torch.long)
+
+
+        def collate_fn(data):
+            images, captions = zip(*data)
+            return torch.stack(images, 0), torch.stack(captions, 0)
+
+
+        def get_loader(root, transform, batch_size, shuffle):
+            dataset = CaptionDataset(root=root, transform=transform)
+            data_loader = DataLoader(dataset=dataset, batch_size=batch_size, shuffle=shuffle,
+                                     collate_fn=collate_fn)
+            return data_loader
+        """
+    train = """
+        import torch
+        import torch.nn as nn
+        from torchvision import transforms
+
+        from data_loader import get_loader
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        transform = transforms.Compose([transforms.RandomCrop(224), transforms.ToTensor()])
+        data_loader = get_loader("images/", transform, batch_size=32, shuffle=True)
+        encoder = nn.Sequential(nn.Flatten(), nn.LazyLinear(16)).to(device)
+        for images, captions in data_loader:
+            captions = captions.to(device)
+            features = encoder(images)
+        """
+    make(tmp_path, {"pyproject.toml": "", "data_loader.py": data, "train.py": train})
+    script = tmp_path / "train.py"
+    assert found(script) == [("DL002", line_of(script, "features = encoder(images)"))]

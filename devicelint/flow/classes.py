@@ -62,6 +62,13 @@ def _registered(methods) -> frozenset:
     return frozenset(names)
 
 
+def _sets_self_attribute(target) -> bool:
+    """`self.fc = ...`, or `self.c1, self.c2 = ...`."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_sets_self_attribute(e.value) for e in target.elements)
+    return isinstance(target, cst.Attribute) and dotted(target.value) == "self"
+
+
 class UserCode:
     def class_of(self, cls: cst.ClassDef) -> dict:
         info = self.class_info.get(id(cls))
@@ -123,10 +130,16 @@ class UserCode:
                 for n in walk(init):
                     if isinstance(n, cst.Assign):
                         for t in n.targets:
-                            if isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self":
-                                parts.add(t.target.attr.value)
-                                if self._torch_layer(n.value):
-                                    layers.add(t.target.attr.value)
+                            pairs = [(t.target, n.value)]
+                            if isinstance(t.target, (cst.Tuple, cst.List)):
+                                values = n.value.elements if isinstance(n.value, (cst.Tuple, cst.List)) else ()
+                                pairs = [(e.value, v.value if len(values) == len(t.target.elements) else None)
+                                         for e, v in zip(t.target.elements, values or [None] * len(t.target.elements))]
+                            for target, value in pairs:
+                                if isinstance(target, cst.Attribute) and dotted(target.value) == "self":
+                                    parts.add(target.attr.value)
+                                    if value is not None and self._torch_layer(value):
+                                        layers.add(target.attr.value)
                     elif isinstance(n, cst.AnnAssign) and isinstance(n.target, cst.Attribute) \
                             and dotted(n.target.value) == "self":
                         parts.add(n.target.attr.value)
@@ -157,9 +170,8 @@ class UserCode:
                     "register_buffer", "register_parameter", "add_module", "register_module"
                 ):
                     return True
-                if isinstance(n, cst.Assign) and any(
-                    isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self" for t in n.targets
-                ) and self._stateful_value(n.value):
+                if isinstance(n, cst.Assign) and any(_sets_self_attribute(t.target) for t in n.targets) \
+                        and self._stateful_value(n.value):
                     return True
         return False
 

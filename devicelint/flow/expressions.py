@@ -237,7 +237,8 @@ class Expressions:
                 return base.parts[index]
             return self.unpack(base, None)
         if base.kind is Kind.DATASET:
-            return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None)
+            return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None,
+                       inplace=base.ref == "graph_dataset")  # a PyG graph moves in place
         if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
             return Val(Kind.MODULE, base.dev, key=base.key)
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and base.kind is Kind.OTHER:
@@ -358,7 +359,8 @@ class Expressions:
                 return Val(Kind.TENSOR, Dev.CPU, loader=v.name or "the data loader", src=v.src, inplace=True)
             return Val(Kind.TENSOR, v.dev) if v.dev is Dev.ACCEL else UNKNOWN
         if v.kind is Kind.DATASET:
-            return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None)
+            return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None,
+                       inplace=v.ref == "graph_dataset")
         if v.kind in (Kind.SEQ, Kind.TENSOR):
             return self.unpack(v, None)
         if v.kind is Kind.MAPPING:

@@ -97,6 +97,21 @@ class Library:
             return Val(Kind.OBJECT, dev, ref=lib, name=q.rsplit(".", 2)[-2] if "." in q else q)
         if lib == "to_pil":
             return Val(Kind.OBJECT, ref=lib) if q.rsplit(".", 1)[-1][:1].isupper() else OTHER
+        if lib == "to_tensor":
+            if q.rsplit(".", 1)[-1][:1].isupper():
+                return Val(Kind.OBJECT, ref=lib)
+            return self._host_image_tensor(node, pos)  # `TF.to_tensor(img)`
+        if lib == "compose":
+            # the pipeline turns images into tensors only if one of its steps does
+            steps = [n for a in node.args for n in walk(a.value) if isinstance(n, cst.Call)]
+            if any(libmodel.kind_of_call(self.imports.qualname(n.func) or "") == "to_tensor" for n in steps):
+                return Val(Kind.OBJECT, ref="to_tensor")
+            return UNKNOWN
+        if lib == "graph_dataset":
+            # a transform may place the graphs (`T.ToDevice(device)`): then we cannot say where
+            if "transform" in kw or "pre_transform" in kw or "**" in kw:
+                return UNKNOWN
+            return Val(Kind.DATASET, Dev.CPU, ref=lib)
         if lib == "graph":
             # a PyG graph: its attributes are tensors where its inputs are; `.to()` is in place
             tensors = [v for v in pos + list(kw.values()) if v.kind is Kind.TENSOR]
@@ -115,6 +130,8 @@ class Library:
         pos, kw = self.args(node)
         if lib == "text_pipeline" or lib == "to_pil":
             return OTHER if method == "__call__" else UNKNOWN
+        if lib == "to_tensor":
+            return self._host_image_tensor(node, pos) if method == "__call__" else UNKNOWN
         if lib == "pipeline":
             if method != "__call__":
                 if method.startswith(("enable_model_cpu_offload", "enable_sequential_cpu_offload")):
@@ -143,6 +160,14 @@ class Library:
                 return host
             return Val(Kind.MAPPING, elem=host, inplace=True)  # a BatchEncoding
         return UNKNOWN
+
+    @staticmethod
+    def _host_image_tensor(node: cst.Call, pos: list) -> Val:
+        """What `ToTensor()(img)` gives: a host tensor made from a PIL image or an array (a
+        tensor handed in, which `ToTensor` refuses, would decide for itself)."""
+        if any(v.kind is Kind.TENSOR for v in pos):
+            return UNKNOWN
+        return Val(Kind.TENSOR, Dev.CPU, loader=f"{_spelling(node.func)}(...)")
 
     def dataloader(self, node: cst.Call) -> Val:
         pos, kw = self.args(node)

@@ -286,11 +286,14 @@ class Methods:
         if ((recv.mid is not None or self._in_forward()) and not isinstance(recv.ref, cst.ClassDef)
                 and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE)):
             vals = [self.eval(a.value) for a in node.args]
+            if HOST_RESULT.search(name):
+                # `model.test(train_z=z, train_y=y)`: an evaluation helper of a library model may
+                # move what it is given to the host itself (PyG's Node2Vec fits scikit-learn) and
+                # may hand back host numbers (`torch.tensor([mrr, hits])`): nothing sure either way
+                return UNKNOWN
             if any(v.kind is Kind.TENSOR or contents_on_accel(v) or host_batch_in(v) is not None for v in vals):
                 # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
-                out = self.module_call(node, recv, forward=False, evaluated=vals, method=name)
-                # ...but `model.test(logits, y)` may hand back host numbers (`torch.tensor([mrr, hits])`)
-                return UNKNOWN if HOST_RESULT.search(name) else out
+                return self.module_call(node, recv, forward=False, evaluated=vals, method=name)
             if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
                 self.escape([recv])
             return UNKNOWN
