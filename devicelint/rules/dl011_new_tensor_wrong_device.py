@@ -224,15 +224,23 @@ class ContrastiveHead(nn.Module):
                 where_met = ("is returned beside outputs on the module's device, and the caller combines them"
                              if isinstance(mix.node, cst.Return) else "meets tensors on the device here"
                              if site is mix.node else "is handed to a function where it meets tensors on the device")
+                made = ""
+                if born is not None and site is mix.node:
+                    # two such tensors can meet the device in one expression: say which one
+                    made = f" (`{_callee(born)}(...)` on line {ctx.line(born)})"
                 yield Report(
                     site,
-                    f"a tensor created without `device=` is on the CPU but {where_met}; "
+                    f"a tensor created without `device=`{made} is on the CPU but {where_met}; "
                     "create it with `device=x.device` (or `x.new_zeros(...)`)",
                     fix=f"create it with `device={where}`" if where else None,
                     edit=(lambda call, w=where: add_keyword(call, "device", cst.parse_expression(w))) if where else None,
                     edit_node=born if where else None,
                     applicability="unsafe",
                 )
+
+
+def _callee(call: cst.Call) -> str:
+    return cst.Module([]).code_for_node(call.func)
 
 
 def _handed_on(mix, born):
