@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from devicelint.runtime import compare
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,3 +76,27 @@ def test_the_readme_quotes_the_latest_real_report():
         assert fact in text, fact
     proven = sum(r["autofix"] == "proven" for r in REAL["results"])
     assert f"autofix {proven} proven" in text
+
+
+def test_merging_a_later_run_replaces_and_adds_scripts_and_lists_both_runs():
+    from devicelint.runtime.verify import VerifyError, merge_reports
+
+    base = copy.deepcopy(REAL)
+    base.pop("runs", None)
+    base["results"] = [r for r in base["results"] if not r["fixture"].startswith("DL011")]
+    newer = copy.deepcopy(REAL)
+    newer.pop("runs", None)
+    newer["date"] = "2026-12-01T10:00:00+00:00"
+    newer["results"] = [r for r in newer["results"] if r["fixture"].startswith(("DL011", "DL001-model-not-moved/bad.py"))]
+    _result(newer, "DL001-model-not-moved/bad.py")["verdict"] = "not-confirmed"
+    merged = merge_reports(base, newer)
+    assert [r["fixture"] for r in merged["results"]] == [r["fixture"] for r in REAL["results"]]
+    assert _result(merged, "DL001-model-not-moved/bad.py")["verdict"] == "not-confirmed"
+    assert merged["summary"] == {"scripts": len(REAL["results"]), "passed": len(REAL["results"]) - 1, "failed": 1}
+    assert merged["runs"] == [{"date": base["date"], "scripts": len(base["results"])},
+                              {"date": "2026-12-01T10:00:00+00:00", "scripts": len(newer["results"])}]
+    other = copy.deepcopy(newer)
+    other["torch"] = "2.12.0+cu130"
+    with pytest.raises(VerifyError, match="torch"):
+        merge_reports(base, other)
+    assert merge_reports(base, newer)["date"] == newer["date"]

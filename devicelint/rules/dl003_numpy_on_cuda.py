@@ -97,7 +97,7 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
         for conv in ctx.facts.numpy:
             if contents_on_accel(conv.val) and conv.arg is not None:
                 # a library call converting this argument: `f1_score(labels, preds)`
-                what = "this tensor on the device" if conv.val.kind is Kind.TENSOR else "the device tensors in this"
+                what = "this tensor on the device" if conv.val.kind is Kind.TENSOR else "the device tensors in this list"
                 yield Report(
                     conv.arg,
                     f"`{_callee(conv.node)}` converts {what} to NumPy, which fails; call `.cpu()` first",

@@ -36,7 +36,7 @@ import platform
 from pathlib import Path
 
 from devicelint.runtime.fixture import discover_pairs
-from devicelint.runtime.runner import PairRunner, Result
+from devicelint.runtime.runner import PASSING, PairRunner, Result
 from devicelint.runtime.static import check_bad, check_fixed
 
 __all__ = ["VerifyError", "verify_folder", "format_table", "results_to_report", "check_runtime"]
@@ -195,6 +195,36 @@ def results_to_report(results: list[Result], simulated: bool, env: dict | None =
         "results": [r.to_json() for r in results],
     }
     return report
+
+
+_SAME_RUN = ("tool", "device", "driver", "cuda", "torch", "python", "simulated")
+
+
+def _fixture_order(result: dict) -> tuple:
+    """`DL001-x/bad.py`, `fixed.py`, `bad_2.py`, ...: folder, pair, bad before fixed."""
+    folder, _, name = result["fixture"].rpartition("/")
+    stem = name.split(".")[0]
+    number = int(stem.rpartition("_")[2]) if stem.rpartition("_")[2].isdigit() else 1
+    return folder, number, not stem.startswith("bad")
+
+
+def merge_reports(base: dict, newer: dict) -> dict:
+    """`base` with the scripts of `newer` (a run of added or changed fixtures on the same
+    machine and software) put in: a script in both takes `newer`'s entry. `runs` lists each
+    run's date and scripts, so that a merged report says what ran when."""
+    differ = [k for k in _SAME_RUN if base.get(k) != newer.get(k)]
+    if differ:
+        raise VerifyError(f"reports of different set-ups cannot be merged (they differ in {', '.join(differ)})")
+    fresh = {r["fixture"] for r in newer["results"]}
+    results = sorted([r for r in base["results"] if r["fixture"] not in fresh] + list(newer["results"]),
+                     key=_fixture_order)
+    runs = list(base.get("runs") or [{"date": base["date"], "scripts": len(base["results"])}])
+    runs.append({"date": newer["date"], "scripts": len(newer["results"])})
+    merged = {k: base[k] for k in _SAME_RUN}
+    merged.update(date=newer["date"], runs=runs, summary={
+        "scripts": len(results), "passed": sum(r["verdict"] in PASSING for r in results),
+        "failed": sum(r["verdict"] not in PASSING for r in results)}, results=results)
+    return merged
 
 
 def default_fixtures_dir() -> Path:
