@@ -33,7 +33,9 @@ class NumpyOnCuda(Rule):
     ```
 
     ## Fix safety
-    Inserting `.cpu()` is safe: on a CPU tensor it returns the tensor itself.
+    Inserting `.cpu()` is safe: on a CPU tensor it returns the tensor itself. A list of
+    device tensors handed to a converting library call becomes `[t.cpu() for t in ...]`:
+    the same values, on the host, in a list the library converts as it would have.
     """
 
     code = "DL003"
@@ -103,7 +105,7 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
                     f"`{_callee(conv.node)}` converts {what} to NumPy, which fails; call `.cpu()` first",
                     fix="insert `.cpu()`" if conv.val.kind is Kind.TENSOR
                     else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",
-                    edit=_cpu if conv.val.kind is Kind.TENSOR else None,
+                    edit=_cpu if conv.val.kind is Kind.TENSOR else _each_cpu,
                 )
             elif contents_on_accel(conv.val):
                 edit = _insert_cpu(conv.node, conv.val)
@@ -115,6 +117,16 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
                     else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",
                     edit=edit,
                 )
+
+
+def _each_cpu(value: cst.BaseExpression) -> cst.ListComp:
+    """`errors` -> `[t.cpu() for t in errors]`: a list the library converts as before, of
+    host tensors (the comprehension's `t` is its own scope's)."""
+    return cst.ListComp(
+        elt=cst.parse_expression("t.cpu()"),
+        for_in=cst.CompFor(target=cst.Name("t"), iter=value.with_changes(lpar=[], rpar=[])
+                           if isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else value),
+    )
 
 
 def _callee(call: cst.Call) -> str:
