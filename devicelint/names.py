@@ -12,6 +12,14 @@ import libcst as cst
 _AMBIGUOUS = object()
 
 
+_EMPTY = cst.Module(body=())
+
+
+def source_of(node: cst.CSTNode) -> str:
+    """The code of `node` as written (`model.classifier[6]`, `np.concatenate`)."""
+    return _EMPTY.code_for_node(node)
+
+
 def dotted(node: cst.BaseExpression) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts = []

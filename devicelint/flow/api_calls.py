@@ -61,10 +61,10 @@ def _surely_not_0dim(node: cst.Call) -> bool:
         data = first.value if first is not None and not first.star else None
         if isinstance(data, (cst.List, cst.Tuple)):
             return bool(data.elements)
-        if name.endswith("Tensor") and data is not None and not isinstance(data, (cst.Integer, cst.Float)) or \
-                name.endswith("Tensor") and isinstance(data, cst.Integer) and data.value != "0":
+        if name.endswith("Tensor") and data is not None and not isinstance(data, cst.Float) \
+                and not (isinstance(data, cst.Integer) and data.value == "0"):
             # `torch.FloatTensor(img)`: the legacy constructors take a sequence or sizes,
-            # never a number, so they never make a 0-dim tensor
+            # never a number, so they never make a 0-dim tensor (`FloatTensor(0)` is empty)
             return True
         return isinstance(data, cst.ListComp)
     if first is None:

@@ -94,8 +94,8 @@ def host_length_params(fn: cst.FunctionDef) -> set:
         if not (isinstance(n, cst.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] == "pack_padded_sequence"):
             continue
         for i, a in enumerate(n.args):
-            if (a.keyword is None and i == 1 or a.keyword is not None and a.keyword.value == "lengths") \
-                    and isinstance(a.value, cst.Name) and a.value.value in params:
+            lengths_arg = (a.keyword is None and i == 1) or (a.keyword is not None and a.keyword.value == "lengths")
+            if lengths_arg and isinstance(a.value, cst.Name) and a.value.value in params:
                 out.add(a.value.value)
     return out
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint import torchapi as api
-from devicelint.names import dotted
+from devicelint.names import dotted, source_of
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
 from devicelint.flow.state import State
 from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
@@ -257,7 +257,7 @@ class Statements:
         if model is None or model.kind is not Kind.MODULE or model.dev is not Dev.ACCEL or model.moved_at is None \
                 or model.cond is not None:
             return False
-        layer = cst.Module([]).code_for_node(target)
+        layer = source_of(target)
         self.rebind_text(root, model.with_(dev=Dev.CPU, moved_at=None, key=None, mid=value.mid,
                                            replaced=layer[len(root.value) + 1:]))
         return True

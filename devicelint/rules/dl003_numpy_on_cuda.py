@@ -1,5 +1,6 @@
 import libcst as cst
 
+from devicelint.names import source_of
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Kind, contents_on_accel
 
@@ -102,7 +103,7 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
                 what = "this tensor on the device" if conv.val.kind is Kind.TENSOR else "the device tensors in this list"
                 yield Report(
                     conv.arg,
-                    f"`{_callee(conv.node)}` converts {what} to NumPy, which fails; call `.cpu()` first",
+                    f"`{source_of(conv.node.func)}` converts {what} to NumPy, which fails; call `.cpu()` first",
                     fix="insert `.cpu()`" if conv.val.kind is Kind.TENSOR
                     else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",
                     edit=_cpu if conv.val.kind is Kind.TENSOR else _each_cpu,
@@ -127,10 +128,6 @@ def _each_cpu(value: cst.BaseExpression) -> cst.ListComp:
         for_in=cst.CompFor(target=cst.Name("t"), iter=value.with_changes(lpar=[], rpar=[])
                            if isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else value),
     )
-
-
-def _callee(call: cst.Call) -> str:
-    return cst.Module([]).code_for_node(call.func)
 
 
 def _cpu(value: cst.BaseExpression) -> cst.Call:

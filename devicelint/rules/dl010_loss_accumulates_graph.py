@@ -1,7 +1,7 @@
 import libcst as cst
 
 from devicelint.flow import child_nodes, walk
-from devicelint.names import dotted
+from devicelint.names import dotted, source_of
 from devicelint.rewrite import Scopes, method_call
 from devicelint.rules.base import Report, Rule
 
@@ -174,7 +174,7 @@ train_epoch(model, loader, None, device)
             added = _added(a.node)
             method = _method(scopes, a.node, added) if added is not None else None
             if isinstance(a.node, cst.Call):
-                shown = cst.Module([]).code_for_node(a.node.func)
+                shown = source_of(a.node.func)
                 msg = (f"`{shown}(...)` keeps the autograd graph of every step alive in the list; append "
                        "`loss.item()` (or `loss.detach()`), or run the loop under `torch.no_grad()`")
             else:

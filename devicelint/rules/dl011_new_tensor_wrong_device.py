@@ -3,6 +3,7 @@ import libcst as cst
 from devicelint.flow import walk
 from devicelint.flow.nodes import contains
 from devicelint.rewrite import Scopes, add_keyword, device_var
+from devicelint.names import source_of
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, contents_on_accel
 
@@ -227,7 +228,7 @@ class ContrastiveHead(nn.Module):
                 made = ""
                 if born is not None and site is mix.node:
                     # two such tensors can meet the device in one expression: say which one
-                    made = f" (`{_callee(born)}(...)` on line {ctx.line(born)})"
+                    made = f" (`{source_of(born.func)}(...)` on line {ctx.line(born)})"
                 yield Report(
                     site,
                     f"a tensor created without `device=`{made} is on the CPU but {where_met}; "
@@ -237,10 +238,6 @@ class ContrastiveHead(nn.Module):
                     edit_node=born if where else None,
                     applicability="unsafe",
                 )
-
-
-def _callee(call: cst.Call) -> str:
-    return cst.Module([]).code_for_node(call.func)
 
 
 def _handed_on(mix, born):
