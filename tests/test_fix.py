@@ -517,3 +517,26 @@ def test_fix_in_parallel_writes_and_prints_what_one_process_does(tmp_path):
     code, stdout, stderr, files = outputs[0]
     assert stderr.count("Fixed") == 30
     assert all(".cpu().numpy()" in text and 'GradScaler("cuda")' in text for text in files.values())
+
+
+def test_dl003_moves_each_tensor_of_a_list_but_leaves_a_mapping_alone():
+    """A converting library call given a sequence of device tensors gets `[t.cpu() for t in ...]`;
+    given a dict of them, no edit (iterating a dict gives its keys)."""
+    src = '''import numpy as np
+import pandas as pd
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(4, 2).to(device)
+preds = model(torch.randn(8, 4, device=device)).argmax(1)
+report = pd.DataFrame({"pred": preds})
+outs = [model(torch.randn(2, 4, device=device)) for _ in range(3)]
+stacked = np.concatenate((outs[0], outs[1]))
+'''
+    new, count = fix_source(src.encode(), "report.py", select=["DL003"])
+    assert count == 1
+    assert new.decode() == src.replace("np.concatenate((outs[0], outs[1]))",
+                                       "np.concatenate([t.cpu() for t in (outs[0], outs[1])])")
+    left = [f for f in lint_source(new.decode(), "report.py", select=["DL003"])]
+    assert [(f.line, "mapping" in f.message) for f in left] == [(9, True)]

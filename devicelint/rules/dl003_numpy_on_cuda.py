@@ -100,13 +100,17 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
         for conv in ctx.facts.numpy:
             if contents_on_accel(conv.val) and conv.arg is not None:
                 # a library call converting this argument: `f1_score(labels, preds)`
-                what = "this tensor on the device" if conv.val.kind is Kind.TENSOR else "the device tensors in this list"
+                kind = conv.val.kind
+                what = {Kind.TENSOR: "this tensor on the device", Kind.SEQ: "the device tensors in this list"}.get(
+                    kind, "the device tensors in this mapping")
                 yield Report(
                     conv.arg,
                     f"`{source_of(conv.node.func)}` converts {what} to NumPy, which fails; call `.cpu()` first",
-                    fix="insert `.cpu()`" if conv.val.kind is Kind.TENSOR
-                    else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",
-                    edit=_cpu if conv.val.kind is Kind.TENSOR else _each_cpu,
+                    fix="insert `.cpu()`" if kind is Kind.TENSOR
+                    else "move each tensor to the CPU first: `[t.cpu() for t in ...]`" if kind is Kind.SEQ
+                    else "move each tensor to the CPU first",
+                    # a mapping (`pd.DataFrame({"pred": preds})`) gets no edit: iterating it gives its keys
+                    edit=_cpu if kind is Kind.TENSOR else _each_cpu if kind is Kind.SEQ else None,
                 )
             elif contents_on_accel(conv.val):
                 edit = _insert_cpu(conv.node, conv.val)
