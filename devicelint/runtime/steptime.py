@@ -15,8 +15,8 @@ step of a run, which waits for the loader's start, is left out):
   script's own syncs (``.item()`` per step) show: without them the host queues work
   ahead, and the synchronized figure cannot see that loss.
 
-The medians of ``--repeats`` runs' steps must reach ``MIN_STEPS`` each, or the script is
-run more times until they do (at most ``MAX_RUNS``).
+Each figure needs ``MIN_STEPS`` steps: a script with fewer steps per run than ``--repeats``
+runs give runs more times (at most ``MAX_RUNS`` timed runs).
 """
 
 from __future__ import annotations
