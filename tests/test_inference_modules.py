@@ -15,6 +15,55 @@ from devicelint.engine import lint_source
 RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL009", "DL010", "DL011", "DL015"]
 
 CASES = {
+    # ------------------------------------------------ layers kept in plain containers are never moved
+    "residual_blocks_kept_in_a_plain_list_and_heads_in_a_plain_dict": """
+class MultiHead(nn.Module):
+    def __init__(self, dim=16, depth=2, tasks=("a", "b")):
+        super().__init__()
+        self.stem = nn.Linear(8, dim)
+        self.blocks = [nn.Linear(dim, dim) for _ in range(depth)]
+        self.heads = {t: nn.Linear(dim, 2) for t in tasks}
+        self.acts = [nn.ReLU(), nn.GELU()]
+
+    def forward(self, x, task="a"):
+        h = self.stem(x)
+        for block, act in zip(self.blocks, self.acts):
+            h = h + act(block(h))  # <- DL001
+        return self.heads[task](h)  # <- DL001
+
+
+class Registered(nn.Module):
+    def __init__(self, dim=16, depth=2):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(dim, dim) for _ in range(depth)])
+        layers = [nn.Linear(dim, dim) for _ in range(depth)]
+        for i, layer in enumerate(layers):
+            self.add_module(f"extra{i}", layer)
+        self.extra = layers
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        for layer in self.extra:
+            x = layer(x)
+        return x
+
+
+class NeverMoved(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = [nn.Linear(8, 8)]
+
+    def forward(self, x):
+        return self.blocks[0](x)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = MultiHead().to(device)
+registered = Registered().to(device)
+cpu_only = NeverMoved()
+print(model(torch.randn(4, 8, device=device)).shape, cpu_only(torch.randn(2, 8)).shape)
+""",
     # ------------------------------------------------ legacy constructors, scatter, CTC lengths, default tensor type
     "vae_script_with_legacy_constructors_and_a_host_one_hot": """
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

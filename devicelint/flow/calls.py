@@ -224,7 +224,8 @@ class Calls:
             while f.parent is not None and model.mid in f.param_mids:
                 blame = f.call
                 f = f.parent
-        self.facts.module_calls.append(ModuleCall(node, model, args, blame, method))
+        self.facts.module_calls.append(ModuleCall(node, model, args, blame, method,
+                                                  self._mod_cls() if self._in_forward() else None))
         operands = [model] if not model.param_free else []
         operands += [a for a in args if (a.kind is Kind.TENSOR or host_batch_in(a)) and not any(a is e for e in exempt)]
         # an LSTM's `(h0, c0)`: fresh host tensors inside a tuple argument take part too

@@ -76,6 +76,7 @@ class UserCode:
             # a placeholder first: a class may build instances of itself (trees of blocks)
             self.class_info[id(cls)] = {"methods": {}, "module": True, "dataset": False, "framework": False,
                                         "self_moves": False, "parts": set(), "layers": set(), "has_params": True, "opaque": True,
+                                        "registers_modules": True,
                                         "init_only": set(), "forward_path": set()}
             methods = {}
             for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
@@ -143,7 +144,14 @@ class UserCode:
                     elif isinstance(n, cst.AnnAssign) and isinstance(n.target, cst.Attribute) \
                             and dotted(n.target.value) == "self":
                         parts.add(n.target.attr.value)
+            # modules registered by name at run time, or a `to()` of its own: a plain list of
+            # layers may then be moved after all
+            registers = module and (any(m in methods for m in ("to", "cuda", "_apply")) or any(
+                isinstance(n, cst.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
+                    "add_module", "register_module", "setattr", "__setattr__")
+                for fn in methods.values() for n in find(fn, cst.Call)))
             info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
+                    "registers_modules": registers,
                     "buffers": _registered(methods) if module else frozenset(),
                     "self_moves": self_moves, "parts": parts, "layers": layers, "has_params": has_params, "opaque": opaque,
                     "init_only": reachable(methods, "__init__") if module else set(),

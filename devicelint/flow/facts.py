@@ -17,6 +17,9 @@ class ModuleCall:
     args: list
     blame: cst.CSTNode  # where the model, not a function parameter, enters the call chain
     method: str | None = None  # `model.generate(ids)`: the model's method, not the model itself
+    # the module class whose `forward` (or a method it calls) makes this call: its inputs are
+    # where that module is, on the device when this file moves it only there
+    cls: cst.ClassDef | None = None
 
 
 @dataclass

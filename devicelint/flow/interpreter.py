@@ -71,6 +71,7 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
         self.body_cache: dict = {}
         # device flags the statement being run sits under: `if args.cuda:` body -> ("args.cuda", True)
         self.assumed: list = []
+        self.assigning = None  # the value node of the `=` statement being bound
 
     def run(self) -> None:
         self.module_frame = self.frame = Frame(None, None, None, None)

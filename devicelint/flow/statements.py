@@ -20,6 +20,11 @@ def _iter_source(node) -> str:
     return dotted(node) or ""
 
 
+def _host_layer(v) -> bool:
+    """A layer with weights built here and not moved: what a plain container may hold."""
+    return v is not None and v.kind is Kind.MODULE and v.mid is not None and v.dev is Dev.CPU and not v.param_free
+
+
 class Statements:
     def exec_body(self, body) -> None:
         for stmt in body:
@@ -81,8 +86,12 @@ class Statements:
                     binop = self.last_binop
                     if binop is not None and binop[0] is small.value:
                         self.note_accum(small, target, binop[2])
-            for t in small.targets:
-                self.bind(t.target, value)
+            self.assigning = small.value  # the value's code, for what a binding remembers
+            try:
+                for t in small.targets:
+                    self.bind(t.target, value)
+            finally:
+                self.assigning = None
             if value.kind in (Kind.UNKNOWN, Kind.SEQ) and isinstance(small.value, cst.Call):
                 # `train_dl, valid_dl, vocab = get_data(opts)`: a tuple of unknowns from another file too
                 self.guess_unknown_loaders(small)
@@ -289,6 +298,11 @@ class Statements:
                     # (a class of this file stays known: what its forward does with its inputs)
                     value = Val(Kind.MODULE, param_free=value.param_free, name=value.name,
                                 ref=value.ref if isinstance(value.ref, cst.ClassDef) else None)
+                elif info["module"] and value.kind in (Kind.SEQ, Kind.MAPPING) and _host_layer(value.elem) \
+                        and not info["registers_modules"]:
+                    # `self.blocks = [nn.Linear(d, d) for _ in range(n)]`: a plain list, which
+                    # `model.to()` never reaches; its layers remember where they are kept
+                    value = value.with_(elem=value.elem.with_(attr=target.attr.value, src=self.assigning))
                 elif info["module"] and value.kind is Kind.TENSOR and value.fresh:
                     # `self.mask = torch.ones(...)`: a plain attribute, which `.to()` does not move
                     value = value.with_(attr=target.attr.value)

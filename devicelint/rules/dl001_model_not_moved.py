@@ -3,7 +3,7 @@ import libcst as cst
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, device_var
 from devicelint.rules.base import Report, Rule
-from devicelint.values import Dev, contents_on_accel, mid_parts
+from devicelint.values import Dev, Kind, contents_on_accel, mid_parts
 
 
 class ModelNotMoved(Rule):
@@ -20,6 +20,12 @@ class ModelNotMoved(Rule):
     on the host and was never handed to other code: DDP refuses a CPU module with
     `device_ids` (`ValueError: DistributedDataParallel device_ids and output_device arguments
     only work with single-device/multiple-device GPU modules or CPU modules`).
+
+    Layers an `nn.Module` keeps in a plain list or dict (`self.blocks = [nn.Linear(d, d) for _
+    in range(n)]`) are not registered: `model.to(device)` leaves them on the host (and
+    `model.parameters()` leaves them out of training). Where `forward` calls one and this
+    file moves the module to the device, the call is flagged; the fix wraps the container
+    in `nn.ModuleList` / `nn.ModuleDict`.
 
     A model moved and then given a new layer (`model.fc = nn.Linear(512, 10)` or
     `vgg.classifier[6] = nn.Linear(4096, 2)` after `model.to(device)`, the usual way to
@@ -59,7 +65,11 @@ class ModelNotMoved(Rule):
     (`model = build_model(args).to(device)`), when exactly one call of the helper, in the
     function that uses the model, has a proven device variable bound. No fix when no device
     variable is in scope, or when two calls of the helper could be the model (a teacher and
-    a student built by one function).
+    a student built by one function). Layers in a plain list or dict written in place
+    (`[nn.Linear(d, d) for _ in range(n)]`, `{t: nn.Linear(d, 2) for t in tasks}`) are wrapped in
+    `nn.ModuleList` / `nn.ModuleDict`: unsafe too, since the layers are then moved, trained by
+    an optimizer built from `model.parameters()`, and saved in `state_dict()` (a checkpoint
+    written before no longer matches its keys).
     """
 
     code = "DL001"
@@ -173,13 +183,20 @@ def main():
                 continue
             if any(mid in facts.escaped or mid in facts.model_moves for mid in mid_parts(m.mid) | {m.mid}):
                 continue
-            if not any(contents_on_accel(a) for a in call.args):
+            in_moved_module = m.attr is not None and call.cls is not None and call.cls in facts.accel_classes
+            if not any(contents_on_accel(a) or (in_moved_module and a.kind is Kind.TENSOR and a.on_module
+                                                and a.dev is not Dev.CPU) for a in call.args):
                 continue
             func, method = call.node.func, call.method
             if method is not None and hasattr(func, "value"):
                 func = func.value  # `model.generate(ids)`: the model is the receiver, not its method
             shown = dotted(func) or "the model"
-            if m.replaced:
+            if in_moved_module:
+                container = "dict" if isinstance(m.src, cst.Dict) else "list"
+                msg = (f"`self.{m.attr}` keeps its layers in a plain {container}, which `model.to(device)` does not "
+                       f"move (and `model.parameters()` does not list): this layer is still on the CPU when the "
+                       f"module runs on the device; use `nn.Module{'Dict' if container == 'dict' else 'List'}`")
+            elif m.replaced:
                 msg = (f"`{shown}.{m.replaced}` was replaced by a new layer on line {ctx.line(m.mid)}, after `{shown}` "
                        f"was moved: the new layer is on the CPU while this call gives it tensors on the device; "
                        f"move the new layer too")
@@ -195,6 +212,17 @@ def main():
                     f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` "
                     f"calls it with tensors on the device (line {ctx.line(call.node)})"
                 )
+            if in_moved_module:
+                wrap = _registering_container(ctx, m.src)
+                yield Report(
+                    call.blame,
+                    msg,
+                    fix=f"register the layers: `{wrap}(...)`" if wrap else None,
+                    edit=(lambda node, w=wrap: cst.Call(func=cst.parse_expression(w), args=[cst.Arg(node)])) if wrap else None,
+                    edit_node=m.src if wrap else None,
+                    applicability="unsafe",
+                )
+                continue
             where, built, how = None, m.mid, "where it is built"
             if isinstance(m.mid, cst.Call) and m.mid in facts.build_scopes:
                 scopes = scopes or Scopes(ctx.module)
@@ -210,6 +238,21 @@ def main():
                 edit_node=built if where else None,
                 applicability="unsafe",
             )
+
+
+def _registering_container(ctx, value) -> str | None:
+    """`nn.ModuleList` / `nn.ModuleDict`, spelled as this file can reach it, for a list or dict
+    written in place (`[nn.Linear(d, d) for _ in range(n)]`); None otherwise."""
+    if isinstance(value, (cst.List, cst.ListComp, cst.Tuple)):
+        kind = "ModuleList"
+    elif isinstance(value, (cst.Dict, cst.DictComp)):
+        kind = "ModuleDict"
+    else:
+        return None
+    for spelling in (f"nn.{kind}", f"torch.nn.{kind}"):
+        if ctx.imports.qualname(cst.parse_expression(spelling)) == f"torch.nn.{kind}":
+            return spelling
+    return None
 
 
 def _helper_call(scopes, facts, mid, blame):
