@@ -36,7 +36,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from devicelint.flow import child_nodes, walk
-from devicelint.names import child_bodies, dotted
+from devicelint.names import child_bodies, dotted, source_of
 
 # Outcomes, ordered: joining branches keeps the most reaching one.
 STOP, DEAD, MAYBE, REACHED = 0, 1, 2, 3
@@ -410,7 +410,7 @@ class CpuRun:
         return self._device_memo[key]
 
     def _about_device(self, node, scope, depth: int) -> bool:
-        if DEVICE_WORDS.search(code_of(node)):
+        if DEVICE_WORDS.search(source_of(node)):
             return True
         if depth > 2:
             return False
@@ -689,11 +689,6 @@ class CpuRun:
                 return False
             comp = comp.inner_for_in
         return True
-
-
-def code_of(node) -> str:
-    """The source text of a node (what a test says, in words)."""
-    return cst.Module(body=()).code_for_node(node)
 
 
 def _declared_global(stmts) -> set:

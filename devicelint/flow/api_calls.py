@@ -46,10 +46,15 @@ _LIST_FACTORIES = {"tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "L
                    "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor"}
 
 
+def _factory_name(node: cst.Call) -> str:
+    """`zeros` for `torch.zeros(...)`, `FloatTensor` for `torch.FloatTensor(...)`."""
+    return node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
+
+
 def _surely_not_0dim(node: cst.Call) -> bool:
     """A factory call that certainly builds a tensor with at least one dimension (eager CUDA
     lets 0-dim host tensors such as `torch.tensor(2.0)` mix with device tensors)."""
-    name = node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
+    name = _factory_name(node)
     positional = [a for a in node.args if a.keyword is None]
     first = positional[0] if positional else None
     if first is None and name not in _LIST_FACTORIES:
@@ -79,7 +84,7 @@ def _surely_not_0dim(node: cst.Call) -> bool:
 def _holds_a_list(node: cst.Call, pos: list) -> bool:
     """`torch.tensor(alpha)` with `alpha=(0.25, 0.5, 0.25)`: data that is a non-empty list or
     tuple makes a tensor with dimensions."""
-    name = node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
+    name = _factory_name(node)
     data = pos[0] if pos and node.args and not node.args[0].star else None
     return name in _LIST_FACTORIES and data is not None and data.kind is Kind.SEQ and bool(data.parts or data.elem)
 
@@ -87,7 +92,7 @@ def _holds_a_list(node: cst.Call, pos: list) -> bool:
 def _empty_placeholder(node: cst.Call) -> bool:
     """`torch.empty(0)`, `torch.zeros(0, dim)`, `torch.tensor([])`, `torch.Tensor()`: a tensor
     with no elements, kept to be replaced or concatenated onto."""
-    name = node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
+    name = _factory_name(node)
     positional = [a for a in node.args if a.keyword is None]
     if name in _LIST_FACTORIES:
         if not node.args:

@@ -20,6 +20,12 @@ from devicelint.flow.methods import HOST_RESULT, host_length_params, moves_its_i
 
 
 # Callees that turn tensors into images, text, files or numbers.
+def _spelled(a: cst.Arg) -> str:
+    """`input_lengths=preds_size` -> "input_lengths preds_size": what an argument's name and
+    text say (sequence lengths, which stay on the host on purpose)."""
+    return (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
+
+
 _ENVIRONMENT = re.compile(r"(^|_)envs?$|environment", re.IGNORECASE)
 _CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|print|log|write|format|dump|json|"
                         r"tolist|numpy|array|metric|score|accura|caption", re.IGNORECASE)
@@ -117,7 +123,7 @@ class Calls:
                 fields = row.parts if row.kind is Kind.SEQ and row.parts else (row.elem,) if row.kind is Kind.SEQ else ()
                 column = None
                 for f in fields:
-                    column = join(column, f) if column is not None else f
+                    column = join(column, f)
                 return Val(Kind.SEQ, elem=Val(Kind.SEQ, elem=column or UNKNOWN))
             return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=tuple(self.iter_elem(p) for p in pos)))
         if name in ("iter", "reversed", "tqdm", "trange") and pos:
@@ -171,7 +177,7 @@ class Calls:
                 data = []
                 for a in node.args:
                     v = kw.get(a.keyword.value) if a.keyword else kw.get("**") if a.star == "**" else next(positional, None)
-                    spelled = (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
+                    spelled = _spelled(a)
                     if v is not None and (v.kind is Kind.TENSOR or host_batch_in(v) is not None) \
                             and not api.LENGTHS.search(spelled):  # CTC losses take lengths on the host
                         data.append(v)
@@ -201,7 +207,7 @@ class Calls:
                     method: str | None = None) -> Val:
         args, exempt = [], []
         fwd = self.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
-        length_params = host_length_params(fwd) if fwd is not None else set()
+        length_params, moves_inputs = self._forward_inputs(fwd) if fwd is not None else (set(), False)
         positional = [p.name.value for p in fwd.params.params[1:]] if fwd is not None else []
         for i, a in enumerate(node.args):
             v = self.eval(a.value) if evaluated is None else evaluated[i]
@@ -209,13 +215,13 @@ class Calls:
                 v = self.unpack(v, None) if a.star == "*" else v
             args.append(v)
             # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
-            spelled = (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
+            spelled = _spelled(a)
             param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
             if api.LENGTHS.search(spelled) or param in length_params or (
                     model.ref == SCATTERS and not contents_on_accel(v)):
                 # ...and DataParallel / DDP copy host inputs to their device themselves
                 exempt.append(v)
-        if fwd is not None and moves_its_inputs(fwd):
+        if moves_inputs:
             # `self.rope(frame_indices, h, w, device)` whose forward moves what it is given
             exempt.extend(args)
         blame = node
@@ -249,6 +255,15 @@ class Calls:
             # `out, aux, ratio = model(data)`: the parts its forward returns as plain numbers stay numbers
             return Val(Kind.SEQ, parts=tuple(OTHER if p.kind is Kind.OTHER else out for p in shape.parts))
         return out
+
+    def _forward_inputs(self, fwd: cst.FunctionDef) -> tuple:
+        """(the parameters that take host lengths, whether it moves its inputs) of a `forward`,
+        read once per run: every call of the module asks."""
+        key = ("inputs", id(fwd))
+        found = self.body_cache.get(key)
+        if found is None:
+            found = self.body_cache[key] = (host_length_params(fwd), moves_its_inputs(fwd))
+        return found
 
     def _forward_shape(self, model: Val):
         if not isinstance(model.ref, cst.ClassDef):

@@ -259,8 +259,7 @@ class Statements:
         root = target
         while isinstance(root, (cst.Attribute, cst.Subscript)):
             root = root.value
-        if not isinstance(root, cst.Name) or not (value.kind is Kind.MODULE and value.mid is not None
-                                                  and value.dev is Dev.CPU and not value.param_free):
+        if not isinstance(root, cst.Name) or not _host_layer(value):
             return False
         model = self.frame.state.vars.get(root.value)
         if model is None or model.kind is not Kind.MODULE or model.dev is not Dev.ACCEL or model.moved_at is None \

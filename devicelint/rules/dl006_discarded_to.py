@@ -1,5 +1,6 @@
 import libcst as cst
 
+from devicelint.names import source_of
 from devicelint.rewrite import Scopes, bound_names
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Kind
@@ -244,7 +245,7 @@ class _AnnotatedParams(cst.CSTVisitor):
         p = node.params
         for param in (*p.posonly_params, *p.params, *p.kwonly_params):
             if param.annotation is not None:
-                params[param.name.value] = cst.Module(body=()).code_for_node(param.annotation.annotation)
+                params[param.name.value] = source_of(param.annotation.annotation)
         self.stack.append(params)
 
     def leave_FunctionDef(self, node) -> None:

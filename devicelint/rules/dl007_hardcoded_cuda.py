@@ -3,10 +3,10 @@ import re
 import libcst as cst
 
 from devicelint import torchapi as api
-from devicelint.cpu_run import CpuRun, code_of
+from devicelint.cpu_run import CpuRun
 from devicelint.flow import child_nodes
 from devicelint.flow.nodes import is_string
-from devicelint.names import dotted
+from devicelint.names import dotted, source_of
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
 
@@ -239,7 +239,7 @@ def _gpu_only(node) -> bool:
     """A function or class whose name or decorator says it is for GPUs only (`test_cuda_kernel`,
     `@skipIf(not torch.cuda.is_available())`)."""
     return bool(_GUARD_WORDS.search(node.name.value)) or any(
-        _GUARD_WORDS.search(code_of(d.decorator)) or "skip" in code_of(d.decorator).lower() for d in node.decorators
+        _GUARD_WORDS.search(source_of(d.decorator)) or "skip" in source_of(d.decorator).lower() for d in node.decorators
     )
 
 
@@ -325,7 +325,7 @@ class _Finder:
             where = s.split(":")[0].strip().lower() if s is not None else ""
             if where in ("mps", "xla", "xpu", "npu", "hpu") or (where == "cpu" and not placing):
                 self.fallback = True
-        elif (kind is cst.If or kind is cst.IfExp) and _GUARD_WORDS.search(code_of(node.test)):
+        elif (kind is cst.If or kind is cst.IfExp) and _GUARD_WORDS.search(source_of(node.test)):
             self.fallback = True  # a branch for "no CUDA" exists
 
     def _fallback_name(self, name: str) -> None:

@@ -2,7 +2,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.flow.nodes import is_string
-from devicelint.names import dotted
+from devicelint.names import dotted, source_of
 from devicelint.rewrite import add_keyword, keyword
 from devicelint.rules.base import Report, Rule
 
@@ -35,7 +35,7 @@ def _device_target(call: cst.Call) -> str | None:
             return '"cuda"'
         if isinstance(which, cst.Integer):
             return f'"cuda:{which.value}"'
-        return cst.Module(body=()).code_for_node(which)  # `.cuda(rank)`: the same index
+        return source_of(which)  # `.cuda(rank)`: the same index
     if any(a.star for a in call.args):
         return None
     kw = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
@@ -48,7 +48,7 @@ def _device_target(call: cst.Call) -> str | None:
         return f'"{s}"' if api.parse_device_string(s) == "accel" else None
     if isinstance(kw, cst.Call) and dotted(kw.func) in ("torch.device",):
         first = kw.args[0].value if kw.args else None
-        return None if first is not None and is_string(first) == "cpu" else cst.Module(body=()).code_for_node(kw)
+        return None if first is not None and is_string(first) == "cpu" else source_of(kw)
     text = dotted(kw)
     if text is None:
         return None

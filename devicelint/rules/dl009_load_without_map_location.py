@@ -4,7 +4,7 @@ import libcst as cst
 
 from devicelint.flow import walk
 from devicelint.flow.nodes import contains, find
-from devicelint.names import dotted
+from devicelint.names import dotted, source_of
 from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, surely_on_host
@@ -170,23 +170,23 @@ def _host_files(saves) -> set:
         if not path:
             continue
         if surely_on_host(val):
-            host.update({_code(path[0]), *_file_names(path[0])})
+            host.update({source_of(path[0]), *_file_names(path[0])})
         elif _maybe_device(val):
-            other.update({_code(path[0]), *_file_names(path[0])})
+            other.update({source_of(path[0]), *_file_names(path[0])})
         elif _is_checkpoint(_saved_node(call)):
-            other.add(_code(path[0]))
+            other.add(source_of(path[0]))
         elif not isinstance(_saved_node(call), cst.Name):
             # what this script saves there is an attribute or a tuple we cannot place (word
             # vectors, triples, data lists): loading it back is no device bug we can show. A bare
             # name (`torch.save(state, filename)` in a helper) is usually a checkpoint dict.
-            host.add(_code(path[0]))
+            host.add(source_of(path[0]))
     return host - other
 
 
 def _is_checkpoint(node) -> bool:
     """`{"model": net.state_dict(), ...}`, `model.state_dict()`: a model's weights, wherever
     the model was."""
-    return isinstance(node, cst.Dict) or (node is not None and "state_dict" in _code(node))
+    return isinstance(node, cst.Dict) or (node is not None and "state_dict" in source_of(node))
 
 
 def _saved_node(call: cst.Call):
@@ -222,10 +222,6 @@ def _file_names(node) -> set:
     return out
 
 
-def _code(node) -> str:
-    return cst.Module(body=()).code_for_node(node)
-
-
 def _is_buffer(node) -> bool:
     return isinstance(node, cst.Call) and (dotted(node.func) or "").endswith("BytesIO")
 
@@ -237,7 +233,7 @@ def _buffer_names(module) -> set:
 
 
 def _guard(test) -> bool:
-    return bool(_GUARD.search(cst.Module(body=()).code_for_node(test)))
+    return bool(_GUARD.search(source_of(test)))
 
 
 def _reached_unguarded(module, call: cst.Call) -> bool:
@@ -255,7 +251,7 @@ def _reached_unguarded(module, call: cst.Call) -> bool:
             return False
     for node in find(module, cst.Call):
         if node is not call and contains(node, call) and isinstance(node.func, cst.Attribute) \
-                and node.func.attr.value == "load_state_dict" and _TENSOR_FREE.search(_code(node.func.value)):
+                and node.func.attr.value == "load_state_dict" and _TENSOR_FREE.search(source_of(node.func.value)):
             return False
     return True
 
@@ -269,7 +265,7 @@ class _Finder:
         """A `torch.load` that may restore device tensors, wherever it is in the file."""
         if self.imports.qualname(node.func) not in _LOADS:
             return False
-        if node.args and _TENSOR_FREE.search(_code(node.args[0].value)):
+        if node.args and _TENSOR_FREE.search(source_of(node.args[0].value)):
             return False
         if any(a.star for a in node.args):
             return False
@@ -278,7 +274,7 @@ class _Finder:
         if sum(1 for a in node.args if a.keyword is None) >= 2:
             return False
         first = node.args[0].value if node.args and node.args[0].keyword is None else None
-        if first is not None and (_is_buffer(first) or _code(first) in self.buffers):
+        if first is not None and (_is_buffer(first) or source_of(first) in self.buffers):
             return False  # bytes serialized by this same process/machine: they go back where they came from
         names = _file_names(first) if first is not None else set()
         if names and names <= self.buffers:

@@ -205,7 +205,7 @@ class ContrastiveHead(nn.Module):
             if func is not None and getattr(getattr(func, "attr", None), "value", None) in _SHAPE_ONLY:
                 continue
             joins = getattr(getattr(func, "attr", None), "value", None) in _JOINS
-            fresh = [v for v in mix.operands if _fresh_host(v) or (joins and _empty_host(v))]
+            fresh = [v for v in mix.operands if _made_on_host(v, joins)]
             if not fresh:
                 continue
             others = [v for v in mix.operands if not any(v is f for f in fresh)]
@@ -253,12 +253,11 @@ def _handed_on(mix, born):
     return mix.node
 
 
-def _fresh_host(v) -> bool:
-    return v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU and v.attr is None and v.loader is None
-
-
-def _empty_host(v) -> bool:
-    return v.kind is Kind.TENSOR and v.empty and v.dev is Dev.CPU and v.attr is None and v.loader is None
+def _made_on_host(v, joined: bool = False) -> bool:
+    """A host tensor a factory made here (not kept as a module attribute, not a batch); an
+    empty placeholder counts only where it is `joined` (`torch.cat`)."""
+    return v.kind is Kind.TENSOR and (v.fresh or (joined and v.empty)) and v.dev is Dev.CPU \
+        and v.attr is None and v.loader is None
 
 
 def _inputs(scopes, node) -> set:
