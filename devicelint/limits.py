@@ -213,7 +213,9 @@ def bounded(timeout: float | None = None, memory: int | None = None):
     undone afterwards. The timer needs the main thread (signals); the cap needs Linux. The
     cap and the recursion limit are the whole process's: changed from another thread they
     would race with the main thread's own (a test runner running beside the runtime checker's
-    threads), so only the main thread sets them. Elsewhere the pre-check is the only bound."""
+    threads), so only the main thread sets them. The cap binds every thread's allocations, so
+    it is set only while no other thread runs: under it the runtime checker's threads would
+    fail theirs (an autofix abandoned mid-way). Elsewhere the pre-check is the only bound."""
     timeout = FILE_TIMEOUT if timeout is None else timeout
     memory = MAX_MEMORY if memory is None else memory
     restore_timer = restore_limit = None
@@ -232,7 +234,7 @@ def bounded(timeout: float | None = None, memory: int | None = None):
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old_handler)
 
-    used = _address_space() if memory else None
+    used = _address_space() if memory and threading.active_count() == 1 else None
     if used is not None:
         import resource
 

@@ -165,22 +165,59 @@ def test_timeout_stops_a_slow_file_and_the_rest_goes_on(tmp_path, monkeypatch):
     assert r.exit_code == 1
 
 
+_HUNGRY = """
+import json, sys
+from devicelint import engine, limits
+from devicelint.rules import dl003_numpy_on_cuda as dl003
+
+def hungry(self, ctx):
+    hoard = [bytearray(16 * 2**20) for _ in range(64)]  # 1 GiB
+    yield from ()
+    del hoard
+
+dl003.NumpyOnCuda.check = hungry
+limits.MAX_MEMORY = 256 * 2**20
+found = engine.lint_source(sys.argv[1], "x.py")
+lifted = len(bytearray(512 * 2**20)) == 512 * 2**20  # the cap is lifted afterwards
+print(json.dumps({"found": [[f.code, f.name, f.message] for f in found], "lifted": lifted}))
+"""
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced on Linux")
-def test_memory_cap_stops_a_hungry_file(monkeypatch):
-    from devicelint.rules import dl003_numpy_on_cuda as dl003
+def test_memory_cap_stops_a_hungry_file():
+    # in a process of its own: the cap binds every thread, and the patched rule every caller
+    # (the runtime checker's threads lint and fix beside the tests in this one)
+    r = subprocess.run([sys.executable, "-c", _HUNGRY, shaped("plus", 3)], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    found = out["found"]
+    assert [(code, name) for code, name, _message in found] == [("DL000", "too-complex")]
+    assert "more than 256 MiB" in found[0][2]
+    assert out["lifted"]
 
-    def hungry(self, ctx):
-        hoard = [bytearray(16 * 2**20) for _ in range(64)]  # 1 GiB
-        yield from ()
-        del hoard
 
-    monkeypatch.setattr(dl003.NumpyOnCuda, "check", hungry)
-    monkeypatch.setattr(limits, "MAX_MEMORY", 256 * 2**20)
-    found = engine.lint_source(shaped("plus", 3), "x.py")
-    assert [(f.code, f.name) for f in found] == [("DL000", "too-complex")]
-    assert "more than 256 MiB" in found[0].message
-    # the cap is lifted afterwards
-    assert len(bytearray(512 * 2**20)) == 512 * 2**20
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced on Linux")
+def test_the_memory_cap_waits_until_no_other_thread_runs():
+    """A cap on the whole process while another thread works would fail that thread's
+    allocations (an autofix of the runtime checker abandoned mid-way)."""
+    import resource
+    import threading
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        with limits.bounded(memory=256 * 2**20):
+            assert resource.getrlimit(resource.RLIMIT_AS) == before
+    finally:
+        release.set()
+        other.join()
+    if threading.active_count() == 1:  # alone (no runtime checker threads in this session)
+        with limits.bounded(memory=256 * 2**20):
+            assert resource.getrlimit(resource.RLIMIT_AS) != before
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
 
 
 def _folder_with_good_files(folder, n=30):
