@@ -96,6 +96,12 @@ NON_ESCAPING_BUILTINS = {
     "print", "len", "isinstance", "issubclass", "type", "id", "repr", "str", "hasattr",
     "callable", "sum", "any", "all", "format", "vars", "dir", "hash",
 }
+# torch.distributed collectives whose tensors the NCCL backend (the one for GPUs) takes only
+# on the GPU: "Tensors must be CUDA and dense" (the `*_object` ones place objects themselves)
+COLLECTIVES = {"all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
+               "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "send", "recv",
+               "isend", "irecv"}
+
 # torch namespaces whose functions may call or place a module they are given.
 ESCAPING_TORCH_PREFIXES = (
     "torch.jit", "torch.onnx", "torch.export", "torch.fx", "torch.distributed", "torch.nn.parallel",

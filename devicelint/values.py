@@ -90,6 +90,8 @@ class Val:
 UNKNOWN = Val()
 OTHER = Val(Kind.OTHER)
 NONE = Val(Kind.OTHER, name="None")  # `x = None` then set on one path: the other path decides
+# what a torch.distributed collective meets on the GPU: NCCL's process group, which takes GPU tensors only
+NCCL_GROUP = Val(Kind.TENSOR, Dev.ACCEL, name="the NCCL process group")
 
 
 def mid_parts(mid) -> set:

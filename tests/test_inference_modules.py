@@ -1108,6 +1108,115 @@ class SinusoidalPositions(nn.Module):
         idx = torch.arange(x.size(1), device=x.device)
         return x + self.pe.index_select(0, idx)
 """,
+    # ------------------------------------------------ a class that places its own parts
+    "discriminator_moves_its_trunk_to_the_device_it_is_given": """
+from baselines.running_mean_std import RunningMeanStd
+
+
+class Discriminator(nn.Module):
+    def __init__(self, input_dim, hidden_dim, device):
+        super().__init__()
+        self.device = device
+        self.trunk = nn.Sequential(
+            nn.Linear(input_dim, hidden_dim), nn.Tanh(),
+            nn.Linear(hidden_dim, 1)).to(device)
+        self.optimizer = torch.optim.Adam(self.trunk.parameters())
+        self.returns = None
+        self.ret_rms = RunningMeanStd(shape=())
+
+    def predict_reward(self, state, action, gamma, masks, update_rms=True):
+        with torch.no_grad():
+            d = self.trunk(torch.cat([state, action], dim=1))
+            s = torch.sigmoid(d)
+            reward = s.log() - (1 - s).log()
+            if self.returns is None:
+                self.returns = reward.clone()
+            if update_rms:
+                # masks and gamma come from the caller: whatever they are, the result is
+                # where the trunk's output is, or the product fails
+                self.returns = self.returns * masks * gamma + reward
+                self.ret_rms.update(self.returns.numpy())  # <- DL003
+            return reward / np.sqrt(self.ret_rms.var[0] + 1e-8)
+
+    def score_states(self, states):
+        scores = self.trunk(states.to(self.device))
+        return scores.cpu().numpy()
+
+
+class Critic(nn.Module):
+    def __init__(self, obs_dim):
+        super().__init__()
+        self.v = nn.Sequential(nn.Linear(obs_dim, 64), nn.Tanh(), nn.Linear(64, 1))
+
+    def value(self, obs):
+        # nothing here places the critic: it runs wherever its caller put it
+        return self.v(obs).numpy()
+""",
+    # ------------------------------------------------ a post-processor written for device inputs
+    "panoptic_post_processor_written_for_outputs_on_the_device": """
+from PIL import Image
+from util.misc import interpolate
+
+
+class PostProcessSegm(nn.Module):
+    def __init__(self, threshold=0.85):
+        super().__init__()
+        self.threshold = threshold
+
+    def forward(self, outputs, processed_sizes):
+        results = []
+        for logits, masks, size in zip(outputs["pred_logits"], outputs["pred_masks"], processed_sizes):
+            scores, labels = logits.softmax(-1).max(-1)
+            keep = scores > self.threshold
+            masks = interpolate(masks[keep][:, None], size, mode="bilinear").squeeze(1)
+            h, w = masks.shape[-2:]
+
+            def paint(m):
+                ids = m.transpose(0, 1).softmax(-1)
+                if ids.shape[-1] == 0:
+                    ids = torch.zeros((h, w), dtype=torch.long, device=ids.device)
+                else:
+                    ids = ids.argmax(-1).view(h, w)
+                return Image.fromarray(ids.view(h, w).numpy().astype(np.uint8))  # <- DL003
+
+            results.append({"labels": labels[keep].cpu().numpy(), "image": paint(masks)})
+        return results
+
+
+class ToArray(nn.Module):
+    # a preprocessing step the dataset applies per sample, on the host
+    def forward(self, img):
+        x = np.array(img.numpy(), dtype=np.float32)
+        return torch.from_numpy(x / 255.0)
+""",
+    # ------------------------------------------------ collectives of the NCCL backend
+    "detection_loss_averages_the_box_count_over_processes": """
+import torch.distributed as dist
+
+
+class SetCriterion(nn.Module):
+    def __init__(self, num_classes, weight_dict):
+        super().__init__()
+        self.num_classes = num_classes
+        self.weight_dict = weight_dict
+
+    def forward(self, outputs, targets):
+        num_boxes = sum(len(t["labels"]) for t in targets)
+        num_boxes = torch.as_tensor([num_boxes], dtype=torch.float)
+        if dist.is_available() and dist.is_initialized():
+            dist.all_reduce(num_boxes)  # <- DL011
+        num_boxes = torch.clamp(num_boxes / dist.get_world_size(), min=1).item()
+        counts = torch.as_tensor([len(t["boxes"]) for t in targets], device=outputs["pred_logits"].device)
+        dist.all_reduce(counts)
+        return F.cross_entropy(outputs["pred_logits"].transpose(1, 2), targets[0]["labels"]) / num_boxes
+
+
+def average_on_cpu_workers(values):
+    # a gloo job on CPU workers: nothing in this function or file runs on a GPU
+    total = torch.tensor([sum(values), len(values)], dtype=torch.float64)
+    dist.all_reduce(total)
+    return (total[0] / total[1]).item()
+""",
     # ------------------------------------------------ einops keeps a tensor where it is
     "token_ids_repeated_with_einops_then_gathered": """
 from einops import rearrange, repeat

@@ -10,7 +10,7 @@ import libcst as cst
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Kind, Val, join, places_or_holds
+from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, Val, join, places_or_holds
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.expressions import result_of
 from devicelint.flow.methods import NO_HISTORY_METHODS, TUPLE_RESULTS
@@ -198,10 +198,12 @@ class ApiCalls:
             return OTHER
         if parts[0] == "einops" and pos and pos[0].kind is Kind.TENSOR and last in _EINOPS_RESHAPES:
             return pos[0].with_(inplace=False)  # a view or copy of the tensor, where the tensor is
-        if _maybe_model_builder(q) and not any(places_or_holds(v) for v in pos + list(kw.values())) and not (
+        args = pos + list(kw.values())
+        if _maybe_model_builder(q) and not any(places_or_holds(v) or v.kind is Kind.TENSOR for v in args) and not (
             "**" in kw or any(k in kw for k in libmodel.PLACING_KEYWORDS)  # `Backend(w, device=select_device(d))`
         ):
-            # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below)
+            # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below);
+            # a call handed tensors computes with them (`interpolate(masks, size)`)
             return Val(Kind.UNKNOWN, mid=node, name=last)
         return self.unseen_call_result(node, pos + list(kw.values())) or UNKNOWN
 
@@ -210,6 +212,8 @@ class ApiCalls:
         wrapped = self.wrap(node, parts[-1], pos, kw)
         if wrapped is not None:
             return wrapped
+        if parts[1:2] == ["distributed"] and parts[-1] in api.COLLECTIVES:
+            self._collective(node, pos, kw)
         if q.startswith(api.ESCAPING_TORCH_PREFIXES) or parts[-1] in api.WRAPPERS:
             self.escape(pos + list(kw.values()))
             return Val(Kind.MODULE) if parts[-1] in api.WRAPPERS else UNKNOWN
@@ -236,6 +240,22 @@ class ApiCalls:
             out = out.with_(grad=False, fresh=out.fresh and not tuple_result)
         return out
 
+    def _collective(self, node: cst.Call, pos, kw) -> None:
+        """`dist.all_reduce(num_boxes)` in code that runs on the GPU (a module's `forward`, a
+        file that moves its model there), where the process group is NCCL's: the tensors it
+        is handed must be on the GPU, so a host tensor meets the device here."""
+        known = self.known or self.facts
+        on_gpu = self._in_forward() or any(
+            d is Dev.ACCEL for moves in known.model_moves.values() for d, _ in moves)
+        if not on_gpu:
+            return
+        handed = []
+        for v in pos + list(kw.values()):
+            handed.extend(v.parts or (v.elem,) if v.kind is Kind.SEQ and (v.parts or v.elem) else (v,))
+        tensors = [v for v in handed if v is not None and v.kind is Kind.TENSOR]
+        if tensors:
+            self.record_mix(node, [*tensors, NCCL_GROUP])
+
     def factory(self, node: cst.Call) -> Val:
         pos, kw = self.args(node)
         d = kw.get("device")
@@ -250,7 +270,8 @@ class ApiCalls:
             return Val(Kind.TENSOR, dev, fresh=fresh, empty=empty, born=node if fresh or empty else None)
         if d.kind is Kind.DEVICE:
             self.frame.placed.add(id(node))
-            return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None, cond=d.cond)
+            return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None, cond=d.cond,
+                       on_module=d.on_module)
         text = dotted(self.kwarg_node(node, "device"))
         if text and api.looks_like_device_name(text):
             self.frame.placed.add(id(node))

@@ -28,12 +28,14 @@ def result_of(vals) -> Val:
         return OTHER if all(v.kind is Kind.OTHER for v in vals) else UNKNOWN
     grad = any(v.grad for v in tensors)
     on_module = any(v.on_module for v in tensors)
+    accel = [v for v in tensors if v.dev is Dev.ACCEL]
+    unseen = any(v.kind is Kind.UNKNOWN for v in vals) or any(v.dev is Dev.UNKNOWN for v in tensors)
+    if accel and unseen and all(v.dev is not Dev.CPU for v in tensors) and len({v.cond for v in accel}) == 1:
+        # `returns * masks + reward`: with a device tensor in it, the result is on the device
+        # (an operand we cannot place is a number, a device tensor, a 0-dim host tensor, all of
+        # which give a device result, or the operation fails right here)
+        return Val(Kind.TENSOR, Dev.ACCEL, grad=grad, on_module=on_module, cond=accel[0].cond)
     if any(v.kind is Kind.UNKNOWN for v in vals):
-        accel = [v for v in tensors if v.dev is Dev.ACCEL]
-        if accel and len(accel) == len(tensors) and len({v.cond for v in accel}) == 1:
-            # `returns * masks + reward`: with a device tensor in it, the result is on the device
-            # (the unknown operand is a number, a device tensor, or the operation fails right here)
-            return Val(Kind.TENSOR, Dev.ACCEL, grad=grad, on_module=on_module, cond=accel[0].cond)
         return Val(Kind.TENSOR, grad=grad, on_module=on_module)
     out = tensors[0]
     for v in tensors[1:]:
@@ -155,7 +157,8 @@ class Expressions:
             return base.elem if attr in libmodel.NON_TENSOR_OUTPUT_ATTRS and base.elem is not None else UNKNOWN
         if base.kind is Kind.TENSOR:
             if attr == "device":
-                return Val(Kind.DEVICE, base.dev, key=base.key)
+                # a module's tensor's device: where the module lives
+                return Val(Kind.DEVICE, base.dev, key=base.key, on_module=base.on_module)
             if attr in api.NON_TENSOR_ATTRS:
                 return OTHER
             if attr in libmodel.NON_TENSOR_OUTPUT_ATTRS and not base.inplace:

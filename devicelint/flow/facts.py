@@ -52,6 +52,8 @@ class NumpyConv:
     # a library call that converts its inputs (`accuracy_score(y, preds)`): the argument
     # converted; None for `.numpy()`, `np.array(t)`, `np.asarray(t)` (the call converts)
     arg: cst.BaseExpression | None = None
+    # an input of a module written for inputs on the device (methods._aware_module_input)
+    module_input: bool = False
 
 
 @dataclass

@@ -111,6 +111,21 @@ def _places_inputs(fn: cst.FunctionDef) -> bool:
     return False
 
 
+def creates_on_input_device(fn: cst.FunctionDef) -> bool:
+    """`torch.zeros(h, w, device=masks.device)`, `.to(logits.device)`: the function makes
+    tensors where a tensor it is given lives, so it is written for inputs on the device."""
+    for n in walk(fn):
+        if not isinstance(n, cst.Call):
+            continue
+        for a in n.args:
+            to_arg = isinstance(n.func, cst.Attribute) and n.func.attr.value == "to" and a.keyword is None
+            if (to_arg or (a.keyword is not None and a.keyword.value == "device")) \
+                    and isinstance(a.value, cst.Attribute) and a.value.attr.value == "device" \
+                    and dotted(a.value.value) not in (None, "self"):
+                return True
+    return False
+
+
 class Methods:
     def call_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str, bare: bool) -> Val:
         if _LOGGING_ITER.match(name) and node.args and not node.args[0].keyword and not node.args[0].star and not (
@@ -220,6 +235,23 @@ class Methods:
             return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
 
+    def _aware_module_input(self, recv: Val) -> bool:
+        """An input of a module's `forward` (or what it computed from one), in a module whose
+        forward path makes tensors on its inputs' device (`device=masks.device`): whatever the
+        file moves, the module is written to be handed tensors on the device."""
+        if recv.kind is not Kind.TENSOR or not recv.on_module or recv.dev is not Dev.UNKNOWN or not self._in_forward():
+            return False
+        cls = self._mod_cls()
+        if cls is None:
+            return False
+        key = ("aware", id(cls))
+        found = self.body_cache.get(key)
+        if found is None:
+            info = self.class_of(cls)
+            found = self.body_cache[key] = any(
+                creates_on_input_device(info["methods"][m]) for m in info["forward_path"] if m in info["methods"])
+        return found
+
     def _autograd_function(self, cls) -> bool:
         """A class of this file deriving from `torch.autograd.Function`, with its own forward."""
         if not isinstance(cls, cst.ClassDef) or "forward" not in self.class_of(cls)["methods"]:
@@ -231,7 +263,7 @@ class Methods:
         pos, kw = self.args(node)
         if name == "numpy":
             if not any(a.keyword is not None and a.keyword.value == "force" for a in node.args):
-                self.facts.numpy.append(NumpyConv(node, recv))
+                self.facts.numpy.append(NumpyConv(node, recv, module_input=self._aware_module_input(recv)))
             return OTHER
         if name in ("item", "tolist"):
             self.note_sync(node, name, recv)

@@ -294,8 +294,14 @@ class Statements:
                 info = self.class_of(base.ref.cls)
                 if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
                     # a submodule follows its parent: its own placement means nothing
-                    # (a class of this file stays known: what its forward does with its inputs)
-                    value = Val(Kind.MODULE, param_free=value.param_free, name=value.name,
+                    # (a class of this file stays known: what its forward does with its inputs),
+                    # except a move to the device the object is given (`self.trunk =
+                    # nn.Sequential(...).to(device)`): the class places its parts itself, and
+                    # its methods meet that submodule there
+                    placed = value.dev is Dev.ACCEL and value.moved_at is not None
+                    value = Val(Kind.MODULE, value.dev if placed else Dev.UNKNOWN,
+                                key=value.key if placed else None, cond=value.cond if placed else None,
+                                param_free=value.param_free, name=value.name,
                                 ref=value.ref if isinstance(value.ref, cst.ClassDef) else None)
                 elif info["module"] and value.kind in (Kind.SEQ, Kind.MAPPING) and _host_layer(value.elem) \
                         and not info["registers_modules"]:

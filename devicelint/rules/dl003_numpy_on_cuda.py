@@ -17,6 +17,11 @@ class NumpyOnCuda(Rule):
     `np.save`; a reduction such as `np.mean` only for a list of tensors, since `np.mean(t)`
     calls `t.mean()`), scikit-learn (`accuracy_score(y, preds)`), pyplot (`plt.imshow(img)`)
     and pandas' `DataFrame`/`Series`: a GPU confirmed each (`benchmarks/host_conversions.py`).
+    Inside an `nn.Module` whose `forward` makes tensors on its inputs' device
+    (`torch.zeros(h, w, device=masks.device)`: a post-processor, a loss), converting one of
+    its inputs, or what it computed from them, is flagged whatever the file moves: the module
+    is written to run on the device. A module that never does (a per-sample preprocessing
+    step on the host) is left alone.
 
     ## Why is this bad?
     NumPy arrays live in host memory. The conversion raises
@@ -112,11 +117,13 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
                     # a mapping (`pd.DataFrame({"pred": preds})`) gets no edit: iterating it gives its keys
                     edit=_cpu if kind is Kind.TENSOR else _each_cpu if kind is Kind.SEQ else None,
                 )
-            elif contents_on_accel(conv.val):
+            elif contents_on_accel(conv.val) or conv.module_input:
                 edit = _insert_cpu(conv.node, conv.val)
                 yield Report(
                     conv.node,
-                    "converting a tensor on the device to NumPy fails; call `.cpu()` first",
+                    "converting a tensor on the device to NumPy fails; call `.cpu()` first" if contents_on_accel(conv.val)
+                    else "this module makes tensors on its inputs' device, so it is run on the device; converting "
+                         "one of its tensors to NumPy fails there; call `.cpu()` first",
                     # a list of tensors has no `.cpu()`: the advice then is per tensor
                     fix="insert `.cpu()` before the conversion" if edit or conv.val.kind is Kind.TENSOR
                     else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",

@@ -5,7 +5,7 @@ from devicelint.flow.nodes import contains
 from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.names import source_of
 from devicelint.rules.base import Report, Rule
-from devicelint.values import Dev, Kind, contents_on_accel
+from devicelint.values import NCCL_GROUP, Dev, Kind, contents_on_accel
 
 _SHAPE_ONLY = ("expand_as", "view_as", "reshape_as", "type_as", "new_zeros", "new_ones", "new_empty", "new_full")
 # ops that join their operands into one tensor: an empty host placeholder fails there too
@@ -36,6 +36,10 @@ class NewTensorWrongDevice(Rule):
     as `benchmarks/cross_device_ops.py` shows), not where it is replaced before use. A method
     of the model's own class that the script calls with no data
     (`hidden = model.init_hidden(batch_size)`) is followed for the tensors it builds.
+    A `torch.distributed` collective (`all_reduce`, `broadcast`, `all_gather`, ...) handed
+    such a tensor in code that runs on the GPU (a module's `forward`, a file that moves its
+    model there) is flagged too: NCCL, the backend for GPUs, takes only GPU tensors
+    ("Tensors must be CUDA and dense").
 
     ## Why is this bad?
     Factories create tensors on the CPU (unless a default device is set). Combining one with
@@ -222,8 +226,11 @@ class ContrastiveHead(nn.Module):
                     scopes = scopes or Scopes(ctx.module)
                     where = _measured(born, mix.node, _inputs(scopes, born) if mix.in_forward else set()) or device_var(scopes, born, facts.factory_scopes[born])
                 site = _handed_on(mix, born)
+                collective = _collective(mix)
                 where_met = ("is returned beside outputs on the module's device, and the caller combines them"
-                             if isinstance(mix.node, cst.Return) else "meets tensors on the device here"
+                             if isinstance(mix.node, cst.Return) else
+                             f"`{collective}` with the NCCL backend (the one for GPUs) takes only tensors on the GPU"
+                             if collective and site is mix.node else "meets tensors on the device here"
                              if site is mix.node else "is handed to a function where it meets tensors on the device")
                 made = ""
                 if born is not None and site is mix.node:
@@ -238,6 +245,13 @@ class ContrastiveHead(nn.Module):
                     edit_node=born if where else None,
                     applicability="unsafe",
                 )
+
+
+def _collective(mix) -> str | None:
+    """`all_reduce` for a torch.distributed collective handed the tensor (flow/api_calls)."""
+    if any(v is NCCL_GROUP for v in mix.operands):
+        return source_of(mix.node.func)
+    return None
 
 
 def _handed_on(mix, born):
