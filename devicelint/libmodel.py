@@ -43,14 +43,16 @@ _TABLE = (
     # ---- transformers
     (r"transformers\.(pipelines\.)?pipeline", "text_pipeline"),
     (r"transformers\.(pipelines\.)?\w*Pipeline", "text_pipeline"),
-    (r"transformers\.\w*(Tokenizer|TokenizerFast|Processor|FeatureExtractor|ImageProcessor)\w*\.from_pretrained", "encoder"),
-    (r"transformers\.\w*Config\.from_pretrained", "other"),
-    (r"transformers\.(DataCollator\w*|default_data_collator)", "collate"),
-    (r"transformers\.\w*\.from_pretrained", "module"),  # AutoModel*, *For*, *Model
+    # classes are found at the top level or in their submodule (`transformers.models.bert.BertModel`)
+    (r"transformers\.(\w+\.)*\w*(Tokenizer|TokenizerFast|Processor|FeatureExtractor|ImageProcessor)\w*\.from_pretrained",
+     "encoder"),
+    (r"transformers\.(\w+\.)*\w*Config\.from_pretrained", "other"),
+    (r"transformers\.(\w+\.)*(DataCollator\w*|default_data_collator)", "collate"),
+    (r"transformers\.(\w+\.)*\w*\.from_pretrained", "module"),  # AutoModel*, *For*, *Model
     # ---- diffusers
-    (r"diffusers\.(pipelines\.)?\w*(Pipeline|PipelineFor\w*)\.from_(pretrained|single_file|pipe)", "pipeline"),
-    (r"diffusers\.\w*(Scheduler|Processor)\w*\.from_\w+", "other"),
-    (r"diffusers\.\w*\.from_(pretrained|single_file)", "module"),  # UNet2DConditionModel, AutoencoderKL...
+    (r"diffusers\.(\w+\.)*\w*(Pipeline|PipelineFor\w*)\.from_(pretrained|single_file|pipe)", "pipeline"),
+    (r"diffusers\.(\w+\.)*\w*(Scheduler|Processor)\w*\.from_\w+", "other"),
+    (r"diffusers\.(\w+\.)*\w*\.from_(pretrained|single_file)", "module"),  # UNet2DConditionModel, AutoencoderKL...
     # ---- peft
     # peft wraps the model it is given (which keeps its placement), or loads a fresh one
     (r"peft\.(get_peft_model|prepare_model_for_kbit_training|\w*\.from_pretrained)", "wrap"),
@@ -89,6 +91,12 @@ _TABLE = (
 )
 _COMPILED = tuple((re.compile(p + r"$"), kind) for p, kind in _TABLE)
 _CACHE: dict = {}
+
+
+def is_model_class(qualname: str) -> bool:
+    """A library class whose instances are `nn.Module`s with weights (`UNet2DConditionModel`,
+    `BertPreTrainedModel`): what `from_pretrained` of it builds."""
+    return kind_of_call(qualname + ".from_pretrained") == "module"
 
 
 def kind_of_call(qualname: str) -> str | None:

@@ -95,6 +95,22 @@ def embed(texts):
         out = encoder(**enc)  # <- DL002
     return out.last_hidden_state[:, 0]
 """,
+    "classes_imported_from_their_submodule": """
+from transformers.models.bert import BertModel, BertTokenizerFast
+from diffusers.models import AutoencoderKL
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+tokenizer = BertTokenizerFast.from_pretrained("bert-base-uncased")
+encoder = BertModel.from_pretrained("bert-base-uncased")
+vae = AutoencoderKL.from_pretrained("stabilityai/sd-vae-ft-mse").to(device)
+
+def embed(texts, images):
+    enc = tokenizer(texts, padding=True, return_tensors="pt").to(device)
+    with torch.no_grad():
+        out = encoder(**enc)  # <- DL001
+        latents = vae.encode(images.to(device)).latent_dist.sample()
+    return out.last_hidden_state[:, 0], latents
+""",
     "hf_collator_loader_not_moved": """
 from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
 

@@ -1217,6 +1217,59 @@ def average_on_cpu_workers(values):
     dist.all_reduce(total)
     return (total[0] / total[1]).item()
 """,
+    # ------------------------------------------------ a number a caller passes becomes a host tensor
+    "unet_subclass_turns_a_python_timestep_into_a_host_tensor": """
+from diffusers.models import UNet2DConditionModel
+
+
+class ControlledUNet(UNet2DConditionModel):
+    def forward(self, sample, timestep, encoder_hidden_states, timestep_cond=None):
+        timesteps = timestep
+        if not torch.is_tensor(timesteps):
+            dtype = torch.float64 if isinstance(timestep, float) else torch.int64
+            timesteps = torch.tensor([timesteps], dtype=dtype)
+        elif len(timesteps.shape) == 0:
+            timesteps = timesteps[None].to(sample.device)
+        timesteps = timesteps.expand(sample.shape[0])
+        # time_proj and time_embedding are parts the diffusers base class built
+        t_emb = self.time_proj(timesteps)
+        t_emb = t_emb.to(dtype=sample.dtype)
+        emb = self.time_embedding(t_emb, timestep_cond)  # <- DL011
+        sample = self.conv_in(sample)
+        for block in self.down_blocks:
+            sample, _ = block(hidden_states=sample, temb=emb, encoder_hidden_states=encoder_hidden_states)
+        return sample
+
+
+class PlacedUNet(UNet2DConditionModel):
+    def forward(self, sample, timestep, encoder_hidden_states):
+        timesteps = timestep
+        if not isinstance(timesteps, torch.Tensor):
+            timesteps = torch.tensor([timesteps], dtype=torch.int64, device=sample.device)
+        t_emb = self.time_proj(timesteps.expand(sample.shape[0])).to(dtype=sample.dtype)
+        return self.time_embedding(t_emb)
+
+
+class SigmaScaler:
+    # a scheduler's helper: no module, nothing here runs on the device
+    def precondition_noise(self, sigma):
+        if not isinstance(sigma, torch.Tensor):
+            sigma = torch.tensor([sigma])
+        return 0.25 * torch.log(sigma)
+""",
+    # ------------------------------------------------ a cast keeps a tensor where it is
+    "attention_bias_cast_to_half_stays_on_the_host": """
+class Scorer(nn.Module):
+    def __init__(self, dim, n):
+        super().__init__()
+        self.proj = nn.Linear(dim, n)
+
+    def forward(self, x):
+        bias = torch.zeros(x.size(0), self.proj.out_features).to(torch.float16)
+        causal = torch.ones(x.size(0), x.size(0)).to(dtype=torch.bool)
+        scores = self.proj(x) + bias  # <- DL011
+        return scores, causal  # <- DL011
+""",
     # ------------------------------------------------ einops keeps a tensor where it is
     "token_ids_repeated_with_einops_then_gathered": """
 from einops import rearrange, repeat

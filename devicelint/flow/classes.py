@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint import crossfile
+from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, join
@@ -110,7 +111,7 @@ class UserCode:
                     dataset = True
                 elif "LightningModule" in last or q.startswith(("lightning", "pytorch_lightning")):
                     module = framework = inherits_params = True
-                elif last.endswith("PreTrainedModel") or last == "ModelMixin":
+                elif last.endswith("PreTrainedModel") or last == "ModelMixin" or libmodel.is_model_class(q):
                     module = inherits_params = True
                 elif last not in ("object", "ABC", "Generic", "Protocol", "NamedTuple", "Enum") and not q.startswith(("abc.", "typing.", "enum.", "dataclasses.")):
                     # defined elsewhere: it may be an nn.Module, or move what it holds

@@ -67,7 +67,40 @@ def _moves_a_partner(before: State, branch: State, name: str, loader: str) -> bo
     return False
 
 
+def number_to_tensor_merge(merged: State, name: str | None, body: State, other: State) -> None:
+    """`if not torch.is_tensor(t): t = torch.tensor([t])`: a number a caller passed becomes a
+    tensor on the host, where the other path's tensor is on the module's device (or the
+    accelerator). Keep the host value: on the path that takes a number it is what runs on."""
+    if name is None:
+        return
+    made, kept = body.vars.get(name), other.vars.get(name)
+    if made is None or kept is None or not (made.kind is Kind.TENSOR and made.fresh and made.dev is Dev.CPU):
+        return
+    if kept.kind is Kind.TENSOR and (kept.dev is Dev.ACCEL or (kept.on_module and kept.dev is Dev.UNKNOWN)):
+        merged.vars[name] = made
+
+
 class DeviceFlags:
+    def converted_number(self, test) -> str | None:
+        """The name an `if` test asks to be a number or a list rather than a tensor:
+        `not torch.is_tensor(t)`, `not isinstance(t, torch.Tensor)`, `isinstance(t, (int, float))`."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        call = test.expression if negated else test
+        if not isinstance(call, cst.Call) or not call.args or not isinstance(call.args[0].value, cst.Name):
+            return None
+        name = call.args[0].value.value
+        q = self.qual(call.func) or dotted(call.func)
+        if negated and q == "torch.is_tensor" and len(call.args) == 1:
+            return name
+        if q != "isinstance" or len(call.args) != 2:
+            return None
+        kinds = call.args[1].value
+        kinds = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        spelled = {self.qual(k) or dotted(k) for k in kinds}
+        if negated:
+            return name if spelled and spelled <= {"torch.Tensor"} else None
+        return name if spelled and spelled <= {"int", "float", "list", "tuple"} else None
+
     def flag_of(self, test):
         """(flag, truth value the `if` body assumes) for a test on whether the accelerator is in
         use: `args.cuda`, `not use_gpu`, `args.gpu is None`, `device.type == "cuda"`,

@@ -50,6 +50,10 @@ HOST_RESULT = re.compile(r"test|eval|valid|metric|stat|summar|report|predict|inf
                          r"post_?process|cpu", re.IGNORECASE)
 
 
+# Parts named for placing what they are given (`self.to_device(x)`, `self.move_inputs(batch)`).
+_MOVER_NAME = re.compile(r"device|cuda|move|place|^to_|transfer", re.IGNORECASE)
+
+
 # Methods only a tensor has (a module, a batch object or a mapping has none of them).
 _TENSOR_ONLY = {"detach", "detach_", "numpy", "item", "tolist", "contiguous", "squeeze", "unsqueeze", "view",
                 "permute", "transpose", "flatten", "clamp", "clamp_", "argmax", "argmin", "softmax", "log_softmax",
@@ -151,6 +155,8 @@ class Methods:
                 return self.call_value(node, held)
             pos, kw = self.args(node)
             self.escape(pos + list(kw.values()))
+            if self._in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
+                return self._inherited_part_call(node, name, pos + list(kw.values()))
             return UNKNOWN
         if recv.kind is Kind.CLASS and name == "apply" and self._autograd_function(recv.ref):
             # `SpecialSpmmFunction.apply(indices, values, shape, b)`: runs the Function's forward
@@ -233,6 +239,27 @@ class Methods:
             if api.FRAMEWORK_CALL.search(expr_text(func) or name):
                 return UNKNOWN
             return self.unseen_call_result(node, args) or UNKNOWN
+        return UNKNOWN
+
+    def _inherited_part_call(self, node: cst.Call, name: str, args: list) -> Val:
+        """`self.time_embedding(t_emb, cond)` in `forward`, a part this file never sets (a
+        submodule the library base class built): it runs on the module's device. A host tensor
+        made here that it is handed with the module's tensors meets them there; handed only
+        host tensors, it fails on its weights or gives a host result (`self.time_proj(t)`, a
+        sinusoidal embedding without weights), which then meets the device further on."""
+        if _MOVER_NAME.search(name) or HOST_RESULT.search(name) or any(
+                a.keyword is not None and api.LENGTHS.search(a.keyword.value) for a in node.args):
+            return UNKNOWN
+        tensors = [a for a in args if a.kind is Kind.TENSOR]
+        made = [a for a in tensors if a.fresh and a.dev is Dev.CPU and a.attr is None and a.loader is None]
+        if not made:
+            return UNKNOWN
+        module_tensors = [a for a in tensors if a.on_module and a.dev is not Dev.CPU]
+        if module_tensors:
+            self.record_mix(node, [*made, *module_tensors])
+            return UNKNOWN
+        if len(made) == len(tensors) and all(a.kind in (Kind.TENSOR, Kind.OTHER) for a in args):
+            return Val(Kind.TENSOR, Dev.CPU, fresh=True, born=made[0].born)
         return UNKNOWN
 
     def _aware_module_input(self, recv: Val) -> bool:

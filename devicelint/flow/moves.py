@@ -120,7 +120,8 @@ class Moves:
     def move(self, node: cst.Call, func: cst.Attribute, recv: Val, method: str, bare: bool) -> Val:
         target, shown = self.target_of(node, method)
         if target == "dtype":
-            return recv.with_(fresh=False)
+            # a cast keeps the tensor where it is: a host tensor made here stays one
+            return recv.with_(inplace=False) if recv.kind is Kind.TENSOR else recv.with_(fresh=False)
         holder = _chain_root(func.value) if recv.kind is Kind.MODULE else func.value
         recv_text = expr_text(holder)
         if target is None:

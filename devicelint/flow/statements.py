@@ -10,7 +10,7 @@ from devicelint.names import dotted, source_of
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
 from devicelint.flow.state import State
 from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
-from devicelint.flow.flags import flag_merge, partial_move_merge
+from devicelint.flow.flags import flag_merge, number_to_tensor_merge, partial_move_merge
 
 
 def _iter_source(node) -> str:
@@ -172,6 +172,7 @@ class Statements:
                 flag_merge(merged, after_body, self.frame.state, flag)
             elif stmt.orelse is not None:
                 partial_move_merge(merged, before, after_body, self.frame.state)
+            number_to_tensor_merge(merged, self.converted_number(stmt.test), after_body, self.frame.state)
         self.frame.state = merged
 
     def exec_loop(self, stmt) -> None:
