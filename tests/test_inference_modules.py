@@ -1270,6 +1270,33 @@ class Scorer(nn.Module):
         scores = self.proj(x) + bias  # <- DL011
         return scores, causal  # <- DL011
 """,
+    # ------------------------------------------------ indexing with None / ... keeps a tensor's dimensions
+    "token_ids_gathered_through_a_batched_index_helper": """
+from einops import repeat
+
+
+def batched_index_select(values, indices, dim=1):
+    value_dims = values.shape[(dim + 1):]
+    indices = indices[(..., *((None,) * len(value_dims)))]
+    indices = indices.expand(*((-1,) * (dim + 1)), *value_dims)
+    values = values[(*((slice(None),) * dim), ...)]
+    return values.gather(dim, indices)
+
+
+class TokenSampler(nn.Module):
+    def __init__(self, dim, keep):
+        super().__init__()
+        self.score = nn.Linear(dim, 1)
+        self.keep = keep
+
+    def forward(self, x):
+        b, n = x.shape[:2]
+        token_ids = repeat(torch.arange(n), "n -> b n", b=b)
+        sampled = self.score(x).squeeze(-1).topk(self.keep, dim=-1).indices
+        x = batched_index_select(x, sampled, dim=1)
+        token_ids = batched_index_select(token_ids, sampled, dim=1)  # <- DL011
+        return x, token_ids
+""",
     # ------------------------------------------------ einops keeps a tensor where it is
     "token_ids_repeated_with_einops_then_gathered": """
 from einops import rearrange, repeat

@@ -44,6 +44,21 @@ def result_of(vals) -> Val:
                attr=out.attr if out.fresh else None, born=out.born if out.fresh else None)
 
 
+def _keeps_dims(index) -> bool:
+    """`x[None]`, `x[..., None]`, `x[(*(slice(None),) * dim, ...)]`: an index that adds or
+    keeps dimensions, so a tensor with some keeps them (it never becomes 0-dim)."""
+    if isinstance(index, cst.Ellipsis) or (isinstance(index, cst.Name) and index.value == "None"):
+        return True
+    if not isinstance(index, cst.Tuple):
+        return False
+    spread = (cst.Ellipsis, cst.StarredElement)
+    return any(isinstance(e.value, cst.Ellipsis) or (isinstance(e.value, cst.Name) and e.value.value == "None")
+               for e in index.elements) and all(
+        isinstance(e, cst.StarredElement) or isinstance(e.value, spread) or _keeps_dims(e.value)
+        or (isinstance(e.value, cst.Call) and dotted(e.value.func) == "slice")
+        for e in index.elements)
+
+
 EVAL_METHODS = {
     cst.Name: "eval_name",
     cst.Attribute: "eval_attribute",
@@ -213,6 +228,7 @@ class Expressions:
         for el in node.slice:
             if isinstance(el.slice, cst.Index):
                 idx = self.eval(el.slice.value)
+                sliced = sliced or _keeps_dims(el.slice.value)
                 if base.kind is Kind.TENSOR and base.dev is Dev.CPU and idx.kind is Kind.TENSOR and (
                         idx.dev is Dev.ACCEL or (idx.on_module and idx.dev is not Dev.CPU and self._in_forward()
                                                  and self.frame.func is not None

@@ -305,6 +305,12 @@ class Methods:
             tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
             if len(tensors) >= 2:
                 self.record_mix(node, tensors)
+            placed = [a for a in tensors[1:] if a.dev is Dev.ACCEL or (a.on_module and a.dev is not Dev.CPU)]
+            if recv.dev is Dev.CPU and placed:
+                # `host.gather(1, device_idx)` fails right here (the finding), unless the host
+                # tensor was 0-dim: either way what follows works with a tensor on the device
+                p = placed[0]
+                return Val(Kind.TENSOR, p.dev, key=p.key, grad=recv.grad or p.grad, on_module=p.on_module, cond=p.cond)
         if name.startswith("new_") or name in ("type_as",):
             if name == "type_as" and pos:
                 return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key, grad=recv.grad, on_module=pos[0].on_module)

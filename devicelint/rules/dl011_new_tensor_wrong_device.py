@@ -233,8 +233,9 @@ class ContrastiveHead(nn.Module):
                              if collective and site is mix.node else "meets tensors on the device here"
                              if site is mix.node else "is handed to a function where it meets tensors on the device")
                 made = ""
-                if born is not None and site is mix.node:
-                    # two such tensors can meet the device in one expression: say which one
+                if born is not None:
+                    # two such tensors can meet the device in one expression, or a call hands
+                    # on one made lines earlier: say which one
                     made = f" (`{source_of(born.func)}(...)` on line {ctx.line(born)})"
                 yield Report(
                     site,
