@@ -23,7 +23,7 @@ import ast
 
 from devicelint import torchapi as api
 
-VERSION = 4
+VERSION = 5
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
 UNKNOWN = ["unknown"]
 # Module methods that neither move the module nor hand it to code we cannot see.
@@ -148,8 +148,10 @@ def _class(cls: ast.ClassDef) -> dict:
     moves = state = any_move = False
     for n in _walk(cls):  # one walk: summaries are paid for every file a project imports
         if isinstance(n, ast.Call):
-            if any(k.arg in ("device", "device_map") for k in n.keywords):
-                moves = True  # layers built on a device (`nn.Linear(4, 2, device=...)`): it places itself
+            if any(k.arg in ("device", "device_map") for k in n.keywords) and not _tensor_factory(n):
+                # layers built on a device (`nn.Linear(4, 2, device=...)`): it places itself
+                # (`torch.arange(n, device=x.device)` in a forward only follows its input)
+                moves = True
             if isinstance(n.func, ast.Attribute):
                 attr = n.func.attr
                 if attr in ("to", "cuda"):
@@ -164,6 +166,13 @@ def _class(cls: ast.ClassDef) -> dict:
             state = True
     return {"bases": [dotted(b) or "?" for b in cls.bases], "self_moves": moves, "state": state,
             "any_move": any_move}
+
+
+def _tensor_factory(call: ast.Call) -> bool:
+    """`torch.zeros(...)`, `torch.rand(...)`, `x.new_zeros(...)`, `freqs.to(device=t.device)`:
+    a tensor made or moved, not a layer (a move of `self` is told apart by its receiver)."""
+    last = call.func.attr if isinstance(call.func, ast.Attribute) else dotted(call.func) or ""
+    return last in api.TENSOR_FACTORIES or last in api.LIKE_FACTORIES or last.startswith("new_") or last in ("to", "cuda")
 
 
 def _stateful(value) -> bool:

@@ -102,6 +102,13 @@ COLLECTIVES = {"all_reduce", "reduce", "broadcast", "all_gather", "all_gather_in
                "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "send", "recv",
                "isend", "irecv"}
 
+# Functions that trace, script or export a module they are given: they run it where it is and
+# never move it, so a model handed to one is still where this file left it.
+TRACING_FUNCTIONS = {
+    "torch.onnx.export", "torch.onnx._export", "torch.onnx.dynamo_export", "torch.jit.trace", "torch.jit.script",
+    "torch.jit.trace_module", "torch.export.export", "torch.fx.symbolic_trace",
+}
+
 # torch namespaces whose functions may call or place a module they are given.
 ESCAPING_TORCH_PREFIXES = (
     "torch.jit", "torch.onnx", "torch.export", "torch.fx", "torch.distributed", "torch.nn.parallel",

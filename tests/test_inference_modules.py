@@ -1297,6 +1297,60 @@ class TokenSampler(nn.Module):
         token_ids = batched_index_select(token_ids, sampled, dim=1)  # <- DL011
         return x, token_ids
 """,
+    # ------------------------------------------------ an EMA / momentum copy left on the host
+    "momentum_teacher_copied_from_the_student_and_never_moved": """
+import copy
+
+
+def momentum_update(teacher, student, m):
+    for p_t, p_s in zip(teacher.parameters(), student.parameters()):
+        p_t.data.mul_(m).add_(p_s.detach().data, alpha=1 - m)
+
+
+def train(args):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    student = Net()
+    teacher = copy.deepcopy(student)
+    for p in teacher.parameters():
+        p.requires_grad = False
+    student.to(device)
+    opt = torch.optim.SGD(student.parameters(), lr=0.1)
+    for x, y in make_loader():
+        x, y = x.to(device), y.to(device)
+        loss = F.cross_entropy(student(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        with torch.no_grad():
+            momentum_update(teacher, student, 0.996)  # <- DL001
+
+
+def train_with_a_cuda_flag(args):
+    device = torch.device("cuda" if args.cuda else "cpu")
+    student = Net()
+    if args.cuda:
+        student.cuda()
+    # copied after a move on one path: where the copy is depends on that path
+    teacher = copy.deepcopy(student)
+    for x, y in make_loader():
+        x = x.to(device)
+        with torch.no_grad():
+            momentum_update(teacher, student, 0.996)
+
+
+def export_or_stylize(args, image):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    image = image.to(device)
+    with torch.no_grad():
+        style_model = Net()
+        style_model.load_state_dict(torch.load(args.model, map_location="cpu"))
+        style_model.eval()
+        if args.export_onnx:
+            # exporting traces the model where it is: it moves nothing
+            torch.onnx.export(style_model, image, args.export_onnx)
+        else:
+            return style_model(image)  # <- DL001
+""",
     # ------------------------------------------------ einops keeps a tensor where it is
     "token_ids_repeated_with_einops_then_gathered": """
 from einops import rearrange, repeat

@@ -1223,3 +1223,135 @@ def test_a_loader_factory_of_the_project_is_not_taken_for_a_model_registry(tmp_p
     make(tmp_path, {"pyproject.toml": "", "data_loader.py": data, "train.py": train})
     script = tmp_path / "train.py"
     assert found(script) == [("DL002", line_of(script, "features = encoder(images)"))]
+
+
+DIFFUSION_MODELS = '''
+import math
+
+import torch
+import torch.nn as nn
+
+
+class TimestepEmbedder(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(64, hidden), nn.SiLU(), nn.Linear(hidden, hidden))
+
+    def forward(self, t):
+        half = 32
+        freqs = torch.exp(-math.log(10000) * torch.arange(half, dtype=torch.float32) / half).to(device=t.device)
+        args = t[:, None].float() * freqs[None]
+        return self.mlp(torch.cat([torch.cos(args), torch.sin(args)], dim=-1))
+
+
+class LabelEmbedder(nn.Module):
+    def __init__(self, num_classes, hidden, dropout_prob):
+        super().__init__()
+        self.table = nn.Embedding(num_classes + 1, hidden)
+        self.num_classes = num_classes
+        self.dropout_prob = dropout_prob
+
+    def forward(self, labels, train):
+        if train and self.dropout_prob > 0:
+            drop = torch.rand(labels.shape[0], device=labels.device) < self.dropout_prob
+            labels = torch.where(drop, self.num_classes, labels)
+        return self.table(labels)
+
+
+class Denoiser(nn.Module):
+    def __init__(self, hidden=128, num_classes=10):
+        super().__init__()
+        self.t_embedder = TimestepEmbedder(hidden)
+        self.y_embedder = LabelEmbedder(num_classes, hidden, 0.1)
+        self.proj = nn.Linear(hidden, 16)
+
+    def forward(self, x, t, y):
+        c = self.t_embedder(t) + self.y_embedder(y, self.training)
+        return x + self.proj(c)
+
+
+def Denoiser_S(**kwargs):
+    return Denoiser(hidden=128, **kwargs)
+
+
+def Denoiser_B(**kwargs):
+    return Denoiser(hidden=256, **kwargs)
+
+
+DENOISERS = {"S": Denoiser_S, "B": Denoiser_B}
+'''
+
+EMA_TRAIN = '''
+import argparse
+from collections import OrderedDict
+from copy import deepcopy
+
+import torch
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from models import DENOISERS
+
+
+@torch.no_grad()
+def update_ema(ema_model, model, decay=0.9999):
+    ema_params = OrderedDict(ema_model.named_parameters())
+    model_params = OrderedDict(model.named_parameters())
+    for name, param in model_params.items():
+        ema_params[name].mul_(decay).add_(param.data, alpha=1 - decay)
+
+
+def requires_grad(model, flag=True):
+    for p in model.parameters():
+        p.requires_grad = flag
+
+
+def main(args):
+    device = torch.device("cuda", args.local_rank)
+    model = DENOISERS[args.model](num_classes=10)
+    ema = deepcopy(model)
+    requires_grad(ema, False)
+    model = DDP(model.to(device), device_ids=[args.local_rank])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    update_ema(ema, model.module, decay=0)
+    ema.eval()
+    for step in range(args.steps):
+        x = torch.randn(8, 16, device=device)
+        t = torch.randint(0, 1000, (8,), device=device)
+        y = torch.randint(0, 10, (8,), device=device)
+        loss = F.mse_loss(model(x, t, y), x)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        update_ema(ema, model.module)
+    torch.save({"model": model.module.state_dict(), "ema": ema.state_dict()}, "last.pt")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="S")
+    parser.add_argument("--local_rank", type=int, default=0)
+    parser.add_argument("--steps", type=int, default=100)
+    main(parser.parse_args())
+'''
+
+
+def test_an_ema_copy_of_a_registry_model_left_on_the_host(tmp_path):
+    # the forward passes make tensors on their inputs' device: that places nothing, so the
+    # registry builds host models; the EMA copy is taken before the model moves, and the
+    # update adds device parameters to it
+    make(tmp_path, {"pyproject.toml": "", "models.py": DIFFUSION_MODELS, "train.py": EMA_TRAIN})
+    train = tmp_path / "train.py"
+
+    def mission():  # a DDP script's `torch.device("cuda", rank)` is DL007's business
+        return [f for f in found(train) if f[0] != "DL007"]
+
+    assert mission() == [("DL001", line_of(train, "update_ema(ema, model.module, decay=0)")),
+                         ("DL001", line_of(train, "        update_ema(ema, model.module)"))]
+    make(tmp_path, {"train.py": EMA_TRAIN.replace("ema = deepcopy(model)", "ema = deepcopy(model).to(device)")})
+    assert mission() == []
+    # copied after the move, the copy is on the device too
+    after = EMA_TRAIN.replace("    ema = deepcopy(model)\n    requires_grad(ema, False)\n", "").replace(
+        "    opt = torch", "    ema = deepcopy(model.module)\n    requires_grad(ema, False)\n    opt = torch")
+    make(tmp_path, {"train.py": after})
+    assert mission() == []

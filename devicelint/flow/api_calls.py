@@ -10,7 +10,7 @@ import libcst as cst
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, Val, join, places_or_holds
+from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, Val, join, mid_parts, places_or_holds
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.expressions import result_of
 from devicelint.flow.methods import NO_HISTORY_METHODS, TUPLE_RESULTS
@@ -130,6 +130,11 @@ class ApiCalls:
             return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator
         if q == "torch.cuda.current_device":
             return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda:current"))
+        if q == "copy.deepcopy" and len(node.args) == 1:
+            return self.deep_copy(node)
+        if q == "collections.OrderedDict":
+            pos, kw = self.args(node)
+            return self.mapping_of(pos[0]) if len(pos) == 1 and not kw else UNKNOWN
         if q == "torch.save":
             pos, kw = self.args(node)
             self.facts.saves.append((node, pos[0] if pos else kw.get("obj", UNKNOWN)))
@@ -214,6 +219,8 @@ class ApiCalls:
             return wrapped
         if parts[1:2] == ["distributed"] and parts[-1] in api.COLLECTIVES:
             self._collective(node, pos, kw)
+        if q in api.TRACING_FUNCTIONS:
+            return UNKNOWN
         if q.startswith(api.ESCAPING_TORCH_PREFIXES) or parts[-1] in api.WRAPPERS:
             self.escape(pos + list(kw.values()))
             return Val(Kind.MODULE) if parts[-1] in api.WRAPPERS else UNKNOWN
@@ -239,6 +246,42 @@ class ApiCalls:
         if out.kind is Kind.TENSOR and (last in NO_HISTORY_METHODS or tuple_result or self.no_grad):
             out = out.with_(grad=False, fresh=out.fresh and not tuple_result)
         return out
+
+    def deep_copy(self, node: cst.Call) -> Val:
+        """`ema = deepcopy(model)`: a new model where the original is now (copying hands the
+        original to no one); a copy of a host model built here is a model of its own, on the
+        host until something moves it."""
+        src = self.eval(node.args[0].value)
+        if src.kind is Kind.MODULE and src.dev is Dev.ACCEL:
+            return src.with_(mid=None, moved_at=None)
+        if src.kind is Kind.MODULE and src.dev is Dev.CPU and src.mid is not None and not src.param_free \
+                or self._not_moved_yet(src):
+            return self.new_model(node, built=True, name=src.name,
+                                  cls=src.ref if isinstance(src.ref, cst.ClassDef) else None).with_(ref=src.ref)
+        if src.kind is Kind.UNKNOWN and src.mid is not None and src.dev is Dev.UNKNOWN:
+            # a copy of a model candidate from code we cannot see: a candidate of its own
+            return Val(Kind.UNKNOWN, mid=node, name=src.name)
+        if src.kind in (Kind.TENSOR, Kind.MODULE):
+            return src.with_(mid=None, moved_at=None, fresh=False)
+        return UNKNOWN
+
+    def _not_moved_yet(self, src: Val) -> bool:
+        """A model built here that this path has not moved nor handed to anyone yet, and that
+        no other function moves: on the host here, whatever happens to it later
+        (`ema = deepcopy(model)` before `model = DDP(model.to(device))`)."""
+        if src.kind is not Kind.MODULE or src.mid is None or src.moved_at is not None or src.param_free:
+            return False
+        if any(m in self.escaped_so_far or m in self.frame.moved_models for m in mid_parts(src.mid)):
+            return False
+        known = self.known or self.facts
+        return all(known.move_funcs.get(m, set()) <= {self.frame.func} for m in mid_parts(src.mid))
+
+    def mapping_of(self, pairs: Val) -> Val:
+        """`dict(model.named_parameters())`, `OrderedDict(pairs)`: a mapping of the pairs' values."""
+        row = self.iter_elem(pairs) if pairs.kind is Kind.SEQ else None
+        if row is not None and row.kind is Kind.SEQ and row.parts and len(row.parts) == 2:
+            return Val(Kind.MAPPING, elem=row.parts[1])
+        return pairs if pairs.kind is Kind.MAPPING else UNKNOWN
 
     def _collective(self, node: cst.Call, pos, kw) -> None:
         """`dist.all_reduce(num_boxes)` in code that runs on the GPU (a module's `forward`, a

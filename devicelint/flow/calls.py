@@ -67,6 +67,10 @@ class Calls:
             space = func.args[0].value
         elif isinstance(func, cst.Subscript) and isinstance(func.value, cst.Attribute) and func.value.attr.value == "__dict__":
             space = func.value.value
+        elif isinstance(func, cst.Subscript) and isinstance(func.value, (cst.Name, cst.Attribute)):
+            # `DiT_models[args.model](...)`: a table kept in a project file of architectures
+            sym = crossfile.symbol(self, func.value) if self.imports.project is not None else None
+            return sym is not None and sym[0] == "value" and crossfile.builds_host_models(self, sym[1])
         else:
             return False
         if not isinstance(space, (cst.Name, cst.Attribute)):
@@ -143,6 +147,8 @@ class Calls:
             for v in pos:
                 if v.kind is Kind.TENSOR:
                     self.note_sync(node, "print", v)
+        if name == "dict" and len(pos) == 1 and not kw:
+            return self.mapping_of(pos[0])
         if name in api.NON_ESCAPING_BUILTINS or name in ("dict", "getattr", "setattr"):
             return OTHER if name != "getattr" else UNKNOWN
         self.escape(pos + list(kw.values()))

@@ -78,8 +78,18 @@ class LoaderMove:
 
 
 @dataclass
+class ParamMix:
+    """The parameters of a model on the host meeting tensors on the device (an EMA update,
+    a momentum encoder): `param` carries the model's identity in `mid`."""
+    node: cst.CSTNode
+    param: Val
+    blame: cst.CSTNode  # where the model, not a function parameter, enters the call chain
+
+
+@dataclass
 class Facts:
     module_calls: list = field(default_factory=list)
+    param_mixes: list = field(default_factory=list)
     mixes: list = field(default_factory=list)
     moves: list = field(default_factory=list)
     numpy: list = field(default_factory=list)

@@ -373,8 +373,11 @@ class Methods:
         if name in ("train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "apply", "zero_grad", "share_memory"):
             return recv
         if name in ("parameters", "buffers", "state_dict", "named_parameters", "named_buffers"):
-            # the model's own tensors: on the device only if this code path moved it there
-            t = Val(Kind.TENSOR, recv.dev if recv.moved_at is not None else Dev.UNKNOWN, key=recv.key)
+            # the model's own tensors: on the device only if this code path moved it there; a
+            # model built here and not moved yet has them on the host, and they remember whose
+            host = recv.dev is Dev.CPU and recv.mid is not None and not recv.param_free
+            t = Val(Kind.TENSOR, Dev.CPU, mid=recv.mid, name=recv.name) if host else \
+                Val(Kind.TENSOR, recv.dev if recv.moved_at is not None else Dev.UNKNOWN, key=recv.key)
             if name == "state_dict":
                 return Val(Kind.MAPPING, elem=t)
             return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, t)) if name.startswith("named") else t)

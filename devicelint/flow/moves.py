@@ -8,7 +8,7 @@ import libcst as cst
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import Dev, Instance, Kind, Val
+from devicelint.values import Dev, Instance, Kind, Val, mid_parts
 from devicelint.flow.facts import LoaderMove, Move
 from devicelint.flow.nodes import expr_text, text_root, walk
 
@@ -140,6 +140,7 @@ class Moves:
             # a bare `.to()` on something unknown only suggests a module (any object may move in place)
             result = result.with_(kind=Kind.MODULE, mid=recv.mid if recv.kind is Kind.MODULE else None)
         if recv.mid is not None and recv.kind in (Kind.MODULE, Kind.UNKNOWN):
+            self.frame.moved_models |= mid_parts(recv.mid)
             self.facts.model_moves.setdefault(recv.mid, set()).add(
                 (target.dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
             )

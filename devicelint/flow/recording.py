@@ -8,7 +8,7 @@ import libcst as cst
 from devicelint import torchapi as api
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, contents_on_accel
-from devicelint.flow.facts import Accum, Mix, Sync
+from devicelint.flow.facts import Accum, Mix, ParamMix, Sync
 from devicelint.flow.nodes import expr_text, text_root, walk
 
 
@@ -33,6 +33,14 @@ class Recording:
             f = f.parent
         self.facts.mixes.append(Mix(node, operands, self._mix_cls(),
                                     self._in_forward() if in_forward is None else in_forward, tuple(calls)))
+        if any(contents_on_accel(v) for v in operands):
+            for v in operands:
+                if v.kind is Kind.TENSOR and v.mid is not None and v.dev is Dev.CPU:
+                    # `ema_p.mul_(d).add_(p.data)`: a host model's own parameter meets the device
+                    blame, f = node, self.frame
+                    while f.parent is not None and v.mid in f.param_mids:
+                        blame, f = f.call, f.parent
+                    self.facts.param_mixes.append(ParamMix(node, v, blame))
 
     def _method_frame(self):
         """This frame, or for a plain helper function the nearest caller that is not one."""

@@ -44,6 +44,7 @@ class Frame:
         self.generator = False
         self.default_device_unknown = 0
         self.placed: set = set()  # moves and device= factories that ran in this frame
+        self.moved_models: set = set()  # identities of models a move ran on in this frame, on any path
         self.versions: dict = {}  # name -> how often it was rebound (for textual device keys)
         self.conds = 0  # how many `if` branches enclose the statement being run
         self.loop_conds: list = []  # `conds` at the entry of each enclosing loop

@@ -27,6 +27,10 @@ class ModelNotMoved(Rule):
     file moves the module to the device, the call is flagged; the fix wraps the container
     in `nn.ModuleList` / `nn.ModuleDict`.
 
+    The parameters of a model that is never moved meeting tensors on the device are flagged
+    too: an EMA or momentum copy (`ema = deepcopy(model)` taken before `model.to(device)`)
+    updated with the moved model's parameters (`ema_p.mul_(d).add_(p.data)`), at the call
+    that hands the copy to the update; the fix moves the copy where it is made.
     A model moved and then given a new layer (`model.fc = nn.Linear(512, 10)` or
     `vgg.classifier[6] = nn.Linear(4096, 2)` after `model.to(device)`, the usual way to
     fine-tune a pretrained network) is on the host again in that layer: the call is flagged
@@ -176,6 +180,30 @@ def main():
                 node,
                 f"`DistributedDataParallel` is given `device_ids`, but `{shown}` is never moved to that GPU: "
                 f"the wrapper needs the model there first; use `{shown}.cuda(gpu)` / `{shown}.to(device)` before wrapping",
+            )
+        for pm in facts.param_mixes:
+            p = pm.param
+            if any(mid in facts.escaped or mid in facts.model_moves for mid in mid_parts(p.mid) | {p.mid}):
+                continue
+            shown = p.name or "the model"
+            if pm.blame is pm.node:
+                msg = (f"the parameters of `{shown}` meet tensors on the device here, but `{shown}` is never moved "
+                       f"there; use `{shown}.to(device)`")
+            else:
+                callee = dotted(pm.blame.func) or "a function"
+                msg = (f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` combines its "
+                       f"parameters with tensors on the device (line {ctx.line(pm.node)})")
+            where = None
+            if isinstance(p.mid, cst.Call) and p.mid in facts.build_scopes:
+                scopes = scopes or Scopes(ctx.module)
+                where = device_var(scopes, p.mid, facts.build_scopes[p.mid])
+            yield Report(
+                pm.blame,
+                msg,
+                fix=f"move the model where it is built: `.to({where})`" if where else None,
+                edit=(lambda node, w=where: _moved(node, w)) if where else None,
+                edit_node=p.mid if where else None,
+                applicability="unsafe",
             )
         for call in facts.module_calls:
             m = call.model
