@@ -48,6 +48,10 @@ MIXING_FUNCTIONS = {
     "maximum", "minimum", "cdist", "dist", "eq", "ne", "gt", "lt", "ge", "le", "allclose",
     "isclose", "masked_select", "index_select", "gather", "cross", "outer", "lerp", "addmm",
     "baddbmm", "cosine_similarity", "pairwise_distance", "bucketize", "searchsorted",
+    # the function forms of methods a GPU refused a host operand for (MIXING_METHODS)
+    "repeat_interleave", "scatter", "scatter_add", "index_add", "index_copy", "masked_scatter", "clamp", "clip",
+    "pow", "fmod", "remainder", "atan2", "logical_and", "logical_or", "logical_xor", "kron", "take_along_dim",
+    "addcmul", "addcdiv",
 }
 MIXING_METHODS = {
     "add", "sub", "mul", "div", "matmul", "mm", "bmm", "mv", "dot", "masked_fill", "eq", "ne",

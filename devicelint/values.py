@@ -38,6 +38,14 @@ class Instance:
 
 
 @dataclass(frozen=True)
+class PresetFactory:
+    """`partial(torch.arange, device=device)`: a torch factory (`name`) with keywords set."""
+
+    name: str
+    keywords: tuple  # ((keyword, Val), ...)
+
+
+@dataclass(frozen=True)
 class Val:
     kind: Kind = Kind.UNKNOWN
     dev: Dev = Dev.UNKNOWN

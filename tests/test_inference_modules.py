@@ -1351,6 +1351,44 @@ def export_or_stylize(args, image):
         else:
             return style_model(image)  # <- DL001
 """,
+    # ------------------------------------------------ a device property and factories with keywords set
+    "packed_images_use_a_device_property_and_a_partial_arange": """
+from functools import partial
+
+from einops import rearrange
+
+
+class PackedViT(nn.Module):
+    def __init__(self, dim, patch_dim, max_images):
+        super().__init__()
+        self.to_patch_embedding = nn.Linear(patch_dim, dim)
+        self.queries = nn.Parameter(torch.randn(max_images, dim))
+
+    @property
+    def device(self):
+        return next(self.parameters()).device
+
+    def forward(self, batched_sequences):
+        device = self.device
+        arange = partial(torch.arange, device=device)
+        num_images, image_ids = [], []
+        for sequences in batched_sequences:
+            num_images.append(len(sequences))
+            counts = [seq.shape[0] for seq in sequences]
+            image_ids.append(torch.repeat_interleave(arange(len(sequences)), torch.tensor(counts)))  # <- DL011
+        num_images = torch.tensor(num_images, dtype=torch.long)
+        x = self.to_patch_embedding(torch.stack([torch.cat(s) for s in batched_sequences]))
+        slots = arange(int(max(len(s) for s in batched_sequences)))
+        is_image = slots < rearrange(num_images, "b -> b 1")  # <- DL011
+        return x, is_image
+
+
+class PlacedPackedViT(PackedViT):
+    def forward(self, batched_sequences):
+        arange = partial(torch.arange, device=self.device)
+        counts = torch.tensor([len(s) for s in batched_sequences], device=self.device)
+        return arange(len(batched_sequences)).repeat_interleave(counts)
+""",
     # ------------------------------------------------ einops keeps a tensor where it is
     "token_ids_repeated_with_einops_then_gathered": """
 from einops import rearrange, repeat

@@ -10,7 +10,7 @@ import libcst as cst
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, Val, join, mid_parts, places_or_holds
+from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts, places_or_holds
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.expressions import result_of
 from devicelint.flow.methods import NO_HISTORY_METHODS, TUPLE_RESULTS
@@ -51,10 +51,9 @@ def _factory_name(node: cst.Call) -> str:
     return node.func.attr.value if isinstance(node.func, cst.Attribute) else dotted(node.func) or ""
 
 
-def _surely_not_0dim(node: cst.Call) -> bool:
+def _surely_not_0dim(node: cst.Call, name: str) -> bool:
     """A factory call that certainly builds a tensor with at least one dimension (eager CUDA
     lets 0-dim host tensors such as `torch.tensor(2.0)` mix with device tensors)."""
-    name = _factory_name(node)
     positional = [a for a in node.args if a.keyword is None]
     first = positional[0] if positional else None
     if first is None and name not in _LIST_FACTORIES:
@@ -76,23 +75,21 @@ def _surely_not_0dim(node: cst.Call) -> bool:
         return False
     if not first.star and isinstance(first.value, (cst.List, cst.Tuple)) and not first.value.elements:
         return False
-    if _empty_placeholder(node):
+    if _empty_placeholder(node, name):
         return False  # its own kind of value: see `Val.empty`
     return name not in ("complex", "polar", "normal", "full") or (name == "full" and isinstance(first.value, (cst.List, cst.Tuple)))
 
 
-def _holds_a_list(node: cst.Call, pos: list) -> bool:
+def _holds_a_list(node: cst.Call, pos: list, name: str) -> bool:
     """`torch.tensor(alpha)` with `alpha=(0.25, 0.5, 0.25)`: data that is a non-empty list or
     tuple makes a tensor with dimensions."""
-    name = _factory_name(node)
     data = pos[0] if pos and node.args and not node.args[0].star else None
     return name in _LIST_FACTORIES and data is not None and data.kind is Kind.SEQ and bool(data.parts or data.elem)
 
 
-def _empty_placeholder(node: cst.Call) -> bool:
+def _empty_placeholder(node: cst.Call, name: str) -> bool:
     """`torch.empty(0)`, `torch.zeros(0, dim)`, `torch.tensor([])`, `torch.Tensor()`: a tensor
     with no elements, kept to be replaced or concatenated onto."""
-    name = _factory_name(node)
     positional = [a for a in node.args if a.keyword is None]
     if name in _LIST_FACTORIES:
         if not node.args:
@@ -132,6 +129,10 @@ class ApiCalls:
             return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda:current"))
         if q == "copy.deepcopy" and len(node.args) == 1:
             return self.deep_copy(node)
+        if q == "functools.partial" and node.args and not node.args[0].keyword:
+            made = self.qual(node.args[0].value) or ""
+            if made.startswith("torch.") and made.count(".") == 1 and made[6:] in api.TENSOR_FACTORIES:
+                return self.partial_factory(node, made[6:])
         if q == "collections.OrderedDict":
             pos, kw = self.args(node)
             return self.mapping_of(pos[0]) if len(pos) == 1 and not kw else UNKNOWN
@@ -299,15 +300,23 @@ class ApiCalls:
         if tensors:
             self.record_mix(node, [*tensors, NCCL_GROUP])
 
-    def factory(self, node: cst.Call) -> Val:
+    def partial_factory(self, node: cst.Call, factory: str) -> Val:
+        """`arange = partial(torch.arange, device=device)`: a factory with its keywords set."""
+        _, kw = self.args(node)
+        return Val(Kind.OBJECT, ref=PresetFactory(factory, tuple(kw.items())), name=factory)
+
+    def factory(self, node: cst.Call, preset: "PresetFactory | None" = None) -> Val:
         pos, kw = self.args(node)
+        name = _factory_name(node) if preset is None else preset.name
+        if preset is not None:
+            kw = {**dict(preset.keywords), **kw}
         d = kw.get("device")
         if d is None and "**" in kw:
             return Val(Kind.TENSOR, Dev.UNKNOWN)  # `torch.tensor(x, **dd)`: the mapping may hold a device
         if d is None:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
-            fresh = dev is Dev.CPU and (_surely_not_0dim(node) or _holds_a_list(node, pos))
-            empty = dev is Dev.CPU and not fresh and _empty_placeholder(node)
+            fresh = dev is Dev.CPU and (_surely_not_0dim(node, name) or _holds_a_list(node, pos, name))
+            empty = dev is Dev.CPU and not fresh and _empty_placeholder(node, name)
             if fresh or empty:
                 self.facts.factory_scopes.setdefault(node, []).append(self.device_names())
             return Val(Kind.TENSOR, dev, fresh=fresh, empty=empty, born=node if fresh or empty else None)

@@ -11,7 +11,8 @@ from devicelint import crossfile
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join, mid_parts
+from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, PresetFactory, Val, contents_on_accel, host_batch_in,
+                               join, mid_parts)
 from devicelint.flow.facts import ModuleCall
 from devicelint.flow.nodes import expr_text
 from devicelint.flow.expressions import result_of
@@ -170,6 +171,8 @@ class Calls:
             call = self.class_of(v.ref.cls)["methods"].get("__call__")
             if call is not None:
                 return self.inline(node, call, self.module_frame, v)
+        if v.kind is Kind.OBJECT and isinstance(v.ref, PresetFactory):
+            return self.factory(node, v.ref)
         if v.kind is Kind.OBJECT and v.ref in libmodel.OBJECT_KINDS:
             return self.call_library_object(node, v, "__call__")
         pos, kw = self.args(node)

@@ -284,6 +284,29 @@ class UserCode:
             out = join(out, r) if out is not None else r
         return out if out is not None else OTHER
 
+    def property_value(self, node: cst.Attribute, fn: cst.FunctionDef, self_val: Val) -> Val:
+        """`self.device` of a class whose `device` is a property (`return next(self.parameters()).device`):
+        what its getter returns on this object."""
+        depth, f = 0, self.frame
+        while f is not None:
+            if f.func is fn:
+                return UNKNOWN
+            depth += 1
+            f = f.parent
+        if depth >= MAX_INLINE_DEPTH or self.steps > STEP_BUDGET or not fn.params.params:
+            return UNKNOWN
+        frame = Frame(fn, self.frame, node, self.module_frame, self_val)
+        frame.state.vars[fn.params.params[0].name.value] = self_val
+        saved, self.frame = self.frame, frame
+        try:
+            self.exec_suite(fn.body)
+        finally:
+            self.frame = saved
+        out = None
+        for r in frame.returns:
+            out = join(out, r) if out is not None else r
+        return out if out is not None and not frame.generator else UNKNOWN
+
     def _forget_rebuilt_args(self, node: cst.Call, fn: cst.FunctionDef, params: list, pos: list) -> None:
         """`load_adapter(pipe, ...)` doing `pipe.unet = PeftModel.from_pretrained(...)`: the
         caller's moved model now holds a part that may be anywhere."""

@@ -44,6 +44,11 @@ def result_of(vals) -> Val:
                attr=out.attr if out.fresh else None, born=out.born if out.fresh else None)
 
 
+def _is_property(fn: cst.FunctionDef) -> bool:
+    return any(dotted(d.decorator) in ("property", "functools.cached_property", "cached_property")
+               for d in fn.decorators)
+
+
 def _keeps_dims(index) -> bool:
     """`x[None]`, `x[..., None]`, `x[(*(slice(None),) * dim, ...)]`: an index that adds or
     keeps dimensions, so a tensor with some keeps them (it never becomes 0-dim)."""
@@ -164,6 +169,9 @@ class Expressions:
         base = self.eval(node.value)
         attr = node.attr.value
         if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+            getter = self.class_of(base.ref.cls)["methods"].get(attr) if attr not in base.ref.attrs else None
+            if getter is not None and _is_property(getter):
+                return self.property_value(node, getter, base)
             v = self.instance_attr(base.ref, attr)
             if v is not None:
                 return self.under(v)

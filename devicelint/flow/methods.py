@@ -154,6 +154,9 @@ class Methods:
             if held is not None:  # self.model(x): calling what the attribute holds
                 return self.call_value(node, held)
             pos, kw = self.args(node)
+            if name in ("parameters", "buffers") and self.class_of(recv.ref.cls)["module"] and self._mod_cls() is not None:
+                # `next(self.parameters()).device` in the module's own code: where the module is
+                return Val(Kind.SEQ, elem=Val(Kind.TENSOR, on_module=True))
             self.escape(pos + list(kw.values()))
             if self._in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
                 return self._inherited_part_call(node, name, pos + list(kw.values()))
