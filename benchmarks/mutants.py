@@ -19,7 +19,10 @@ expected lines: the mutated line, and for the rules whose contract reports where
 value is used (DL001 model call, DL002 batch use, DL011 combination) also the later lines
 of the same scope that read the name the mutation left unmoved. Site choice is seeded
 (--seed), so a run is reproducible. A site is skipped when the original already has that
-rule's finding at one of the expected lines.
+rule's finding at one of the expected lines. A finding is at every line its span covers (a
+call written over several lines is reported at its first). Mutants read by hand and found to
+be no bug at runtime are listed with their reasons in benchmarks/mutants_audited.json: they
+are left out of N and D, and printed (flagged ones as false positives).
 
 Operators (one site per operator per file; --per-file N for more):
     DL001 drop the move of a model (`m = Net().to(d)` -> `m = Net()`, `m.to(d)` -> `pass`)
@@ -59,6 +62,9 @@ sys.path.insert(0, str(HERE))
 import realcode  # noqa: E402
 
 FILES_LIST = HERE / "mutants_files.txt"
+# mutants read by hand and found to be no bug at runtime (a defensive `.cpu()` on host data, a
+# move another file already makes), each with its reason: left out of N and D, and listed
+AUDITED = HERE / "mutants_audited.json"
 RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011")
 # a picked script has no finding of these (the rules about where values live) except audited-false
 # ones; DL005/DL007/DL009 findings (deprecated amp, hard-coded CUDA, torch.load) are allowed
@@ -790,6 +796,13 @@ def lint(cwd: Path, paths: list[str], jobs: int) -> list[dict]:
 
 # --- running and scoring ------------------------------------------------------------------
 
+def _lines(finding: dict) -> set:
+    """The lines a finding's span covers: a call written over several lines
+    (`torch.repeat_interleave(ids,` / `torch.tensor(counts))`) is reported at its first line
+    and points at every line it spans."""
+    return set(range(finding["line"], max(finding.get("end_line") or finding["line"], finding["line"]) + 1))
+
+
 def copy_repo(src_repo: Path, dest: Path) -> None:
     """A cheap copy of one repository folder: hard links where the file system allows."""
     try:
@@ -799,11 +812,18 @@ def copy_repo(src_repo: Path, dest: Path) -> None:
         shutil.copytree(src_repo, dest)
 
 
-def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work: Path) -> dict:
+def audited_no_bug(path: Path) -> dict:
+    """(rule, file, line, mutated line) -> the reason the hand audit found no bug there."""
+    if not path.is_file():
+        return {}
+    return {(a["rule"], a["file"], a["line"], a["mutated"].strip()): a["reason"] for a in json.loads(path.read_text())}
+
+
+def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work: Path, audited: dict | None = None) -> dict:
     originals = lint(root, files, jobs)
     orig_at = collections.defaultdict(set)
     for f in originals:
-        orig_at[(f["path"], f["code"])].add(f["line"])
+        orig_at[(f["path"], f["code"])].update(_lines(f))
     jobs_list = []  # (mutant id, file, Mutant)
     for rel in files:
         text = (root / rel).read_text(errors="replace")
@@ -821,10 +841,15 @@ def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work:
     for f in lint(work, [f"{mid}/{rel}" for mid, rel, _ in jobs_list], jobs):
         found[f["path"].split("/", 1)[0]].append(f)
     rows = collections.defaultdict(collections.Counter)
-    misses = []
+    misses, no_bug = [], []
     for mid, rel, m in jobs_list:
         mine = [f for f in found[mid] if f["path"] == f"{mid}/{rel}"]
-        hit = any(f["code"] == m.rule and f["line"] in m.expect for f in mine)
+        hit = any(f["code"] == m.rule and _lines(f) & set(m.expect) for f in mine)
+        reason = (audited or {}).get((m.rule, rel, m.line, m.source.splitlines()[m.line - 1].strip()))
+        if reason is not None:
+            # no bug to find: a finding here would be a false positive, so it is listed as one
+            no_bug.append({"id": mid, "rule": m.rule, "file": rel, "line": m.line, "flagged": hit, "reason": reason})
+            continue
         rows[m.rule]["n"] += 1
         rows[m.rule]["d"] += hit
         rows[m.rule]["elsewhere"] += (not hit) and any(f["code"] == m.rule for f in mine)
@@ -833,7 +858,7 @@ def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work:
                            "note": m.note, "mutated": m.source.splitlines()[m.line - 1].strip(),
                            "other": sorted({f"{f['code']}@{f['line']}" for f in mine})})
     k = [f for f in originals if f["code"] in CLEAN_RULES]
-    return {"rows": rows, "misses": misses, "original_findings": k, "files": len(files),
+    return {"rows": rows, "misses": misses, "no_bug": no_bug, "original_findings": k, "files": len(files),
             "mutants": len(jobs_list), "all_original_findings": len(originals)}
 
 
@@ -850,6 +875,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--keep", type=Path, help="keep the mutant copies here (default: a temp folder, removed)")
     ap.add_argument("--json", type=Path, help="write the per-rule counts and the misses here")
+    ap.add_argument("--audited", type=Path, default=AUDITED,
+                    help="mutants audited as no bug at runtime, left out of the score (a missing file: none)")
     args = ap.parse_args()
 
     root = args.cache.expanduser().resolve()
@@ -868,7 +895,7 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
     try:
-        res = run(root, files, args.seed, args.per_file, args.jobs, work)
+        res = run(root, files, args.seed, args.per_file, args.jobs, work, audited_no_bug(args.audited))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -883,12 +910,18 @@ def main() -> None:
     for m in res["misses"]:
         print(f"  miss {m['rule']} {m['file']}:{m['line']}  {m['note']}  | {m['mutated'][:90]}"
               + (f"  [reported: {', '.join(m['other'])}]" if m["other"] else ""))
+    for a in res["no_bug"]:
+        print(f"  no bug {a['rule']} {a['file']}:{a['line']}  " + ("FLAGGED (a false positive)  " if a["flagged"] else "")
+              + f"| {a['reason'][:100]}")
     for f in res["original_findings"]:
         print(f"  original {f['code']} {f['path']}:{f['line']}  {f['message'][:90]}")
     if args.json:
         args.json.write_text(json.dumps({**res, "rows": {k: dict(v) for k, v in rows.items()}}, indent=1))
     n = sum(r["n"] for r in rows.values())
     d = sum(r["d"] for r in rows.values())
+    flagged = sum(a["flagged"] for a in res["no_bug"])
+    print(f"left out: {len(res['no_bug'])} mutants audited as no bug at runtime ({args.audited.name}), "
+          f"{flagged} of them flagged")
     print(f"mutation recall {d / n if n else 0:.2f} ({d}/{n}) original-findings {len(res['original_findings'])}")
 
 

@@ -295,3 +295,18 @@ def test_a_tensor_read_into_a_number_or_a_truth_value_is_no_dl011_mutant():
     )
     # `small` is read into a truth value and used as an index; `scale` flows into `x * factor`
     assert {m.line for m in mutants.op_dl011(src)} == {10}
+
+
+def test_a_finding_points_at_every_line_its_span_covers():
+    call = {"line": 318, "end_line": 321, "code": "DL011"}
+    assert mutants._lines(call) == {318, 319, 320, 321}
+    assert mutants._lines({"line": 7, "code": "DL003"}) == {7}
+
+
+def test_audited_no_bug_mutants_each_carry_a_reason_and_match_their_mutated_line(tmp_path):
+    audited = mutants.audited_no_bug(mutants.AUDITED)
+    assert audited, "the committed audit lists the mutants read by hand"
+    for (rule, file, line, mutated), reason in audited.items():
+        assert rule in mutants.RULES and file.count("+") >= 1 and line > 0 and mutated
+        assert len(reason) > 30  # a reason a reviewer can check, not a tag
+    assert mutants.audited_no_bug(tmp_path / "missing.json") == {}
