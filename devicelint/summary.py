@@ -20,10 +20,11 @@ Targets of a move: ["param", name], "accel", "cpu", "unknown".
 from __future__ import annotations
 
 import ast
+import builtins
 
 from devicelint import torchapi as api
 
-VERSION = 5
+VERSION = 6
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
 UNKNOWN = ["unknown"]
 # Module methods that neither move the module nor hand it to code we cannot see.
@@ -175,6 +176,11 @@ def _tensor_factory(call: ast.Call) -> bool:
     return last in api.TENSOR_FACTORIES or last in api.LIKE_FACTORIES or last.startswith("new_") or last in ("to", "cuda")
 
 
+_BUILTINS = frozenset(dir(builtins))
+_PLAIN_MODULES = {"math", "np", "numpy", "os", "re", "json", "random", "itertools", "functools", "collections",
+                  "copy", "string", "time", "datetime", "pathlib", "operator", "typing"}
+
+
 def _stateful(value) -> bool:
     """Evidence that `self.x = value` creates weights: a layer or something we cannot see
     (a tensor factory or a parameter-free layer is not)."""
@@ -184,6 +190,8 @@ def _stateful(value) -> bool:
         return False
     text = dotted(value.func) or ""
     last = text.rsplit(".", 1)[-1]
+    if text in _BUILTINS or text.split(".", 1)[0] in _PLAIN_MODULES:
+        return False  # `self.min_level = int(math.log2(s))`: a number, not a layer
     if text.startswith(("torch.", "nn.")) or "." not in text and last[:1].isupper():
         if last in api.TENSOR_FACTORIES or last in api.PARAM_FREE_LAYERS or (last.endswith("Loss") and not value.args):
             return False

@@ -140,6 +140,13 @@ def parse_device_string(s: str):
     return None
 
 
+# names of sizes, counts and settings (`num_heads`, `img_resolution`, `hidden_dim`): numbers
+NUMBER_NAME = re.compile(
+    r"(^|_)(sizes?|dims?|len|length|lengths|num|count|height|width|channels|heads|depth|stride|padding|eps|"
+    r"res|resolution)$|^(num|n)_",
+    re.IGNORECASE)
+
+
 def looks_like_device_name(text: str) -> bool:
     last = text.rsplit(".", 1)[-1].lower()
     return any(h in last for h in DEVICE_NAME_HINTS) or last in EXACT_DEVICE_NAMES

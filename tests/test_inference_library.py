@@ -111,6 +111,40 @@ def embed(texts, images):
         latents = vae.encode(images.to(device)).latent_dist.sample()
     return out.last_hidden_state[:, 0], latents
 """,
+    "generator_resolution_sizes_a_pil_image": """
+import PIL.Image
+
+import legacy
+
+
+def project(network_pkl, target_fname):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    G = legacy.load_network_pkl(open(network_pkl, "rb"))["G_ema"].requires_grad_(False).to(device)
+    target_pil = PIL.Image.open(target_fname).convert("RGB")
+    # a size the moved generator keeps: a number, so the image stays a PIL image
+    target_pil = target_pil.resize((G.img_resolution, G.img_resolution), PIL.Image.LANCZOS)
+    target_uint8 = np.array(target_pil, dtype=np.uint8)
+    target = torch.tensor(target_uint8.transpose([2, 0, 1]), device=device)
+    synth = G.synthesis(torch.randn(1, G.num_ws, G.w_dim, device=device))
+    return (synth - target).square().mean().item()
+""",
+    "evaluator_moves_predictions_to_its_cpu_device": """
+from evaluation.coco import COCOEvaluator
+
+
+class RotatedCOCOEvaluator(COCOEvaluator):
+    def process(self, inputs, outputs):
+        for input, output in zip(inputs, outputs):
+            prediction = {"image_id": input["image_id"]}
+            if "instances" in output:
+                instances = output["instances"].to(self._cpu_device)
+                prediction["instances"] = self.instances_to_json(instances, input["image_id"])
+            self._predictions.append(prediction)
+
+    def instances_to_json(self, instances, img_id):
+        boxes = instances.pred_boxes.tensor.numpy()
+        return [{"image_id": img_id, "bbox": b} for b in boxes.tolist()]
+""",
     "hf_collator_loader_not_moved": """
 from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
 

@@ -1355,3 +1355,57 @@ def test_an_ema_copy_of_a_registry_model_left_on_the_host(tmp_path):
         "    opt = torch", "    ema = deepcopy(model.module)\n    requires_grad(ema, False)\n    opt = torch")
     make(tmp_path, {"train.py": after})
     assert mission() == []
+
+
+def test_a_pooler_that_stores_only_numbers_has_no_weights(tmp_path):
+    # detectron2-style: the layers it keeps are parameter-free pooling ops from another file,
+    # and the settings it stores are numbers computed with int() and math
+    files = {
+        "pyproject.toml": "",
+        "layers.py": '''
+            import torch.nn as nn
+            from torchvision.ops import roi_align
+
+            class ROIAlign(nn.Module):
+                def __init__(self, output_size, spatial_scale, sampling_ratio):
+                    super().__init__()
+                    self.output_size = output_size
+                    self.spatial_scale = spatial_scale
+                    self.sampling_ratio = sampling_ratio
+
+                def forward(self, x, rois):
+                    return roi_align(x, rois, self.output_size, self.spatial_scale, self.sampling_ratio)
+            ''',
+        "poolers.py": '''
+            import math
+            import torch
+            import torch.nn as nn
+            from layers import ROIAlign
+
+            class ROIPooler(nn.Module):
+                def __init__(self, output_size, scales, sampling_ratio):
+                    super().__init__()
+                    self.level_poolers = nn.ModuleList(
+                        ROIAlign(output_size, spatial_scale=s, sampling_ratio=sampling_ratio) for s in scales
+                    )
+                    self.min_level = int(-math.log2(scales[0]))
+                    self.max_level = int(-math.log2(scales[-1]))
+
+                def forward(self, x, rois):
+                    return torch.cat([p(f, rois) for p, f in zip(self.level_poolers, x)])
+            ''',
+        "test_poolers.py": '''
+            import torch
+            from poolers import ROIPooler
+
+            def check(device):
+                features = [torch.rand(2, 4, 10, 8, device=device)]
+                rois = torch.tensor([[0, 1.0, 1.0, 5.0, 5.0]], device=device)
+                pooler = ROIPooler(7, (1.0 / 16,), 0)
+                out = pooler(features, rois)
+                scripted = torch.jit.script(pooler)(features, rois)
+                assert torch.equal(out, scripted)
+            ''',
+    }
+    make(tmp_path, files)
+    assert found(tmp_path / "test_poolers.py") == []

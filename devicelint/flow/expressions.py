@@ -206,7 +206,7 @@ class Expressions:
             return UNKNOWN
         if base.kind is Kind.UNKNOWN:
             if base.dev is Dev.ACCEL and base.moved_at is not None and attr not in api.NON_TENSOR_ATTRS and not (
-                api.looks_like_device_name(attr) or attr.startswith("num_") or attr in _SETTINGS_ATTRS
+                api.looks_like_device_name(attr) or api.NUMBER_NAME.search(attr) or attr in _SETTINGS_ATTRS
                 or MODULE_NAME.search(expr_text(node.value) or "model")
             ):
                 # `data = data.to(device)` then `data.x`: an object that moves its tensors (a PyG

@@ -8,7 +8,6 @@ module holds the entry points: running a file's body and every function and meth
 
 from __future__ import annotations
 
-import re
 
 import libcst as cst
 
@@ -31,9 +30,6 @@ from devicelint.flow.models import Models
 from devicelint.flow.classes import UserCode
 
 
-_NUMBER_NAME = re.compile(
-    r"(^|_)(sizes?|dims?|len|length|lengths|num|count|height|width|channels|heads|depth|stride|padding|eps)$|^(num|n)_",
-    re.IGNORECASE)
 
 _NUMBER_TYPES = {"int", "float", "bool", "str", "complex", "tuple", "list", "dict", "Size"}
 
@@ -45,7 +41,7 @@ def _number_param(p: cst.Param) -> bool:
         names = {n.value for n in walk(ann) if isinstance(n, cst.Name)}
         names |= {n.attr.value for n in walk(ann) if isinstance(n, cst.Attribute)}
         return bool(names) and names <= _NUMBER_TYPES | {"Optional", "None", "Union", "Sequence", "Tuple", "List", "typing"}
-    return bool(_NUMBER_NAME.search(p.name.value))
+    return bool(api.NUMBER_NAME.search(p.name.value))
 
 
 def _is_staticmethod(fn: cst.FunctionDef) -> bool:
@@ -158,6 +154,8 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
 
     def guess_by_name(self, text: str, scope) -> Val:
         """Names are the last resort: `device`, `args.device` -> a device; `train_loader` -> a loader."""
+        if api.looks_like_device_name(text) and "cpu" in text.rsplit(".", 1)[-1].lower():
+            return Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu"), name=text)  # `self._cpu_device`
         if "." in text and text.split(".")[0] not in api.CONFIG_OBJECTS:
             if api.looks_like_device_name(text):
                 return Val(Kind.DEVICE, Dev.UNKNOWN, key=self.txt_key(scope, text), name=text)
