@@ -1389,6 +1389,44 @@ class PlacedPackedViT(PackedViT):
         counts = torch.tensor([len(s) for s in batched_sequences], device=self.device)
         return arange(len(batched_sequences)).repeat_interleave(counts)
 """,
+    # ------------------------------------------------ blocks taken from a ModuleList built by appending
+    "padding_mask_built_on_the_host_and_handed_to_each_block": """
+class Attention(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.qkv = nn.Linear(dim, dim * 3)
+
+    def forward(self, x, mask=None):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        sim = q @ k.transpose(-1, -2)
+        if mask is not None:
+            sim = sim.masked_fill(~mask[:, None, :], -1e4)
+        return sim.softmax(-1) @ v
+
+
+class Encoder(nn.Module):
+    def __init__(self, dim, depth):
+        super().__init__()
+        self.layers = nn.ModuleList([])
+        for _ in range(depth):
+            self.layers.append(nn.ModuleList([Attention(dim), nn.Linear(dim, dim)]))
+
+    def forward(self, x, lengths):
+        b, n = x.shape[:2]
+        mask = torch.ones((b, n), dtype=torch.bool)
+        for attn, ff in self.layers:
+            x = attn(x, mask=mask) + x  # <- DL011
+            x = ff(x) + x
+        return x
+
+
+class PlacedEncoder(Encoder):
+    def forward(self, x, lengths):
+        mask = torch.ones(x.shape[:2], dtype=torch.bool, device=x.device)
+        for attn, ff in self.layers:
+            x = ff(attn(x, mask=mask)) + x
+        return x
+""",
     # ------------------------------------------------ einops keeps a tensor where it is
     "token_ids_repeated_with_einops_then_gathered": """
 from einops import rearrange, repeat

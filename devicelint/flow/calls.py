@@ -192,6 +192,11 @@ class Calls:
                         data.append(v)
                 if len(data) >= 2:
                     self.record_mix(node, data)
+            if isinstance(node.func, cst.Name) and v.dev is Dev.UNKNOWN and self._in_forward():
+                # `for attn, ff in self.layers: x = attn(x, mask=mask) + x`: a block of the module
+                out = self.part_call(node, node.func.value, args)
+                if out is not UNKNOWN:
+                    return out
             return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
 

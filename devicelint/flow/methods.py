@@ -159,7 +159,7 @@ class Methods:
                 return Val(Kind.SEQ, elem=Val(Kind.TENSOR, on_module=True))
             self.escape(pos + list(kw.values()))
             if self._in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
-                return self._inherited_part_call(node, name, pos + list(kw.values()))
+                return self.part_call(node, name, pos + list(kw.values()))
             return UNKNOWN
         if recv.kind is Kind.CLASS and name == "apply" and self._autograd_function(recv.ref):
             # `SpecialSpmmFunction.apply(indices, values, shape, b)`: runs the Function's forward
@@ -244,14 +244,16 @@ class Methods:
             return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
 
-    def _inherited_part_call(self, node: cst.Call, name: str, args: list) -> Val:
+    def part_call(self, node: cst.Call, name: str, args: list) -> Val:
         """`self.time_embedding(t_emb, cond)` in `forward`, a part this file never sets (a
-        submodule the library base class built): it runs on the module's device. A host tensor
-        made here that it is handed with the module's tensors meets them there; handed only
-        host tensors, it fails on its weights or gives a host result (`self.time_proj(t)`, a
-        sinusoidal embedding without weights), which then meets the device further on."""
+        submodule the library base class built), or `attn(x, mask=mask)` for a block taken from
+        `self.layers`: it runs on the module's device. A host tensor made here that it is handed
+        with the module's tensors meets them there; handed only host tensors, it fails on its
+        weights or gives a host result (`self.time_proj(t)`, a sinusoidal embedding without
+        weights), which then meets the device further on."""
         if _MOVER_NAME.search(name) or HOST_RESULT.search(name) or any(
-                a.keyword is not None and api.LENGTHS.search(a.keyword.value) for a in node.args):
+                api.LENGTHS.search((a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or ""))
+                for a in node.args):
             return UNKNOWN
         tensors = [a for a in args if a.kind is Kind.TENSOR]
         made = [a for a in tensors if a.fresh and a.dev is Dev.CPU and a.attr is None and a.loader is None]
