@@ -211,7 +211,7 @@ class ApiCalls:
             # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below);
             # a call handed tensors computes with them (`interpolate(masks, size)`)
             return Val(Kind.UNKNOWN, mid=node, name=last)
-        return self.unseen_call_result(node, pos + list(kw.values())) or UNKNOWN
+        return self.unseen_call_result(node, args) or UNKNOWN
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)
@@ -255,7 +255,7 @@ class ApiCalls:
         src = self.eval(node.args[0].value)
         if src.kind is Kind.MODULE and src.dev is Dev.ACCEL:
             return src.with_(mid=None, moved_at=None)
-        if src.kind is Kind.MODULE and src.dev is Dev.CPU and src.mid is not None and not src.param_free \
+        if (src.kind is Kind.MODULE and src.dev is Dev.CPU and src.mid is not None and not src.param_free) \
                 or self._not_moved_yet(src):
             return self.new_model(node, built=True, name=src.name,
                                   cls=src.ref if isinstance(src.ref, cst.ClassDef) else None).with_(ref=src.ref)
@@ -295,8 +295,11 @@ class ApiCalls:
             return
         handed = []
         for v in pos + list(kw.values()):
-            handed.extend(v.parts or (v.elem,) if v.kind is Kind.SEQ and (v.parts or v.elem) else (v,))
-        tensors = [v for v in handed if v is not None and v.kind is Kind.TENSOR]
+            if v.kind is Kind.SEQ:  # `all_gather(outputs, t)`: the list's tensors too
+                handed.extend(v.parts or ((v.elem,) if v.elem is not None else ()))
+            else:
+                handed.append(v)
+        tensors = [v for v in handed if v.kind is Kind.TENSOR]
         if tensors:
             self.record_mix(node, [*tensors, NCCL_GROUP])
 

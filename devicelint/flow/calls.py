@@ -14,20 +14,14 @@ from devicelint.names import dotted
 from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, PresetFactory, Val, contents_on_accel, host_batch_in,
                                join, mid_parts)
 from devicelint.flow.facts import ModuleCall
-from devicelint.flow.nodes import expr_text
+from devicelint.flow.nodes import spelled
 from devicelint.flow.expressions import result_of
 from devicelint.flow.library import SCATTERS
 from devicelint.flow.methods import HOST_RESULT, host_length_params, moves_its_inputs
 
 
-# Callees that turn tensors into images, text, files or numbers.
-def _spelled(a: cst.Arg) -> str:
-    """`input_lengths=preds_size` -> "input_lengths preds_size": what an argument's name and
-    text say (sequence lengths, which stay on the host on purpose)."""
-    return (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
-
-
 _ENVIRONMENT = re.compile(r"(^|_)envs?$|environment", re.IGNORECASE)
+# Callees that turn tensors into images, text, files or numbers.
 _CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|print|log|write|format|dump|json|"
                         r"tolist|numpy|array|metric|score|accura|caption", re.IGNORECASE)
 
@@ -186,9 +180,9 @@ class Calls:
                 data = []
                 for a in node.args:
                     v = kw.get(a.keyword.value) if a.keyword else kw.get("**") if a.star == "**" else next(positional, None)
-                    spelled = _spelled(a)
+                    text = spelled(a)
                     if v is not None and (v.kind is Kind.TENSOR or host_batch_in(v) is not None) \
-                            and not api.LENGTHS.search(spelled):  # CTC losses take lengths on the host
+                            and not api.LENGTHS.search(text):  # CTC losses take lengths on the host
                         data.append(v)
                 if len(data) >= 2:
                     self.record_mix(node, data)
@@ -229,9 +223,9 @@ class Calls:
                 v = self.unpack(v, None) if a.star == "*" else v
             args.append(v)
             # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
-            spelled = _spelled(a)
+            text = spelled(a)
             param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
-            if api.LENGTHS.search(spelled) or param in length_params or (
+            if api.LENGTHS.search(text) or param in length_params or (
                     model.ref == SCATTERS and not contents_on_accel(v)):
                 # ...and DataParallel / DDP copy host inputs to their device themselves
                 exempt.append(v)

@@ -13,7 +13,7 @@ from devicelint import torchapi as api
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join
 from devicelint.flow.facts import NumpyConv
-from devicelint.flow.nodes import expr_text, walk
+from devicelint.flow.nodes import expr_text, spelled, walk
 
 
 # Methods only an nn.Module has together; on a value from code we cannot see they prove it is one.
@@ -251,9 +251,7 @@ class Methods:
         with the module's tensors meets them there; handed only host tensors, it fails on its
         weights or gives a host result (`self.time_proj(t)`, a sinusoidal embedding without
         weights), which then meets the device further on."""
-        if _MOVER_NAME.search(name) or HOST_RESULT.search(name) or any(
-                api.LENGTHS.search((a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or ""))
-                for a in node.args):
+        if _MOVER_NAME.search(name) or HOST_RESULT.search(name) or any(api.LENGTHS.search(spelled(a)) for a in node.args):
             return UNKNOWN
         tensors = [a for a in args if a.kind is Kind.TENSOR]
         made = [a for a in tensors if a.fresh and a.dev is Dev.CPU and a.attr is None and a.loader is None]

@@ -42,6 +42,12 @@ def string_value(node: cst.SimpleString) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def spelled(a: cst.Arg) -> str:
+    """`input_lengths=preds_size` -> "input_lengths preds_size": what an argument's name and
+    text say (sequence lengths, which stay on the host on purpose)."""
+    return (a.keyword.value if a.keyword else "") + " " + (expr_text(a.value) or "")
+
+
 def expr_text(node) -> str | None:
     """`x`, `self.x`, `batch["label"]`, `batch[0]`: a stable spelling of a storage place."""
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
