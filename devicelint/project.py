@@ -38,12 +38,15 @@ _kinds: dict | None = None
 # Also during a run: what a module name resolved to from one importer, and the probes that
 # found it (replayed into each view's deps: a cached result must know them).
 _resolved: dict | None = None
+# Also during a run: each path's summary entry, "dir" or "absent" (Store.entry_for).
+_entries: dict | None = None
 
 
 def remember_paths(on: bool) -> None:
-    global _kinds, _resolved
+    global _kinds, _resolved, _entries
     _kinds = {} if on else None
     _resolved = {} if on else None
+    _entries = {} if on else None
 
 
 def _kind(path: str) -> str | None:
@@ -95,21 +98,30 @@ class Store:
         self._by_stat: dict = {}
 
     def entry_for(self, path: str):
-        """The summary entry of the file at `path` ({"s", "h"}), "dir", or "absent"."""
-        try:
-            with open(path, "rb") as f:
-                st = os.fstat(f.fileno())
-                if stat.S_ISDIR(st.st_mode):
-                    return "dir"
-                key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
-                found = self._by_stat.get(key)
-                if found is None:
-                    found = self._by_stat[key] = self.summary_of(f.read())
-                return found
-        except IsADirectoryError:
-            return "dir"
-        except OSError:
-            return "dir" if os.path.isdir(path) else "absent"
+        """The summary entry of the file at `path` ({"s", "h"}), "dir", or "absent". During a
+        run (remember_paths) each path is looked at once: the module paths an import could
+        name are mostly absent, and every file of a package asks about the same ones."""
+        entries = _entries
+        if entries is not None and path in entries:
+            return entries[path]
+        kind = _kind(path)
+        if kind != "file":
+            found = "dir" if kind == "dir" else "absent"
+        else:
+            try:
+                with open(path, "rb") as f:
+                    st = os.fstat(f.fileno())
+                    key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
+                    found = self._by_stat.get(key)
+                    if found is None:
+                        found = self._by_stat[key] = self.summary_of(f.read())
+            except IsADirectoryError:
+                found = "dir"
+            except OSError:
+                found = "absent"
+        if entries is not None:
+            entries[path] = found
+        return found
 
     def summary_of(self, data: bytes):
         from devicelint.cache import _code_fingerprint
