@@ -1217,6 +1217,32 @@ def average_on_cpu_workers(values):
     dist.all_reduce(total)
     return (total[0] / total[1]).item()
 """,
+    "distributed_eval_reduces_counts_made_on_the_host": """
+import torch.distributed as dist
+
+
+def evaluate(model, loader, device):
+    model.eval()
+    correct, total = 0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            correct += (model(x).argmax(1) == y).sum().item()
+            total += y.numel()
+    # NCCL refuses host tensors, 0-dim ones too
+    hits = torch.tensor(correct)
+    seen = torch.tensor(total, device=device)
+    dist.all_reduce(hits)  # <- DL011
+    dist.all_reduce(seen)
+    return hits.item() / seen.item()
+
+
+def main(local_rank):
+    dist.init_process_group("nccl")
+    device = torch.device("cuda", local_rank)
+    model = Net().to(device)
+    return evaluate(model, make_loader(), device)
+""",
     # ------------------------------------------------ a number a caller passes becomes a host tensor
     "unet_subclass_turns_a_python_timestep_into_a_host_tensor": """
 from diffusers.models import UNet2DConditionModel

@@ -320,9 +320,11 @@ class ApiCalls:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
             fresh = dev is Dev.CPU and (_surely_not_0dim(node, name) or _holds_a_list(node, pos, name))
             empty = dev is Dev.CPU and not fresh and _empty_placeholder(node, name)
-            if fresh or empty:
+            if dev is Dev.CPU:
                 self.facts.factory_scopes.setdefault(node, []).append(self.device_names())
-            return Val(Kind.TENSOR, dev, fresh=fresh, empty=empty, born=node if fresh or empty else None)
+            # `born` also marks a 0-dim host tensor made here: it mixes with device tensors in
+            # eager ops, but not in a NCCL collective (`dist.all_reduce(torch.tensor(n))`)
+            return Val(Kind.TENSOR, dev, fresh=fresh, empty=empty, born=node if dev is Dev.CPU else None)
         if d.kind is Kind.DEVICE:
             self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None, cond=d.cond,

@@ -209,7 +209,8 @@ class ContrastiveHead(nn.Module):
             if func is not None and getattr(getattr(func, "attr", None), "value", None) in _SHAPE_ONLY:
                 continue
             joins = getattr(getattr(func, "attr", None), "value", None) in _JOINS
-            fresh = [v for v in mix.operands if _made_on_host(v, joins)]
+            collective = any(v is NCCL_GROUP for v in mix.operands)
+            fresh = [v for v in mix.operands if _made_on_host(v, joins) or (collective and _made_here_0dim(v))]
             if not fresh:
                 continue
             others = [v for v in mix.operands if not any(v is f for f in fresh)]
@@ -266,6 +267,12 @@ def _handed_on(mix, born):
         if caller is not None and contains(caller, born):
             return call
     return mix.node
+
+
+def _made_here_0dim(v) -> bool:
+    """A host tensor a factory made here, of any size (`torch.tensor(total)`): NCCL takes
+    none, 0-dim ones included."""
+    return v.kind is Kind.TENSOR and v.born is not None and v.dev is Dev.CPU and v.attr is None and v.loader is None
 
 
 def _made_on_host(v, joined: bool = False) -> bool:
