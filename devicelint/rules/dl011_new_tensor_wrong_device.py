@@ -38,8 +38,8 @@ class NewTensorWrongDevice(Rule):
     (`hidden = model.init_hidden(batch_size)`) is followed for the tensors it builds.
     A `torch.distributed` collective (`all_reduce`, `broadcast`, `all_gather`, ...) handed
     such a tensor in code that runs on the GPU (a module's `forward`, a file that moves its
-    model there) is flagged too: NCCL, the backend for GPUs, takes only GPU tensors
-    ("Tensors must be CUDA and dense").
+    model there) is flagged too, 0-dim ones included (`torch.tensor(correct)`): NCCL, the
+    backend for GPUs, takes only GPU tensors ("Tensors must be CUDA and dense").
 
     ## Why is this bad?
     Factories create tensors on the CPU (unless a default device is set). Combining one with
