@@ -145,6 +145,33 @@ class RotatedCOCOEvaluator(COCOEvaluator):
         boxes = instances.pred_boxes.tensor.numpy()
         return [{"image_id": img_id, "bbox": b} for b in boxes.tolist()]
 """,
+    "labels_rebuilt_on_the_host_and_losses_plotted": """
+import matplotlib.pyplot as plt
+
+
+def train(model, loader, device, epochs=3):
+    opt = torch.optim.Adam(model.parameters())
+    crit = nn.CrossEntropyLoss()
+    losses = []
+    for epoch in range(epochs):
+        for x, y in loader:
+            x = x.to(device)
+            y = torch.LongTensor(y)
+            out = model(x)
+            loss = crit(out, y)  # <- DL011
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+    # once the labels are fixed, the losses are device tensors: plotting them fails too
+    plt.plot(losses)  # <- DL003
+    return losses
+
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    train(Net().to(device), make_loader(), device)
+""",
     "hf_collator_loader_not_moved": """
 from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
 

@@ -30,10 +30,11 @@ def result_of(vals) -> Val:
     on_module = any(v.on_module for v in tensors)
     accel = [v for v in tensors if v.dev is Dev.ACCEL]
     unseen = any(v.kind is Kind.UNKNOWN for v in vals) or any(v.dev is Dev.UNKNOWN for v in tensors)
-    if accel and unseen and all(v.dev is not Dev.CPU for v in tensors) and len({v.cond for v in accel}) == 1:
+    if accel and len({v.cond for v in accel}) == 1 and (unseen or any(v.dev is Dev.CPU for v in tensors)):
         # `returns * masks + reward`: with a device tensor in it, the result is on the device
         # (an operand we cannot place is a number, a device tensor, a 0-dim host tensor, all of
-        # which give a device result, or the operation fails right here)
+        # which give a device result, or the operation fails right here). A host operand beside
+        # it is reported where they meet; past that point the code runs on the device
         return Val(Kind.TENSOR, Dev.ACCEL, grad=grad, on_module=on_module, cond=accel[0].cond)
     if any(v.kind is Kind.UNKNOWN for v in vals):
         return Val(Kind.TENSOR, grad=grad, on_module=on_module)
