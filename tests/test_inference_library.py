@@ -172,6 +172,34 @@ def main():
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     train(Net().to(device), make_loader(), device)
 """,
+    "lightning_steps_run_on_the_module_device": """
+import lightning as L
+
+
+class LitClassifier(L.LightningModule):
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, num_classes))
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = F.cross_entropy(self.net(x), y)
+        self.log("train_loss", loss)
+        return loss
+
+    def validation_step(self, batch, batch_idx):
+        x, y = batch
+        preds = self.net(x).argmax(1)
+        self.log("val_acc", (preds == y).float().mean())
+        return preds.numpy()  # <- DL003
+
+    def predict_step(self, batch, batch_idx):
+        x, _ = batch
+        return self.net(x).softmax(-1).cpu().numpy()
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters(), lr=1e-3)
+""",
     "hf_collator_loader_not_moved": """
 from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
 

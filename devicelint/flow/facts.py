@@ -52,8 +52,9 @@ class NumpyConv:
     # a library call that converts its inputs (`accuracy_score(y, preds)`): the argument
     # converted; None for `.numpy()`, `np.array(t)`, `np.asarray(t)` (the call converts)
     arg: cst.BaseExpression | None = None
-    # an input of a module written for inputs on the device (methods._aware_module_input)
-    module_input: bool = False
+    # an input of a module that runs on the device whatever the file moves, and why:
+    # "aware" / "lightning" (methods._aware_module_input); None otherwise
+    module_input: str | None = None
 
 
 @dataclass

@@ -50,6 +50,10 @@ HOST_RESULT = re.compile(r"test|eval|valid|metric|stat|summar|report|predict|inf
                          r"post_?process|cpu", re.IGNORECASE)
 
 
+# The hooks a Lightning trainer calls with a batch it has moved to the module's device.
+_STEP_HOOKS = {"training_step", "validation_step", "test_step", "predict_step"}
+
+
 # Parts named for placing what they are given (`self.to_device(x)`, `self.move_inputs(batch)`).
 _MOVER_NAME = re.compile(r"device|cuda|move|place|^to_|transfer", re.IGNORECASE)
 
@@ -265,22 +269,28 @@ class Methods:
             return Val(Kind.TENSOR, Dev.CPU, fresh=True, born=made[0].born)
         return UNKNOWN
 
-    def _aware_module_input(self, recv: Val) -> bool:
-        """An input of a module's `forward` (or what it computed from one), in a module whose
-        forward path makes tensors on its inputs' device (`device=masks.device`): whatever the
-        file moves, the module is written to be handed tensors on the device."""
-        if recv.kind is not Kind.TENSOR or not recv.on_module or recv.dev is not Dev.UNKNOWN or not self._in_forward():
-            return False
+    def _aware_module_input(self, recv: Val) -> str | None:
+        """Why an input of a module's method (or what it computed from one) is on the device
+        whatever the file moves: "aware" in a module whose forward path makes tensors on its
+        inputs' device (`device=masks.device`), "lightning" in a LightningModule's step, which
+        the trainer hands batches on the module's device; None otherwise."""
+        if recv.kind is not Kind.TENSOR or not recv.on_module or recv.dev is not Dev.UNKNOWN:
+            return None
         cls = self._mod_cls()
         if cls is None:
-            return False
+            return None
+        method = self._method_frame().func
+        if method is not None and method.name.value in _STEP_HOOKS and self.class_of(cls)["framework"]:
+            return "lightning"
+        if not self._in_forward():
+            return None
         key = ("aware", id(cls))
         found = self.body_cache.get(key)
         if found is None:
             info = self.class_of(cls)
             found = self.body_cache[key] = any(
                 creates_on_input_device(info["methods"][m]) for m in info["forward_path"] if m in info["methods"])
-        return found
+        return "aware" if found else None
 
     def _autograd_function(self, cls) -> bool:
         """A class of this file deriving from `torch.autograd.Function`, with its own forward."""

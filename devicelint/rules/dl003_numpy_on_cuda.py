@@ -21,7 +21,9 @@ class NumpyOnCuda(Rule):
     (`torch.zeros(h, w, device=masks.device)`: a post-processor, a loss), converting one of
     its inputs, or what it computed from them, is flagged whatever the file moves: the module
     is written to run on the device. A module that never does (a per-sample preprocessing
-    step on the host) is left alone.
+    step on the host) is left alone. In a LightningModule's `training_step`, `validation_step`,
+    `test_step` and `predict_step` the batch and what the module computes from it are on the
+    module's device too: the trainer moves them there.
 
     ## Why is this bad?
     NumPy arrays live in host memory. The conversion raises
@@ -122,13 +124,19 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
                 yield Report(
                     conv.node,
                     "converting a tensor on the device to NumPy fails; call `.cpu()` first" if contents_on_accel(conv.val)
-                    else "this module makes tensors on its inputs' device, so it is run on the device; converting "
-                         "one of its tensors to NumPy fails there; call `.cpu()` first",
+                    else _RUNS_ON_DEVICE[conv.module_input] + "; converting one of its tensors to NumPy fails there; "
+                         "call `.cpu()` first",
                     # a list of tensors has no `.cpu()`: the advice then is per tensor
                     fix="insert `.cpu()` before the conversion" if edit or conv.val.kind is Kind.TENSOR
                     else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",
                     edit=edit,
                 )
+
+
+_RUNS_ON_DEVICE = {
+    "aware": "this module makes tensors on its inputs' device, so it is run on the device",
+    "lightning": "the Lightning trainer runs this step on the module's device, with the batch moved there",
+}
 
 
 def _each_cpu(value: cst.BaseExpression) -> cst.ListComp:
