@@ -200,6 +200,45 @@ class LitClassifier(L.LightningModule):
     def configure_optimizers(self):
         return torch.optim.Adam(self.parameters(), lr=1e-3)
 """,
+    "rollout_carries_the_next_observation_back_on_the_host": """
+import gymnasium as gym
+from torch.distributions import Categorical
+
+
+class Agent(nn.Module):
+    def __init__(self, obs_dim, n_actions):
+        super().__init__()
+        self.actor = nn.Sequential(nn.Linear(obs_dim, 64), nn.Tanh(), nn.Linear(64, n_actions))
+
+    def act(self, x):
+        return Categorical(logits=self.actor(x)).sample()
+
+
+def rollout(args):
+    device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
+    envs = gym.vector.SyncVectorEnv([lambda: gym.make("CartPole-v1") for _ in range(4)])
+    agent = Agent(4, 2).to(device)
+    next_obs, _ = envs.reset(seed=1)
+    next_obs = torch.Tensor(next_obs).to(device)
+    for step in range(128):
+        with torch.no_grad():
+            action = agent.act(next_obs)  # <- DL011
+        next_obs, reward, term, trunc, info = envs.step(action.cpu().numpy())
+        # the next round meets the agent with this host tensor
+        next_obs = torch.Tensor(next_obs)
+
+
+def rollout_moved(args):
+    device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
+    envs = gym.vector.SyncVectorEnv([lambda: gym.make("CartPole-v1") for _ in range(4)])
+    agent = Agent(4, 2).to(device)
+    next_obs = torch.Tensor(envs.reset(seed=1)[0]).to(device)
+    for step in range(128):
+        with torch.no_grad():
+            action = agent.act(next_obs)
+        next_obs, reward, term, trunc, info = envs.step(action.cpu().numpy())
+        next_obs = torch.Tensor(next_obs).to(device)
+""",
     "hf_collator_loader_not_moved": """
 from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
 

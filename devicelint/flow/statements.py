@@ -25,6 +25,21 @@ def _host_layer(v) -> bool:
     return v is not None and v.kind is Kind.MODULE and v.mid is not None and v.dev is Dev.CPU and not v.param_free
 
 
+def _carried_host(merged: State, before: State, body: State) -> State:
+    """`next_obs = torch.Tensor(next_obs)` at the end of a loop whose first round got it on
+    the device: every later round starts with the host tensor, so the second round sees that
+    one rather than an unknown join (after the loop, the join stands)."""
+    carried = None
+    for k, v in body.vars.items():
+        was = before.vars.get(k)
+        if was is None or not (v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU and v.attr is None):
+            continue
+        if was.kind is Kind.TENSOR and (was.dev is Dev.ACCEL or (was.on_module and was.dev is not Dev.CPU)):
+            carried = carried or merged.copy()
+            carried.vars[k] = v
+    return carried or merged
+
+
 class Statements:
     def exec_body(self, body) -> None:
         for stmt in body:
@@ -198,6 +213,8 @@ class Statements:
             body_out = self.frame.state
             body_out.dead = False
             state = State.merge(before, body_out)
+            if round_ == 0:
+                state = _carried_host(state, before, body_out)
         self.frame.loops.pop()
         self.frame.loop_conds.pop()
         self.frame.state = state
