@@ -320,7 +320,7 @@ class ApiCalls:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
             fresh = dev is Dev.CPU and (_surely_not_0dim(node, name) or _holds_a_list(node, pos, name))
             empty = dev is Dev.CPU and not fresh and _empty_placeholder(node, name)
-            if dev is Dev.CPU:
+            if fresh or empty:
                 self.facts.factory_scopes.setdefault(node, []).append(self.device_names())
             # `born` also marks a 0-dim host tensor made here: it mixes with device tensors in
             # eager ops, but not in a NCCL collective (`dist.all_reduce(torch.tensor(n))`)
