@@ -197,6 +197,20 @@ def own_tensor(v: "Val") -> "Val":
     return Val(Kind.TENSOR, on_module=True)
 
 
+def made_on_host(v: Val, joined: bool = False, any_size: bool = False) -> bool:
+    """A host tensor a factory made here (not kept as a module attribute, not a batch), with
+    dimensions; an empty placeholder counts only where it is `joined` (`torch.cat`), and a
+    0-dim one only where `any_size` (a NCCL collective takes no host tensor at all)."""
+    made = v.fresh or (joined and v.empty) or (any_size and v.born is not None)
+    return v.kind is Kind.TENSOR and made and v.dev is Dev.CPU and v.attr is None and v.loader is None
+
+
+def on_device(v: Val) -> bool:
+    """A tensor on the accelerator, or one of a module's own tensors not known to be on the
+    host (it lives wherever the module lives)."""
+    return v.kind is Kind.TENSOR and (v.dev is Dev.ACCEL or (v.on_module and v.dev is not Dev.CPU))
+
+
 def contents_on_accel(v: Val) -> bool:
     """A tensor, or a container of tensors, that is on the accelerator."""
     if v.kind in (Kind.TENSOR, Kind.UNKNOWN):  # an unknown value moved with .to() counts

@@ -58,23 +58,22 @@ class Calls:
         return self.call_value(node, v)
 
     def _model_namespace_lookup(self, func) -> bool:
+        kind = "module"  # what the looked-up namespace is in the project: a module, or a table in one
         if isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == "getattr" and func.args:
             space = func.args[0].value
         elif isinstance(func, cst.Subscript) and isinstance(func.value, cst.Attribute) and func.value.attr.value == "__dict__":
             space = func.value.value
-        elif isinstance(func, cst.Subscript) and isinstance(func.value, (cst.Name, cst.Attribute)):
-            # `DiT_models[args.model](...)`: a table kept in a project file of architectures
-            sym = crossfile.symbol(self, func.value) if self.imports.project is not None else None
-            return sym is not None and sym[0] == "value" and crossfile.builds_host_models(self, sym[1])
+        elif isinstance(func, cst.Subscript):
+            space, kind = func.value, "value"  # `DiT_models[args.model](...)`: a table of architectures
         else:
             return False
         if not isinstance(space, (cst.Name, cst.Attribute)):
             return False
-        if self.qual(space) in libmodel.MODEL_NAMESPACES:
+        if kind == "module" and self.qual(space) in libmodel.MODEL_NAMESPACES:
             return True
-        # `vits.__dict__[args.arch](...)` on a project file of architectures
+        # `vits.__dict__[args.arch](...)`, `DiT_models[args.model](...)` on a project file of architectures
         sym = crossfile.symbol(self, space)
-        return sym is not None and sym[0] == "module" and crossfile.builds_host_models(self, sym[1])
+        return sym is not None and sym[0] == kind and crossfile.builds_host_models(self, sym[1])
 
     def args(self, node: cst.Call):
         pos, kw = [], {}

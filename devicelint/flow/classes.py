@@ -9,7 +9,7 @@ from devicelint import crossfile
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, join
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val
 from devicelint.flow.state import Frame
 from devicelint.flow.nodes import find, is_string, no_grad_decorated, param_names, walk
 
@@ -232,14 +232,7 @@ class UserCode:
         """Run `fn` for this call. `self_val` binds its first parameter as the object the method
         runs on; `ctx` binds it to a value that is no such object (an autograd Function's context)."""
         pos, kw = self.args(node)
-        depth, f = 0, self.frame
-        while f is not None:
-            if f.func is fn:
-                depth = MAX_INLINE_DEPTH
-                break
-            depth += 1
-            f = f.parent
-        if depth >= MAX_INLINE_DEPTH or self.steps > STEP_BUDGET or any(d.decorator for d in fn.decorators if not self._harmless_decorator(d)):
+        if self._too_deep(fn) or any(d.decorator for d in fn.decorators if not self._harmless_decorator(d)):
             self.escape(pos + list(kw.values()))
             return UNKNOWN
         frame = Frame(fn, self.frame, node, closure, self_val)
@@ -279,21 +272,24 @@ class UserCode:
         self._forget_rebuilt_args(node, fn, params, pos)
         if frame.generator:
             return UNKNOWN
-        out = None
-        for r in frame.returns:
-            out = join(out, r) if out is not None else r
+        out = frame.returned()
         return out if out is not None else OTHER
+
+    def _too_deep(self, fn: cst.FunctionDef) -> bool:
+        """Running `fn` here would recurse, nest past MAX_INLINE_DEPTH, or overrun the run's
+        step budget."""
+        depth, f = 0, self.frame
+        while f is not None:
+            if f.func is fn:
+                return True
+            depth += 1
+            f = f.parent
+        return depth >= MAX_INLINE_DEPTH or self.steps > STEP_BUDGET
 
     def property_value(self, node: cst.Attribute, fn: cst.FunctionDef, self_val: Val) -> Val:
         """`self.device` of a class whose `device` is a property (`return next(self.parameters()).device`):
         what its getter returns on this object."""
-        depth, f = 0, self.frame
-        while f is not None:
-            if f.func is fn:
-                return UNKNOWN
-            depth += 1
-            f = f.parent
-        if depth >= MAX_INLINE_DEPTH or self.steps > STEP_BUDGET or not fn.params.params:
+        if self._too_deep(fn) or not fn.params.params:
             return UNKNOWN
         frame = Frame(fn, self.frame, node, self.module_frame, self_val)
         frame.state.vars[fn.params.params[0].name.value] = self_val
@@ -302,9 +298,7 @@ class UserCode:
             self.exec_suite(fn.body)
         finally:
             self.frame = saved
-        out = None
-        for r in frame.returns:
-            out = join(out, r) if out is not None else r
+        out = frame.returned()
         return out if out is not None and not frame.generator else UNKNOWN
 
     def _forget_rebuilt_args(self, node: cst.Call, fn: cst.FunctionDef, params: list, pos: list) -> None:

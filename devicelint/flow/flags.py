@@ -10,7 +10,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import Dev, Kind, Val
+from devicelint.values import Dev, Kind, Val, made_on_host, on_device
 from devicelint.flow.state import State
 from devicelint.flow.nodes import is_string
 
@@ -74,9 +74,7 @@ def number_to_tensor_merge(merged: State, name: str | None, body: State, other: 
     if name is None:
         return
     made, kept = body.vars.get(name), other.vars.get(name)
-    if made is None or kept is None or not (made.kind is Kind.TENSOR and made.fresh and made.dev is Dev.CPU):
-        return
-    if kept.kind is Kind.TENSOR and (kept.dev is Dev.ACCEL or (kept.on_module and kept.dev is Dev.UNKNOWN)):
+    if made is not None and kept is not None and made_on_host(made) and on_device(kept):
         merged.vars[name] = made
 
 

@@ -13,7 +13,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.names import Imports, dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, join
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel
 from devicelint.flow.facts import Facts
 from devicelint.flow.state import Frame
 from devicelint.flow.nodes import no_grad_decorated, param_names, text_root, walk
@@ -130,10 +130,7 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
                 frame.state.vars[p.name.value] = v
             self.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
             if fn.name.value == "forward" and self_val is not None and frame.returns:
-                out = None
-                for r in frame.returns:
-                    out = join(out, r) if out is not None else r
-                self.facts.forward_returns[fn] = out
+                self.facts.forward_returns[fn] = frame.returned()
         finally:
             self.frame = saved
             self.no_grad -= no_grad

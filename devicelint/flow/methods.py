@@ -11,7 +11,8 @@ import libcst as cst
 from devicelint import libmodel
 from devicelint import torchapi as api
 from devicelint.names import dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join
+from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join,
+                               made_on_host, on_device)
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.nodes import expr_text, spelled, walk
 
@@ -258,7 +259,7 @@ class Methods:
         if _MOVER_NAME.search(name) or HOST_RESULT.search(name) or any(api.LENGTHS.search(spelled(a)) for a in node.args):
             return UNKNOWN
         tensors = [a for a in args if a.kind is Kind.TENSOR]
-        made = [a for a in tensors if a.fresh and a.dev is Dev.CPU and a.attr is None and a.loader is None]
+        made = [a for a in tensors if made_on_host(a)]
         if not made:
             return UNKNOWN
         module_tensors = [a for a in tensors if a.on_module and a.dev is not Dev.CPU]
@@ -318,7 +319,7 @@ class Methods:
             tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
             if len(tensors) >= 2:
                 self.record_mix(node, tensors)
-            placed = [a for a in tensors[1:] if a.dev is Dev.ACCEL or (a.on_module and a.dev is not Dev.CPU)]
+            placed = [a for a in tensors[1:] if on_device(a)]
             if recv.dev is Dev.CPU and placed:
                 # `host.gather(1, device_idx)` fails right here (the finding), unless the host
                 # tensor was 0-dim: either way what follows works with a tensor on the device

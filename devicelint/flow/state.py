@@ -49,6 +49,13 @@ class Frame:
         self.conds = 0  # how many `if` branches enclose the statement being run
         self.loop_conds: list = []  # `conds` at the entry of each enclosing loop
 
+    def returned(self):
+        """What the function returns on any of its paths (their join), or None."""
+        out = None
+        for r in self.returns:
+            out = join(out, r) if out is not None else r
+        return out
+
     def lookup(self, name: str):
         f = self
         while f is not None:

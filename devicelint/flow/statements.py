@@ -7,7 +7,7 @@ import libcst as cst
 
 from devicelint import torchapi as api
 from devicelint.names import dotted, source_of
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, on_device
 from devicelint.flow.state import State
 from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
 from devicelint.flow.flags import flag_merge, number_to_tensor_merge, partial_move_merge
@@ -32,9 +32,7 @@ def _carried_host(merged: State, before: State, body: State) -> State:
     carried = None
     for k, v in body.vars.items():
         was = before.vars.get(k)
-        if was is None or not (v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU and v.attr is None):
-            continue
-        if was.kind is Kind.TENSOR and (was.dev is Dev.ACCEL or (was.on_module and was.dev is not Dev.CPU)):
+        if was is not None and made_on_host(v) and on_device(was):
             carried = carried or merged.copy()
             carried.vars[k] = v
     return carried or merged

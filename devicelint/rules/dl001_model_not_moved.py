@@ -183,7 +183,7 @@ def main():
             )
         for pm in facts.param_mixes:
             p = pm.param
-            if any(mid in facts.escaped or mid in facts.model_moves for mid in mid_parts(p.mid) | {p.mid}):
+            if _moved_or_handed_on(facts, p.mid):
                 continue
             shown = p.name or "the model"
             if pm.blame is pm.node:
@@ -193,23 +193,13 @@ def main():
                 callee = dotted(pm.blame.func) or "a function"
                 msg = (f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` combines its "
                        f"parameters with tensors on the device (line {ctx.line(pm.node)})")
-            where = None
-            if isinstance(p.mid, cst.Call) and p.mid in facts.build_scopes:
-                scopes = scopes or Scopes(ctx.module)
-                where = device_var(scopes, p.mid, facts.build_scopes[p.mid])
-            yield Report(
-                pm.blame,
-                msg,
-                fix=f"move the model where it is built: `.to({where})`" if where else None,
-                edit=(lambda node, w=where: _moved(node, w)) if where else None,
-                edit_node=p.mid if where else None,
-                applicability="unsafe",
-            )
+            scopes = scopes or Scopes(ctx.module)
+            yield _move_where_built(facts, scopes, p.mid, pm.blame, msg)
         for call in facts.module_calls:
             m = call.model
             if m.mid is None or m.param_free or m.dev is not Dev.CPU:
                 continue
-            if any(mid in facts.escaped or mid in facts.model_moves for mid in mid_parts(m.mid) | {m.mid}):
+            if _moved_or_handed_on(facts, m.mid):
                 continue
             in_moved_module = m.attr is not None and call.cls is not None and call.cls in facts.accel_classes
             if not any(contents_on_accel(a) or (in_moved_module and a.kind is Kind.TENSOR and a.on_module
@@ -251,21 +241,34 @@ def main():
                     applicability="unsafe",
                 )
                 continue
-            where, built, how = None, m.mid, "where it is built"
-            if isinstance(m.mid, cst.Call) and m.mid in facts.build_scopes:
-                scopes = scopes or Scopes(ctx.module)
-                where = device_var(scopes, m.mid, facts.build_scopes[m.mid])
-                if where is None:
-                    built, where = _helper_call(scopes, facts, m.mid, call.blame)
-                    how = "where the helper that builds it is called"
-            yield Report(
-                call.blame,
-                msg,
-                fix=f"move the model {how}: `.to({where})`" if where else None,
-                edit=(lambda node, w=where: _moved(node, w)) if where else None,
-                edit_node=built if where else None,
-                applicability="unsafe",
-            )
+            scopes = scopes or Scopes(ctx.module)
+            yield _move_where_built(facts, scopes, m.mid, call.blame, msg, via_helper=True)
+
+
+def _moved_or_handed_on(facts, mid) -> bool:
+    """The model (or any model a join stands for) is moved somewhere in the file, or handed
+    to code we cannot see: DL001 cannot say it stays on the host."""
+    return any(m in facts.escaped or m in facts.model_moves for m in mid_parts(mid) | {mid})
+
+
+def _move_where_built(facts, scopes, mid, blame, msg: str, via_helper: bool = False) -> Report:
+    """The report at `blame`, with a fix that moves the model where it is built (`Net()` ->
+    `Net().to(device)`) when a device variable is certainly bound there; `via_helper`: else
+    where the one file-local helper that builds it is called."""
+    where, built, how = None, mid, "where it is built"
+    if isinstance(mid, cst.Call) and mid in facts.build_scopes:
+        where = device_var(scopes, mid, facts.build_scopes[mid])
+        if where is None and via_helper:
+            built, where = _helper_call(scopes, facts, mid, blame)
+            how = "where the helper that builds it is called"
+    return Report(
+        blame,
+        msg,
+        fix=f"move the model {how}: `.to({where})`" if where else None,
+        edit=(lambda node, w=where: _moved(node, w)) if where else None,
+        edit_node=built if where else None,
+        applicability="unsafe",
+    )
 
 
 def _registering_container(ctx, value) -> str | None:

@@ -5,7 +5,7 @@ from devicelint.flow.nodes import contains
 from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.names import source_of
 from devicelint.rules.base import Report, Rule
-from devicelint.values import NCCL_GROUP, Dev, Kind, contents_on_accel
+from devicelint.values import NCCL_GROUP, Dev, Kind, contents_on_accel, made_on_host
 
 _SHAPE_ONLY = ("expand_as", "view_as", "reshape_as", "type_as", "new_zeros", "new_ones", "new_empty", "new_full")
 # ops that join their operands into one tensor: an empty host placeholder fails there too
@@ -210,7 +210,7 @@ class ContrastiveHead(nn.Module):
                 continue
             joins = getattr(getattr(func, "attr", None), "value", None) in _JOINS
             collective = any(v is NCCL_GROUP for v in mix.operands)
-            fresh = [v for v in mix.operands if _made_on_host(v, joins) or (collective and _made_here_0dim(v))]
+            fresh = [v for v in mix.operands if made_on_host(v, joins, any_size=collective)]
             if not fresh:
                 continue
             others = [v for v in mix.operands if not any(v is f for f in fresh)]
@@ -267,19 +267,6 @@ def _handed_on(mix, born):
         if caller is not None and contains(caller, born):
             return call
     return mix.node
-
-
-def _made_here_0dim(v) -> bool:
-    """A host tensor a factory made here, of any size (`torch.tensor(total)`): NCCL takes
-    none, 0-dim ones included."""
-    return v.kind is Kind.TENSOR and v.born is not None and v.dev is Dev.CPU and v.attr is None and v.loader is None
-
-
-def _made_on_host(v, joined: bool = False) -> bool:
-    """A host tensor a factory made here (not kept as a module attribute, not a batch); an
-    empty placeholder counts only where it is `joined` (`torch.cat`)."""
-    return v.kind is Kind.TENSOR and (v.fresh or (joined and v.empty)) and v.dev is Dev.CPU \
-        and v.attr is None and v.loader is None
 
 
 def _inputs(scopes, node) -> set:
