@@ -1517,6 +1517,97 @@ for images, labels in make_loader():
     images = images.to(device)
     outputs = model(images)
 """,
+    # ------------------------------------------------ where a batch comes from: the dataset
+    # a course-style Dataset that moves each item itself: the batches are on the device
+    "dataset_whose_getitem_moves_items_through_random_split": """
+from torch.utils.data import Dataset, DataLoader, random_split
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class CustomDataset(Dataset):
+    def __init__(self, x_tensor, y_tensor):
+        self.x = x_tensor
+        self.y = y_tensor
+
+    def __getitem__(self, index):
+        return (self.x[index].to(device), self.y[index].to(device))
+
+    def __len__(self):
+        return len(self.x)
+
+
+x = torch.randn(100, 1)
+y = 2 * x + 1 + 0.1 * torch.randn(100, 1)
+dataset = CustomDataset(x, y)
+train_data, val_data = random_split(dataset, [80, 20])
+train_loader = DataLoader(dataset=train_data, batch_size=16, shuffle=True)
+val_loader = DataLoader(dataset=val_data, batch_size=20)
+model = nn.Sequential(nn.Linear(1, 1)).to(device)
+loss_fn = nn.MSELoss(reduction="mean")
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(10):
+    for x_batch, y_batch in train_loader:
+        model.train()
+        loss = loss_fn(y_batch, model(x_batch))
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    with torch.no_grad():
+        for x_val, y_val in val_loader:
+            model.eval()
+            val_loss = loss_fn(y_val, model(x_val))
+""",
+    # the data placed once in __init__: items are on the device too
+    "dataset_that_moves_its_data_in_init": """
+class SeqDataset(torch.utils.data.Dataset):
+    def __init__(self, seqs, labels, device):
+        self.seqs = torch.as_tensor(seqs).float().to(device)
+        self.labels = torch.as_tensor(labels).long().to(device)
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        return self.seqs[i], self.labels[i]
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--batch-size", type=int, default=32)
+args = parser.parse_args()
+dev = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+ds = SeqDataset(np.random.rand(256, 20), np.random.randint(0, 4, 256), dev)
+loader = torch.utils.data.DataLoader(torch.utils.data.Subset(ds, range(200)), batch_size=args.batch_size)
+net = nn.GRU(20, 4, batch_first=True).to(dev)
+for seq, label in loader:
+    out, _ = net(seq)
+""",
+    # casts in a Dataset are no moves: its items stay on the host, and so do the batches
+    "dataset_that_only_casts_yields_host_batches_through_subset": """
+import pandas as pd
+from torch.utils.data import DataLoader, Dataset, Subset
+
+
+class TabularDataset(Dataset):
+    def __init__(self, frame):
+        self.features = torch.tensor(frame.drop(columns="target").values).to(torch.float32)
+        self.target = torch.tensor(frame["target"].values).to(dtype=torch.long)
+
+    def __len__(self):
+        return len(self.target)
+
+    def __getitem__(self, idx):
+        return self.features[idx].to("cpu"), self.target[idx]
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+full = TabularDataset(pd.read_csv("train.csv"))
+train_loader = DataLoader(Subset(full, list(range(1000))), batch_size=64, shuffle=True)
+model = nn.Sequential(nn.Linear(12, 64), nn.ReLU(), nn.Linear(64, 3)).to(device)
+criterion = nn.CrossEntropyLoss()
+for features, target in train_loader:
+    logits = model(features)  # <- DL002
+""",
 }
 
 

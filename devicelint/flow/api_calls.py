@@ -110,6 +110,10 @@ def _zero_size(node) -> bool:
 _EINOPS_RESHAPES = {"rearrange", "repeat", "reduce", "einsum"}
 
 
+# torch.utils.data wrappers whose items are the items of the datasets they are given
+_DATASET_VIEWS = {"random_split", "Subset", "ConcatDataset", "ChainDataset"}
+
+
 class ApiCalls:
     def call_api(self, node: cst.Call, q: str) -> Val:
         self.facts.api_calls.append((node, q))
@@ -172,6 +176,8 @@ class ApiCalls:
             return Val(Kind.TENSOR, Dev.UNKNOWN if self.frame.default_device_unknown else Dev.CPU, fresh=True)
         if last == "DataLoader":
             return self.dataloader(node)
+        if parts[0] == "torch" and parts[1:3] == ["utils", "data"] and last in _DATASET_VIEWS:
+            return self._dataset_view(last, node)
         if last in ("TensorDataset",) and parts[0] == "torch":
             pos, kw = self.args(node)
             out = None
@@ -308,6 +314,18 @@ class ApiCalls:
         _, kw = self.args(node)
         return Val(Kind.OBJECT, ref=PresetFactory(factory, tuple(kw.items())), name=factory)
 
+    def _dataset_view(self, last: str, node: cst.Call) -> Val:
+        """`random_split(ds, ...)` (a list of parts), `Subset(ds, idx)`, `ConcatDataset([a, b])`:
+        their items are where the wrapped datasets' items are; a dataset we cannot see stays
+        unknown, which a DataLoader takes for host data as before."""
+        pos, kw = self.args(node)
+        inner = pos[0] if pos else kw.get("dataset", kw.get("datasets", UNKNOWN))
+        if last == "ConcatDataset" or last == "ChainDataset":
+            inner = _joined_datasets(inner)
+        if inner.kind is not Kind.DATASET:
+            return UNKNOWN
+        return Val(Kind.SEQ, elem=inner) if last == "random_split" else inner
+
     def factory(self, node: cst.Call, preset: "PresetFactory | None" = None) -> Val:
         pos, kw = self.args(node)
         name = _factory_name(node) if preset is None else preset.name
@@ -334,3 +352,12 @@ class ApiCalls:
             self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, Dev.ACCEL, key=self.txt_key(self.frame.func, text), moved_at=node)
         return Val(Kind.TENSOR, Dev.UNKNOWN)
+
+
+def _joined_datasets(seq: Val) -> Val:
+    """The datasets of `ConcatDataset([a, b])` joined: each part's place, or the list's element."""
+    vals = list(seq.parts) if seq.kind is Kind.SEQ and seq.parts else [seq.elem] if seq.kind is Kind.SEQ and seq.elem else []
+    if not vals or any(v is None or v.kind is not Kind.DATASET for v in vals):
+        return UNKNOWN
+    dev = vals[0].dev if all(v.dev is vals[0].dev for v in vals) else Dev.UNKNOWN
+    return Val(Kind.DATASET, dev)

@@ -31,6 +31,30 @@ def _attr_assigned_params(fn: cst.FunctionDef) -> set:
     return out
 
 
+def places_on_device(call: cst.Call) -> bool:
+    """`x.cuda()`, `x.to(device)`, `torch.zeros(n, device=device)`: a call that may put a value
+    on the accelerator. Casts (`x.to(torch.float32)`, `.to(dtype=...)`) and moves to the host
+    (`.to("cpu")`, `device="cpu"`) place nothing there."""
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "device":
+            return not _names_the_host(a.value)
+    if not isinstance(call.func, cst.Attribute):
+        return False
+    if call.func.attr.value == "cuda":
+        return True
+    if call.func.attr.value != "to":
+        return False
+    first = next((a for a in call.args if a.keyword is None and not a.star), None)
+    if first is None:
+        return any(a.star for a in call.args)  # `.to(**kw)`: it may name a device
+    text = dotted(first.value)
+    return not (_names_the_host(first.value) or (text is not None and api.looks_like_dtype(text)))
+
+
+def _names_the_host(node: cst.BaseExpression) -> bool:
+    return is_string(node) in ("cpu", "CPU")
+
+
 def reachable(methods: dict, start: str) -> set:
     """`start` (when the class has it) and the methods it calls through `self.<name>(...)`,
     transitively."""
@@ -125,6 +149,9 @@ class UserCode:
                 for n in find(fn, cst.Call)
             ) if module or dataset else False
             has_params = module and (inherits_params or self._builds_state(methods))
+            # a Dataset that places what it holds or returns (`self.x[i].to(device)` in
+            # `__getitem__`, `self.x = x.to(device)` in `__init__`): its batches are not host data
+            places_items = dataset and any(places_on_device(n) for fn in methods.values() for n in find(fn, cst.Call))
             parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"} if module else set()
             init = methods.get("__init__")
             layers = set()
@@ -154,7 +181,7 @@ class UserCode:
             info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
                     "registers_modules": registers,
                     "buffers": _registered(methods) if module else frozenset(),
-                    "self_moves": self_moves, "parts": parts, "layers": layers, "has_params": has_params, "opaque": opaque,
+                    "self_moves": self_moves, "places_items": places_items, "parts": parts, "layers": layers, "has_params": has_params, "opaque": opaque,
                     "init_only": reachable(methods, "__init__") if module else set(),
                     "forward_path": reachable(methods, "forward") if module else set()}
             self.class_info[id(cls)] = info
@@ -215,7 +242,8 @@ class UserCode:
             return self.new_model(node, built=True, name=cls.name.value, cls=cls)
         if info["dataset"]:
             pos, kw = self.args(node)
-            if info["self_moves"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in pos + list(kw.values())):
+            if info["self_moves"] or info["places_items"] or \
+                    any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in pos + list(kw.values())):
                 return Val(Kind.DATASET, Dev.UNKNOWN)
             return Val(Kind.DATASET, Dev.CPU, name=None)
         inst = Instance(cls)
