@@ -24,7 +24,7 @@ import builtins
 
 from devicelint import torchapi as api
 
-VERSION = 6
+VERSION = 7
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
 UNKNOWN = ["unknown"]
 # Module methods that neither move the module nor hand it to code we cannot see.
@@ -155,7 +155,7 @@ def _class(cls: ast.ClassDef) -> dict:
                 moves = True
             if isinstance(n.func, ast.Attribute):
                 attr = n.func.attr
-                if attr in ("to", "cuda"):
+                if attr == "cuda" or attr == "to" and _to_places(n):
                     any_move = True
                 if attr in ("to", "cuda", "to_empty") and dotted(n.func.value) == "self":
                     moves = True
@@ -167,6 +167,22 @@ def _class(cls: ast.ClassDef) -> dict:
             state = True
     return {"bases": [dotted(b) or "?" for b in cls.bases], "self_moves": moves, "state": state,
             "any_move": any_move}
+
+
+def _to_places(call: ast.Call) -> bool:
+    """`x.to(device)` may place `x` on the accelerator; a cast (`x.to(torch.float32)`,
+    `.to(dtype=...)`) or a move to the host (`.to("cpu")`) does not."""
+    if any(k.arg == "device" for k in call.keywords):
+        return not any(k.arg == "device" and _host_literal(k.value) for k in call.keywords)
+    if not call.args:
+        return any(k.arg is None for k in call.keywords)  # `.to(**kw)`: it may name a device
+    first = call.args[0]
+    text = dotted(first)
+    return not (_host_literal(first) or (text is not None and api.looks_like_dtype(text)))
+
+
+def _host_literal(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value in ("cpu", "CPU")
 
 
 def _tensor_factory(call: ast.Call) -> bool:

@@ -1409,3 +1409,69 @@ def test_a_pooler_that_stores_only_numbers_has_no_weights(tmp_path):
     }
     make(tmp_path, files)
     assert found(tmp_path / "test_poolers.py") == []
+
+
+DATASETS = '''
+import numpy as np
+import torch
+from torch.utils.data import Dataset
+
+
+class WindowDataset(Dataset):
+    """Sliding windows over a series; casts to float, never places anything."""
+
+    def __init__(self, series, window=24):
+        self.series = torch.from_numpy(np.asarray(series)).to(torch.float32)
+        self.window = window
+
+    def __len__(self):
+        return len(self.series) - self.window
+
+    def __getitem__(self, i):
+        x = self.series[i:i + self.window].to(dtype=torch.float32)
+        return x.unsqueeze(-1), self.series[i + self.window]
+
+
+class GpuWindowDataset(WindowDataset):
+    """The same windows, handed out already on the GPU."""
+
+    def __getitem__(self, i):
+        x, y = super().__getitem__(i)
+        return x.cuda(), y.cuda()
+'''
+
+FORECAST = '''
+import argparse
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, random_split
+
+from data import {cls}
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=5)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+series = np.sin(np.linspace(0, 100, 5000))
+train_set, val_set = random_split({cls}(series), [4000, 976])
+train_loader = DataLoader(train_set, batch_size=64, shuffle=True)
+model = nn.LSTM(1, 32, batch_first=True).to(device)
+head = nn.Linear(32, 1).to(device)
+for epoch in range(args.epochs):
+    for x, y in train_loader:
+        out, _ = model(x)
+        pred = head(out[:, -1]).squeeze(-1)
+'''
+
+
+def test_an_imported_dataset_that_only_casts_yields_host_batches(tmp_path):
+    make(tmp_path, {"pyproject.toml": "", "data.py": DATASETS, "train.py": FORECAST.format(cls="WindowDataset")})
+    train = tmp_path / "train.py"
+    assert found(train) == [("DL002", line_of(train, "out, _ = model(x)"))]
+
+
+def test_an_imported_dataset_that_places_its_items_yields_no_host_batches(tmp_path):
+    make(tmp_path, {"pyproject.toml": "", "data.py": DATASETS, "train.py": FORECAST.format(cls="GpuWindowDataset")})
+    assert found(tmp_path / "train.py") == []
