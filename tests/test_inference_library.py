@@ -1608,6 +1608,29 @@ criterion = nn.CrossEntropyLoss()
 for features, target in train_loader:
     logits = model(features)  # <- DL002
 """,
+    # ------------------------------------------------ syntax: f-strings, slots of containers
+    "conversions_inside_f_strings_and_sums_kept_in_a_history": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=10)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).to(device)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+loader = DataLoader(TensorDataset(torch.randn(256, 16), torch.randint(0, 4, (256,))), batch_size=32)
+history = {"train_loss": [0.0] * args.epochs, "acc": []}
+for epoch in range(args.epochs):
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        logits = model(x)
+        loss = F.cross_entropy(logits, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        history["train_loss"][epoch] += loss  # <- DL010
+    preds = logits.argmax(dim=1)
+    print(f"epoch {epoch}: loss {history['train_loss'][epoch]:.4f} preds {preds.numpy()[:8]}")  # <- DL003
+    print(f"first logits {logits[0].detach().cpu().numpy()}")
+""",
 }
 
 

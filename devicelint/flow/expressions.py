@@ -365,7 +365,19 @@ class Expressions:
         return OTHER
 
     def eval_literal(self, node) -> Val:
+        """A string: its f-string parts are code that runs (`f"{out.numpy().mean():.3f}"`)."""
+        if isinstance(node, cst.ConcatenatedString):
+            self.eval(node.left)
+            self.eval(node.right)
+        elif isinstance(node, cst.FormattedString):
+            self._eval_fstring_parts(node.parts)
         return OTHER
+
+    def _eval_fstring_parts(self, parts) -> None:
+        for part in parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.eval(part.expression)
+                self._eval_fstring_parts(part.format_spec or ())  # `{x:{width}}`
 
     def combine(self, node, vals: list) -> Val:
         """An operation on several values (binary op, torch function): record device mixes."""

@@ -115,7 +115,7 @@ class Statements:
             left = self.eval(small.target)
             right = self.eval(small.value)
             if isinstance(small.operator, cst.AddAssign) and self.frame.loops:
-                target = expr_text(small.target)
+                target = expr_text(small.target) or _slot_text(small.target)
                 if target is not None:
                     self.note_accum(small, target, right)
             self.bind(small.target, self.combine(small, [left, right]))
@@ -431,3 +431,12 @@ class Statements:
         if moves:
             for k in [k for k in moves if k[0] == text or k[0].startswith((text + ".", text + "["))]:
                 del moves[k]
+
+
+def _slot_text(node) -> str | None:
+    """`hist[epoch]`, `losses["val"][step]`: a slot of a container picked by a value that
+    changes (`hist[...]`, `losses["val"][...]`): the container is what keeps the sums."""
+    if isinstance(node, cst.Subscript):
+        base = expr_text(node.value) or _slot_text(node.value)
+        return f"{base}[...]" if base is not None else None
+    return None
