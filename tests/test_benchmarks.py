@@ -310,3 +310,96 @@ def test_audited_no_bug_mutants_each_carry_a_reason_and_match_their_mutated_line
         assert rule in mutants.RULES and file.count("+") >= 1 and line > 0 and mutated
         assert len(reason) > 30  # a reason a reviewer can check, not a tag
     assert mutants.audited_no_bug(tmp_path / "missing.json") == {}
+
+
+# --- the blind recall set of bug reports (benchmarks/bugreports/score.py) ---
+
+def _load_bugreport_score():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bugreports" / "score.py"
+    spec = importlib.util.spec_from_file_location("bugreport_score", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bugreport_score"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bugreport_score = _load_bugreport_score()
+
+REPORT_CASE = '''\
+# source: https://example.invalid/issues/1
+# seen: 2026-11-26
+# expect: DL002 at 20, 21
+# why: the batch from the loader is never moved while the model is
+# also-ok: DL014 at 15
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2)).to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.CrossEntropyLoss()
+data = TensorDataset(torch.randn(64, 8), torch.randint(0, 2, (64,)))
+loader = DataLoader(data, batch_size=16, shuffle=True)
+
+for epoch in range(3):
+    for features, labels in loader:
+        optimizer.zero_grad()
+        logits = model(features)
+        loss = criterion(logits, labels)
+        loss.backward()
+        optimizer.step()
+'''
+
+
+def test_bugreport_header_is_parsed_for_scripts_and_notebooks(tmp_path):
+    case = tmp_path / "001_case.py"
+    case.write_text(REPORT_CASE)
+    expect, also = bugreport_score.parse_header(case)
+    assert (expect.code, expect.also_ok, [loc.line for loc in expect.locations]) == ("DL002", False, [20, 21])
+    assert (also.code, also.also_ok, [loc.line for loc in also.locations]) == ("DL014", True, [15])
+    nb = tmp_path / "002_case.ipynb"
+    nb.write_text(
+        '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,'
+        ' "source": ["# source: x\\n", "# expect: DL003 at 3:7, 3:8\\n", "import torch\\n"]}],'
+        ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    )
+    (exp,) = bugreport_score.parse_header(nb)
+    assert exp.code == "DL003" and [(loc.cell, loc.line) for loc in exp.locations] == [(3, 7), (3, 8)]
+
+
+def test_bugreport_findings_match_by_code_line_span_and_cell(tmp_path):
+    case = tmp_path / "001_case.py"
+    case.write_text(REPORT_CASE)
+    findings = [
+        {"code": "DL002", "line": 19, "end_line": 20, "message": "batch"},   # spans line 20: found
+        {"code": "DL014", "line": 15, "end_line": 15, "message": "pin"},     # also-ok: not false
+        {"code": "DL011", "line": 20, "end_line": 20, "message": "other"},   # right line, wrong code
+    ]
+    result = bugreport_score.score_case(case.name, bugreport_score.parse_header(case), findings)
+    assert result.found == [True]
+    assert [f["code"] for f in result.false_findings] == ["DL011"]
+    missed = bugreport_score.score_case(case.name, bugreport_score.parse_header(case), findings[1:])
+    assert missed.found == [False]
+    loc = bugreport_score.Location(cell=2, line=4)
+    assert not bugreport_score.covers({"cell": 1, "line": 4}, loc)
+    assert bugreport_score.covers({"cell": 2, "line": 3, "end_line": 5}, loc)
+
+
+def test_bugreport_score_runs_devicelint_on_a_synthetic_case(tmp_path, capsys):
+    case = tmp_path / "001_loader_batch.py"
+    case.write_text(REPORT_CASE)
+    out_json = tmp_path / "figures.json"
+    assert bugreport_score.main([str(case), "--json", str(out_json), "--misses"]) == 0
+    printed = capsys.readouterr().out
+    import json
+
+    figures = json.loads(out_json.read_text())
+    assert figures["cases"] == 1 and figures["per_rule"] == {"DL002": [1, 1]}
+    assert figures["recall"] == [1, 1]
+    assert figures["mission_five_recall"] == [1, 1]
+    num, den = figures["precision"]
+    assert den >= 1 and num == den - sum(figures["false_by_rule"].values())
+    assert "DL002" in printed and "MISS" not in printed

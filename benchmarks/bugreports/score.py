@@ -1,0 +1,192 @@
+"""Score devicelint on the blind recall set of real bug reports (benchmarks/bugreports/cases).
+
+    python benchmarks/bugreports/score.py [--misses] [--json FILE] [CASE ...]
+
+Each case is one reporter's code rebuilt as a file (.py, or .ipynb for a notebook report). Its
+header, written before devicelint ever ran on it, says what a correct linter reports:
+
+    # expect: DL002 at 34, 35       one bug: any finding of that code on one of these lines
+    # also-ok: DL007 at 12          a correct finding that is not the reported bug
+    (in a notebook, in the first cell: "at CELL:LINE", e.g. "# expect: DL003 at 4:7")
+
+An expectation is found when a finding has its code and either starts on one of its lines or
+spans one of them. Recall is over expectations; precision over findings: a finding that matches
+neither an expectation nor an also-ok line of its own case is a false positive. Standard library
+only; devicelint runs as `python -m devicelint --output-format json --select ALL`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CASES = HERE / "cases"
+MISSION_FIVE = ("DL001", "DL002", "DL003", "DL004", "DL005")
+HEADER = re.compile(r"^#\s*(expect|also-ok):\s*(DL\d{3})\s+at\s+(.+?)\s*$")
+
+
+@dataclass(frozen=True)
+class Location:
+    cell: int | None  # 1-based notebook cell, None in a .py file
+    line: int
+
+
+@dataclass
+class Expectation:
+    code: str
+    locations: tuple[Location, ...]
+    also_ok: bool = False
+
+
+@dataclass
+class CaseResult:
+    name: str
+    expectations: list[Expectation]
+    found: list[bool] = field(default_factory=list)
+    false_findings: list[dict] = field(default_factory=list)
+    findings: int = 0
+
+
+def header_lines(path: Path) -> list[str]:
+    """The comment lines a case's header lives in (a notebook's first cell)."""
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        source = cells[0]["source"] if cells else []
+        text = "".join(source) if isinstance(source, list) else source
+    else:
+        text = path.read_text(encoding="utf-8")
+    return text.splitlines()
+
+
+def parse_location(text: str, notebook: bool) -> Location:
+    if notebook:
+        cell, _, line = text.partition(":")
+        if not line:
+            raise ValueError(f"notebook location {text!r} needs CELL:LINE")
+        return Location(int(cell), int(line))
+    return Location(None, int(text))
+
+
+def parse_header(path: Path) -> list[Expectation]:
+    """Every `# expect:` / `# also-ok:` line of the case, in order."""
+    notebook = path.suffix == ".ipynb"
+    out = []
+    for line in header_lines(path):
+        m = HEADER.match(line.strip())
+        if not m:
+            continue
+        kind, code, where = m.groups()
+        locs = tuple(parse_location(part.strip(), notebook) for part in where.split(","))
+        out.append(Expectation(code, locs, also_ok=kind == "also-ok"))
+    return out
+
+
+def covers(finding: dict, loc: Location) -> bool:
+    """A finding starting on the line, or spanning it, in the same cell."""
+    if loc.cell is not None and finding.get("cell") != loc.cell:
+        return False
+    start = finding["line"]
+    end = finding.get("end_line") or start
+    return start <= loc.line <= end
+
+
+def matches(finding: dict, exp: Expectation) -> bool:
+    return finding["code"] == exp.code and any(covers(finding, loc) for loc in exp.locations)
+
+
+def score_case(name: str, expectations: list[Expectation], findings: list[dict]) -> CaseResult:
+    """Which expectations some finding meets, and which findings meet nothing written down."""
+    wanted = [e for e in expectations if not e.also_ok]
+    result = CaseResult(name, wanted, findings=len(findings))
+    result.found = [any(matches(f, e) for f in findings) for e in wanted]
+    result.false_findings = [f for f in findings if not any(matches(f, e) for e in expectations)]
+    return result
+
+
+def run_devicelint(paths: list[Path]) -> dict[str, list[dict]]:
+    """Findings per case file name, from one devicelint run over all cases."""
+    cmd = [sys.executable, "-m", "devicelint", "--output-format", "json", "--select", "ALL",
+           "--no-cache", "--exit-zero", *map(str, paths)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"error: devicelint exited {proc.returncode}: {proc.stderr.strip()}")
+    by_name: dict[str, list[dict]] = {p.name: [] for p in paths}
+    for finding in json.loads(proc.stdout or "[]"):
+        by_name.setdefault(Path(finding["path"]).name, []).append(finding)
+    return by_name
+
+
+def ratio(num: int, den: int) -> str:
+    return f"{num / den:.2f}" if den else "n/a"
+
+
+def summarize(results: list[CaseResult]) -> dict:
+    """Per-rule, overall and mission-five recall; precision over all findings."""
+    per_rule_tp, per_rule_n = Counter(), Counter()
+    for r in results:
+        for exp, hit in zip(r.expectations, r.found):
+            per_rule_n[exp.code] += 1
+            per_rule_tp[exp.code] += hit
+    total_f = sum(r.findings for r in results)
+    false_f = sum(len(r.false_findings) for r in results)
+    five_n = sum(per_rule_n[c] for c in MISSION_FIVE)
+    five_tp = sum(per_rule_tp[c] for c in MISSION_FIVE)
+    return {
+        "cases": len(results),
+        "expectations": sum(per_rule_n.values()),
+        "per_rule": {c: [per_rule_tp[c], per_rule_n[c]] for c in sorted(per_rule_n)},
+        "recall": [sum(per_rule_tp.values()), sum(per_rule_n.values())],
+        "mission_five_recall": [five_tp, five_n],
+        "precision": [total_f - false_f, total_f],
+        "false_by_rule": dict(Counter(f["code"] for r in results for f in r.false_findings)),
+    }
+
+
+def report(summary: dict, results: list[CaseResult], misses: bool) -> None:
+    print(f"{summary['cases']} cases, {summary['expectations']} expectations")
+    print(f"{'rule':6} {'found':>5} {'of':>3} {'recall':>7}")
+    for code, (tp, n) in summary["per_rule"].items():
+        print(f"{code:6} {tp:5d} {n:3d} {ratio(tp, n):>7}")
+    for label, key in (("recall", "recall"), ("mission five (DL001-DL005) recall", "mission_five_recall"),
+                       ("precision", "precision")):
+        num, den = summary[key]
+        print(f"{label}: {num}/{den} = {ratio(num, den)}")
+    if summary["false_by_rule"]:
+        print("false findings by rule: " + ", ".join(f"{c} {n}" for c, n in sorted(summary["false_by_rule"].items())))
+    if not misses:
+        return
+    for r in results:
+        for exp, hit in zip(r.expectations, r.found):
+            if not hit:
+                where = ", ".join(f"{loc.cell}:{loc.line}" if loc.cell else str(loc.line) for loc in exp.locations)
+                print(f"MISS  {r.name}: {exp.code} at {where}")
+        for f in r.false_findings:
+            cell = f"cell {f['cell']} " if f.get("cell") else ""
+            print(f"FALSE {r.name}: {f['code']} at {cell}{f['line']}: {f['message']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cases", nargs="*", type=Path, help="case files (default: every case)")
+    ap.add_argument("--misses", action="store_true", help="list missed expectations and false findings")
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = ap.parse_args(argv)
+    paths = args.cases or sorted(p for p in CASES.iterdir() if p.suffix in (".py", ".ipynb"))
+    findings = run_devicelint(paths)
+    results = [score_case(p.name, parse_header(p), findings.get(p.name, [])) for p in paths]
+    summary = summarize(results)
+    report(summary, results, args.misses)
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
