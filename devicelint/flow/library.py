@@ -112,6 +112,11 @@ class Library:
             if "transform" in kw or "pre_transform" in kw or "**" in kw:
                 return UNKNOWN
             return Val(Kind.DATASET, Dev.CPU, ref=lib)
+        if lib == "image_dataset":
+            transforms = [kw[k] for k in ("transform", "target_transform", "transforms") if k in kw]
+            if "**" in kw or not all(self._host_transform(t) for t in transforms):
+                return UNKNOWN
+            return Val(Kind.DATASET, Dev.CPU, ref=lib)
         if lib == "graph":
             # a PyG graph: its attributes are tensors where its inputs are; `.to()` is in place
             tensors = [v for v in pos + list(kw.values()) if v.kind is Kind.TENSOR]
@@ -190,6 +195,15 @@ class Library:
         # Datasets we cannot see (torchvision, HF datasets, another module) yield host tensors:
         # the default collate never moves anything.
         return Val(Kind.LOADER, Dev.CPU, src=node)
+
+    @staticmethod
+    def _host_transform(transform: Val) -> bool:
+        """A transform known to leave images on the host: a pipeline ending in `ToTensor`, or a
+        function of this file that places nothing (a `Lambda` or an object we cannot see may
+        move: then the dataset's items are not known to be host data)."""
+        if transform.kind is Kind.OBJECT and transform.ref == "to_tensor":
+            return True
+        return transform.kind is Kind.FUNC and not _places_anything(transform.ref[0])
 
     def _host_collate(self, collate: Val, node) -> bool:
         """A collate function known to leave the batch on the host: a library collator that never
