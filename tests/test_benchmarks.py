@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import firstlook  # noqa: E402
 import mutants  # noqa: E402
 import realcode  # noqa: E402
 
@@ -403,3 +404,77 @@ def test_bugreport_score_runs_devicelint_on_a_synthetic_case(tmp_path, capsys):
     num, den = figures["precision"]
     assert den >= 1 and num == den - sum(figures["false_by_rule"].values())
     assert "DL002" in printed and "MISS" not in printed
+
+
+def first_look_round(tmp_path, labels_extra=()):
+    """A tiny first-look round: a course repo of notebooks and a paper repo of scripts."""
+    lab = [
+        {"repo": "u/course", "path": "nb/train.ipynb", "cell": 4, "line": 2, "code": "DL001", "verdict": "true",
+         "reason": "model never moved"},
+        {"repo": "u/course", "path": "nb/train.ipynb", "cell": 9, "line": 5, "code": "DL003", "verdict": "false",
+         "reason": "guarded by the flag", "shape": "same-flag-guard"},
+        {"repo": "u/course", "path": "nb/eval.ipynb", "cell": 2, "line": 1, "code": "DL003", "verdict": "unsure",
+         "reason": "depends on the checkpoint"},
+        {"repo": "u/course", "path": "nb/ex.ipynb", "cell": 3, "line": 1, "code": "DL000", "verdict": "true",
+         "reason": "exercise blank"},
+        {"repo": "p/paper", "path": "train.py", "cell": None, "line": 40, "code": "DL003", "verdict": "true",
+         "reason": "numpy of a cuda tensor"},
+        {"repo": "p/paper", "path": "train.py", "cell": None, "line": 12, "code": "DL007", "verdict": "true",
+         "reason": "unguarded .cuda()"},
+        {"repo": "p/paper", "path": "model.py", "cell": None, "line": 7, "code": "DL011", "verdict": "false",
+         "reason": "never moved", "shape": "latent-in-device-free-code"},
+        *labels_extra,
+    ]
+    rnd = {"date": "2026-11-26", "devicelint_commit": "abc1234",
+           "repos": [{"repo": "u/course", "commit": "1" * 40, "files": {"py": 1, "ipynb": 3},
+                      "findings": {"DL000": 1, "DL001": 1, "DL003": 2}},
+                     {"repo": "p/paper", "commit": "2" * 40, "files": {"py": 5, "ipynb": 0},
+                      "findings": {"DL003": 1, "DL007": 10, "DL011": 1}}],
+           "labels": lab}
+    path = tmp_path / "round.json"
+    path.write_text(__import__("json").dumps(rnd))
+    return path
+
+
+def test_firstlook_scores_a_round_per_rule_and_in_total(tmp_path):
+    rounds = firstlook.load([first_look_round(tmp_path)])
+    rows = firstlook.tally(rounds)
+    assert dict(rows["DL003"]) == {"findings": 3, "audited": 3, "true": 1, "false": 1, "unsure": 1}
+    assert firstlook.precision(rows["DL003"]) == 0.5          # unsure left out
+    mission = firstlook.total(rows, firstlook.MISSION)
+    assert (mission["true"], mission["false"], firstlook.precision(mission)) == (2, 1, 2 / 3)
+    # DL001 1.0 x 1, DL003 0.5 x 3, DL007 1.0 x 10, DL011 0.0 x 1; DL000 left out
+    assert firstlook.weighted(rows) == (1 + 1.5 + 10) / 15
+    kinds = firstlook.by_kind(rounds)
+    assert (kinds["notebooks"]["true"], kinds["notebooks"]["false"], kinds["notebooks"]["unsure"]) == (1, 1, 1)
+    assert (kinds["scripts"]["true"], kinds["scripts"]["false"]) == (2, 1)
+    assert firstlook.shapes(rounds) == {("same-flag-guard", "DL003"): 1, ("latent-in-device-free-code", "DL011"): 1}
+
+
+def test_firstlook_prints_the_readme_table(tmp_path, capsys):
+    assert firstlook.main([str(first_look_round(tmp_path)), "--shapes"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "date 2026-11-26, devicelint abc1234: 2 repositories, 6 .py + 3 .ipynb files"
+    assert "| DL003 | 3 | 3 | 1 | 1 | 1 | 0.50 |" in out
+    assert "| **mission five (DL001-DL005)** | 4 | 4 | 2 | 1 | 1 | 0.67 |" in out
+    assert "| **all device rules (audited)** | 15 | 6 | 3 | 2 | 1 | 0.60 |" in out
+    assert "| scripts (audited) | - | 3 | 2 | 1 | 0 | 0.67 |" in out
+    assert "| same-flag-guard | DL003 | 1 |" in out
+
+
+def test_firstlook_refuses_an_unknown_verdict_in_one_line(tmp_path, capsys):
+    bad = {"repo": "p/paper", "path": "x.py", "cell": None, "line": 1, "code": "DL004", "verdict": "maybe",
+           "reason": "?"}
+    assert firstlook.main([str(first_look_round(tmp_path, [bad]))]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: unknown verdict 'maybe'")
+
+
+def test_firstlook_round_on_file_is_well_formed():
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "firstlook" / "2026-11-26.json"
+    rnd = firstlook.load([path])[0]
+    assert len(rnd["repos"]) >= 12 and all(len(r["commit"]) == 40 for r in rnd["repos"])
+    rows = firstlook.tally([rnd])
+    for code in ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL010", "DL011", "DL015", "DL016"):
+        assert rows[code]["audited"] == rows[code]["findings"], code   # audited in full
+    assert all(lab["reason"] and (lab["verdict"] != "false" or lab.get("shape")) for lab in rnd["labels"])
