@@ -65,6 +65,7 @@ _TABLE = (
     (r"torchvision\.transforms\.(functional\.)?(to_pil_image|ToPILImage)", "to_pil"),
     (r"torchvision\.transforms\.(v2\.)?(functional\.)?(ToTensor|PILToTensor|to_tensor|pil_to_tensor)", "to_tensor"),
     (r"torchvision\.transforms\.(v2\.)?Compose", "compose"),
+    (r"torchvision\.transforms\.(v2\.)?Lambda", "lambda_transform"),
     # image datasets (MNIST, CIFAR10, ImageFolder): host items, unless a transform places them
     (r"torchvision\.datasets\.(\w+\.)?[A-Z]\w*", "image_dataset"),
     (r"timm\.(models\.)?create_model", "module"),

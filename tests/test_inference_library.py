@@ -1631,6 +1631,101 @@ for epoch in range(args.epochs):
     print(f"epoch {epoch}: loss {history['train_loss'][epoch]:.4f} preds {preds.numpy()[:8]}")  # <- DL003
     print(f"first logits {logits[0].detach().cpu().numpy()}")
 """,
+    # a torchvision dataset's items are host tensors (ToTensor), one sample or a loader's batch
+    "torchvision_dataset_sample_predicted_on_the_device": """
+from torchvision import datasets
+from torchvision.transforms import ToTensor
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+test_data = datasets.FashionMNIST(root="data", train=False, download=True, transform=ToTensor())
+classes = test_data.classes
+model = nn.Sequential(nn.Flatten(), nn.Linear(28 * 28, 512), nn.ReLU(), nn.Linear(512, 10)).to(device)
+model.load_state_dict(torch.load("model.pth", map_location=device))
+model.eval()
+x, y = test_data[0][0], test_data[0][1]
+with torch.no_grad():
+    pred = model(x)  # <- DL002
+    print(f'Predicted: "{classes[pred[0].argmax(0)]}", Actual: "{classes[y]}"')
+""",
+    # a transform that places the images: the dataset's items are not known to be host data
+    "torchvision_dataset_with_a_placing_transform_is_unknown": """
+import torchvision
+import torchvision.transforms as T
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+to_device = T.Lambda(lambda img: img.to(device))
+train_set = torchvision.datasets.CIFAR10("data", train=True, download=True,
+                                         transform=T.Compose([T.ToTensor(), to_device]))
+net = torchvision.models.resnet18(num_classes=10).to(device)
+image, label = train_set[0]
+logits = net(image.unsqueeze(0))
+""",
+    # `.type(dtypeFloat)` with `dtypeFloat = torch.cuda.FloatTensor` under CUDA: a move, not a cast
+    "tensor_type_held_in_a_variable_may_move": """
+if torch.cuda.is_available():
+    dtypeFloat = torch.cuda.FloatTensor
+else:
+    dtypeFloat = torch.FloatTensor
+
+
+class GraphConvNet(nn.Module):
+    def __init__(self, d_in, d_out, k):
+        super().__init__()
+        self.k = k
+        self.fc = nn.Linear(d_in * k, d_out)
+
+    def forward(self, x, lap):
+        x0 = x.permute(1, 2, 0).contiguous().view(x.size(1), -1)
+        xs = [x0]
+        for _ in range(1, self.k):
+            xs.append(torch.sparse.mm(lap, xs[-1]))
+        h = torch.stack(xs, 0).view(self.k, x.size(1), -1, x.size(0)).permute(3, 1, 2, 0)
+        return self.fc(h.reshape(x.size(0), x.size(1), -1))
+
+
+net = GraphConvNet(16, 4, k=3)
+if torch.cuda.is_available():
+    net.cuda()
+lap = torch.randn(10, 10).type(dtypeFloat)
+x = torch.randn(2, 10, 16).type(dtypeFloat)
+y = net(x, lap)
+ones = torch.ones(2, 10, 4).type(torch.float32)
+total = (y + ones).sum()  # <- DL011
+""",
+    # a loss subclass holds a tensor only when it hands its base one (`weight=`)
+    "loss_subclasses_with_and_without_a_weight": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def sequence_mask(X, valid_len, value=0):
+    maxlen = X.size(1)
+    mask = torch.arange(maxlen, dtype=torch.float32, device=X.device)[None, :] < valid_len[:, None]
+    X[~mask] = value
+    return X
+
+
+class MaskedSoftmaxCELoss(nn.CrossEntropyLoss):
+    def forward(self, pred, label, valid_len):
+        weights = torch.ones_like(label)
+        weights = sequence_mask(weights, valid_len)
+        self.reduction = "none"
+        unweighted = super().forward(pred.permute(0, 2, 1), label)
+        return (unweighted * weights).mean(dim=1)
+
+
+class WeightedCE(nn.CrossEntropyLoss):
+    def __init__(self, class_counts):
+        super().__init__(weight=1.0 / torch.tensor(class_counts, dtype=torch.float32))
+
+
+loss = MaskedSoftmaxCELoss()
+wloss = WeightedCE([10, 20, 30])
+pred = torch.randn(4, 5, 3, device=device)
+label = torch.randint(0, 3, (4, 5), device=device)
+valid = torch.tensor([5, 4, 3, 2], device=device)
+l = loss(pred, label, valid)
+w = wloss(pred.reshape(-1, 3), label.reshape(-1))  # <- DL001
+""",
 }
 
 

@@ -55,6 +55,18 @@ def _names_the_host(node: cst.BaseExpression) -> bool:
     return is_string(node) in ("cpu", "CPU")
 
 
+def _hands_super_a_tensor(body) -> bool:
+    """`super().__init__(weight=w)`, `super().__init__(w)`: the base class is given something,
+    which for a loss is a weight tensor it keeps (a reduction alone is a keyword string)."""
+    for n in find(body, cst.Call):
+        if isinstance(n.func, cst.Attribute) and n.func.attr.value == "__init__" and \
+                isinstance(n.func.value, cst.Call) and dotted(n.func.value.func) == "super":
+            return any(not (a.keyword is not None and a.keyword.value in ("reduction", "size_average", "reduce",
+                                                                          "ignore_index", "label_smoothing"))
+                       for a in n.args)
+    return False
+
+
 def reachable(methods: dict, start: str) -> set:
     """`start` (when the class has it) and the methods it calls through `self.<name>(...)`,
     transitively."""
@@ -100,7 +112,7 @@ class UserCode:
         if info is None:
             # a placeholder first: a class may build instances of itself (trees of blocks)
             self.class_info[id(cls)] = {"methods": {}, "module": True, "dataset": False, "framework": False,
-                                        "self_moves": False, "parts": set(), "layers": set(), "has_params": True, "opaque": True,
+                                        "self_moves": False, "places_items": False, "parts": set(), "layers": set(), "has_params": True, "opaque": True,
                                         "registers_modules": True,
                                         "init_only": set(), "forward_path": set()}
             methods = {}
@@ -130,7 +142,10 @@ class UserCode:
                         methods.setdefault(k, v)
                 elif q.startswith("torch.nn.") or q in ("torch.nn.Module",):
                     module = True
-                    inherits_params |= q.rsplit(".", 1)[-1] not in ("Module",) and q.rsplit(".", 1)[-1] not in api.PARAM_FREE_LAYERS
+                    base = q.rsplit(".", 1)[-1]
+                    # a loss holds a tensor only when given one (`CrossEntropyLoss(weight=w)`)
+                    inherits_params |= base != "Module" and base not in api.PARAM_FREE_LAYERS and not (
+                        base.endswith("Loss") and not _hands_super_a_tensor(cls))
                 elif q.startswith("torch.utils.data") and "Dataset" in last:
                     dataset = True
                 elif "LightningModule" in last or q.startswith(("lightning", "pytorch_lightning")):

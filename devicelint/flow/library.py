@@ -33,6 +33,9 @@ _KEEPS_PLACEMENT = {"DataParallel", "DistributedDataParallel"}
 
 SCATTERS = "scatters-inputs"
 
+# the mark of a transform pipeline with a step that moves its images to a device
+PLACING = "placing-transform"
+
 
 def wrap_in_place(cls: str, pos: list) -> Val | None:
     """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
@@ -101,7 +104,13 @@ class Library:
             if q.rsplit(".", 1)[-1][:1].isupper():
                 return Val(Kind.OBJECT, ref=lib)
             return self._host_image_tensor(node, pos)  # `TF.to_tensor(img)`
+        if lib == "lambda_transform":
+            # `T.Lambda(lambda img: img.to(device))`: a step that places the images
+            return Val(Kind.OBJECT, ref=PLACING) if any(_places_anything(a.value) for a in node.args) else OTHER
         if lib == "compose":
+            steps_vals = [p for v in pos for p in (v.parts or ())] if pos else []
+            if any(_places_anything(a.value) for a in node.args) or any(v.ref == PLACING for v in steps_vals):
+                return Val(Kind.OBJECT, ref=PLACING)
             # the pipeline turns images into tensors only if one of its steps does
             steps = [n for a in node.args for n in walk(a.value) if isinstance(n, cst.Call)]
             if any(libmodel.kind_of_call(self.imports.qualname(n.func) or "") == "to_tensor" for n in steps):

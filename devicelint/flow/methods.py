@@ -71,10 +71,15 @@ _NUMBER_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "element_si
 
 
 def _dtype_cast(node: cst.Call) -> bool:
-    """`.type(torch.long)` / `.type(dtype=x.dtype)`: a cast to a dtype, not to a tensor type."""
+    """`.type(torch.long)` / `.type(dtype=x.dtype)`: a cast to a dtype, not to a tensor type.
+    A variable (`.type(dtypeFloat)`) may hold `torch.cuda.FloatTensor`, which moves: no cast."""
     a = node.args[0] if len(node.args) == 1 else None
     text = dotted(a.value) if a is not None and not a.star else None
-    return text is not None and (text.startswith("torch.") or "dtype" in text) and api.looks_like_dtype(text)
+    if text is None:
+        return False
+    if a.keyword is not None and a.keyword.value == "dtype":
+        return True
+    return (text.startswith("torch.") and api.looks_like_dtype(text)) or text.endswith(".dtype")
 
 
 def moves_its_inputs(fn: cst.FunctionDef) -> bool:
