@@ -42,6 +42,7 @@ class Context:
         self.path = path
         self.imports = Imports(module, project)
         self._facts: Facts | None = None
+        self._host_only: bool | None = None
         self._positions = None
         self._calls = None
         self.fixes = None  # edits.FixBuilder, made when the first fixable finding needs it
@@ -51,6 +52,16 @@ class Context:
         if self._facts is None:
             self._facts = infer(self.module, self.imports, default_device_set=sets_default_device(self.source))
         return self._facts
+
+    @property
+    def host_only(self) -> bool:
+        """A notebook or script that runs on the host only (flow.program): a module of it
+        is never moved, so what would break once it is moved cannot happen here."""
+        if self._host_only is None:
+            from devicelint.flow.program import host_only_program
+
+            self._host_only = host_only_program(self.module, self.path)
+        return self._host_only
 
     @property
     def calls(self) -> list:

@@ -23,7 +23,9 @@ class NewTensorWrongDevice(Rule):
     `forward` of every `nn.Module` (and the methods `forward` calls), whatever the file moves:
     a module runs on its inputs' device, so its inputs, parameters and submodule outputs are
     all there (registered buffers and `nn.Parameter`s too: `.to()` moves them with the
-    module). When the tensor meets the others inside a helper it is handed to
+    module). Not in a notebook or script that names no device and runs its own code: there
+    no module is ever moved (a file of definitions may be imported by one that moves them,
+    so it is checked). When the tensor meets the others inside a helper it is handed to
     (`extract(self.alphas, t, shape)` -> `a.gather(-1, t)`), the finding is at the call that
     hands it on, in the function that made it: the helper is right for its other callers.
     A `forward` that returns such a tensor beside outputs computed on the module's
@@ -216,7 +218,8 @@ class ContrastiveHead(nn.Module):
             others = [v for v in mix.operands if not any(v is f for f in fresh)]
             on_dev = any((v.kind is Kind.MODULE and v.dev is Dev.ACCEL and not v.param_free) or contents_on_accel(v)
                          for v in others)
-            if not on_dev and mix.cls is not None and (mix.in_forward or mix.cls in facts.accel_classes):
+            if not on_dev and mix.cls is not None and (mix.in_forward or mix.cls in facts.accel_classes) \
+                    and not ctx.host_only:
                 # a module runs on its inputs' device: in `forward`, whatever this file moves
                 on_dev = any((v.on_module and v.dev is not Dev.CPU) or (v.kind is Kind.MODULE and not v.param_free)
                              for v in others)

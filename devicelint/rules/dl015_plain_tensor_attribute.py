@@ -16,6 +16,8 @@ class PlainTensorAttribute(Rule):
     Flags the line in a module's method where a tensor assigned as a plain attribute
     (`self.mask = torch.ones(...)`, `self.pe = torch.zeros(...)`, not an `nn.Parameter` and
     not `register_buffer`) is combined with the method's inputs or a submodule's output.
+    Not in a notebook or script that names no device and runs its own code (the module is
+    never moved there), unless the combination meets device data itself.
 
     ## Why is this bad?
     `model.to(device)` / `model.cuda()` move parameters and buffers only. A plain tensor
@@ -134,9 +136,9 @@ class Masked(nn.Module):
             if not plain:
                 continue
             others = [v for v in mix.operands if not any(v is p for p in plain)]
-            if not any(v.on_module or contents_on_accel(v) or (v.kind is Kind.MODULE and not v.param_free)
-                       for v in others):
-                continue
+            if not any(contents_on_accel(v) or (not ctx.host_only and (
+                    v.on_module or (v.kind is Kind.MODULE and not v.param_free))) for v in others):
+                continue  # in a program that runs on the host only, the module is never moved
             attr = plain[0].attr
             key = (id(mix.cls), attr)
             if key not in verdicts:
