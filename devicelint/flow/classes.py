@@ -6,8 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint import crossfile
-from devicelint import libmodel
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val
 from devicelint.flow.state import Frame
@@ -104,16 +103,12 @@ class UserCode:
                     framework |= parent["framework"]
                     for k, v in parent["methods"].items():
                         methods.setdefault(k, v)
-                elif q.startswith("torch.nn.") or q in ("torch.nn.Module",):
-                    module = True
-                    inherits_params |= q.rsplit(".", 1)[-1] not in ("Module",) and q.rsplit(".", 1)[-1] not in api.PARAM_FREE_LAYERS
-                elif q.startswith("torch.utils.data") and "Dataset" in last:
-                    dataset = True
-                elif "LightningModule" in last or q.startswith(("lightning", "pytorch_lightning")):
-                    module = framework = inherits_params = True
-                elif last.endswith("PreTrainedModel") or last == "ModelMixin" or libmodel.is_model_class(q):
-                    module = inherits_params = True
-                elif last not in ("object", "ABC", "Generic", "Protocol", "NamedTuple", "Enum") and not q.startswith(("abc.", "typing.", "enum.", "dataclasses.")):
+                elif (lib := kb.base_class(q, last)) is not None:
+                    module |= lib.module
+                    inherits_params |= lib.weights
+                    dataset |= lib.dataset
+                    framework |= lib.framework
+                elif not kb.is_plain_base(q, last):
                     # defined elsewhere: it may be an nn.Module, or move what it holds
                     opaque = True
             self_moves = any(
@@ -193,9 +188,9 @@ class UserCode:
         if q.startswith("torch."):
             last = q.rsplit(".", 1)[-1]
             if q.startswith("torch.nn.") and last[:1].isupper():
-                if last in ("Sequential", "ModuleList", "ModuleDict"):
+                if last in kb.nn.CONTAINERS:
                     return any(self._stateful_value(a.value) for a in value.args) or not value.args
-                return last not in api.PARAM_FREE_LAYERS and not (last.endswith("Loss") and not value.args)
+                return last not in kb.nn.PARAM_FREE_LAYERS and not (last.endswith("Loss") and not value.args)
             return False  # a tensor factory: a plain attribute, not a parameter
         text = dotted(value.func) or ""
         local = self.module_frame.state.vars.get(text) if self.module_frame else None
