@@ -4,7 +4,7 @@
 
 DL003 flags `.numpy()`, `np.array(t)` and the library calls that convert their inputs the
 same way. Whether a call converts is not obvious (`np.mean(t)` calls `t.mean()` and works;
-`np.concatenate` converts and fails), so the table in devicelint/torchapi.py follows what
+`np.concatenate` converts and fails), so the table in devicelint/knowledge/consumers.py follows what
 a GPU answered here: `benchmarks/host_conversions_h200.json`. Needs a CUDA device, numpy,
 scikit-learn, matplotlib, pandas and Pillow; a probe whose library is missing says so.
 """

@@ -28,6 +28,7 @@ import keyword
 
 import libcst as cst
 
+from devicelint import knowledge as kb
 from devicelint.flow import child_nodes, walk
 from devicelint.flow.nodes import is_string
 from devicelint.names import dotted
@@ -639,10 +640,6 @@ def _target_ids(target) -> set:
     return {t.value for t in _flatten(target) if isinstance(t, cst.Name)}
 
 
-_NON_SUPPRESSING = ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled", "autocast", "device",
-                    "record_function", "profile", "nullcontext", "amp")
-
-
 def _transparent(w: cst.With) -> bool:
     """A `with` whose context managers never swallow an exception (grad mode, autocast,
     profiling): what follows it runs only after its whole body did."""
@@ -650,7 +647,7 @@ def _transparent(w: cst.With) -> bool:
         call = item.item
         func = call.func if isinstance(call, cst.Call) else call
         text = dotted(func) or ""
-        if not text or text.rsplit(".", 1)[-1] not in _NON_SUPPRESSING:
+        if not text or text.rsplit(".", 1)[-1] not in kb.torch_core.TRANSPARENT_CONTEXTS:
             return False
     return True
 

@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from devicelint import knowledge as kb
 from devicelint.flow import child_nodes, walk
 from devicelint.names import child_bodies, dotted, source_of
 
@@ -48,17 +49,6 @@ DEVICE_WORDS = re.compile(
     r"|(?<![a-z])(?:cpu|mps|xpu|tpu|xla|rank|ddp|fp16|bf16|half)",
     re.IGNORECASE,
 )
-# What these calls return on a machine with no accelerator at all.
-_NO_ACCEL_CALLS = {
-    "torch.cuda.is_available": False,
-    "torch.backends.mps.is_available": False,
-    "torch.backends.cudnn.is_available": False,
-    "torch.xpu.is_available": False,
-    "torch.accelerator.is_available": False,
-    "torch.cuda.device_count": 0,
-    "torch.xpu.device_count": 0,
-    "torch.accelerator.device_count": 0,
-}
 _EXITS = {"sys.exit", "os._exit", "exit", "quit"}
 # Another file's function setting up multi-GPU work (`utils.init_distributed_mode(args)`): like
 # a file that sets up NCCL, it is GPU-only by design and may exit without one.
@@ -66,7 +56,7 @@ _SETUP = re.compile(r"distributed|init_dist|dist_init|setup_dist|ddp_setup|setup
 # Exceptions whose handler would catch CUDA's "not compiled" / "no GPU" errors.
 _BROAD = {"Exception", "BaseException", "RuntimeError", "AssertionError"}
 # Methods that hand back the module they are called on: `Net().to(device).eval()` is a Net.
-_CHAIN = {"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "bfloat16", "requires_grad_", "share_memory"}
+_CHAIN = frozenset(kb.nn.MODULE_MOVES) | kb.nn.MODULE_RETURNS_SELF
 _IMPLICIT_CALL = ("forward", "__call__")
 _CONSTRUCT = ("__init__", "__post_init__")
 _DEPTH = 12
@@ -385,8 +375,8 @@ class CpuRun:
 
     def _call_value(self, node: cst.Call, scope, d):
         q = self._qual(node.func)
-        if q in _NO_ACCEL_CALLS:
-            return Val(_NO_ACCEL_CALLS[q], True)
+        if q in kb.torch_core.NO_ACCEL_RESULTS:
+            return Val(kb.torch_core.NO_ACCEL_RESULTS[q], True)
         args = [a for a in node.args if a.keyword is None]
         if (q == "torch.device" or (isinstance(node.func, cst.Name) and node.func.value == "str")) and args:
             v = self.value(args[0].value, scope, d)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.names import dotted
-from devicelint import torchapi as api
+from devicelint import naming
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val, places_or_holds
 
 
@@ -114,7 +114,7 @@ def call(interp, node, sym) -> Val | None:
 def _unplaced_build(interp, sym, pos, kw) -> bool:
     if "**" in kw or any(places_or_holds(v) or v.kind is Kind.TENSOR for v in pos + list(kw.values())):
         return False  # it is handed a device, a model or tensors: not a fresh model on the host
-    if api.looks_like_loader_name(sym[2]):
+    if naming.looks_like_loader_name(sym[2]):
         return False  # `get_loader(root, vocab, transform, ...)` builds data, not a model
     try:
         return interp.imports.project.never_places(sym[1], sym[2])

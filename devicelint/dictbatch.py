@@ -14,16 +14,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint import knowledge as kb
 from devicelint.bindonce import Binder, _string_key
 from devicelint.flow import walk
 from devicelint.names import dotted
 from devicelint.rewrite import device_var
 from devicelint.rules.base import Insert
-
-# methods that keep a tensor a tensor where it is: `batch["label"].long()` is the entry
-_KEEPS = {"long", "float", "int", "half", "bool", "double", "squeeze", "unsqueeze", "view", "reshape",
-          "contiguous", "flatten", "t", "permute", "transpose", "type_as", "clone", "detach"}
-_HOST_ONLY = {"numpy", "cpu", "tolist"}
 
 
 def entry_fix(ctx, binder: Binder, node) -> tuple | None:
@@ -80,7 +76,7 @@ def _operands(node) -> list:
 
 def _entry(expr):
     """`batch["label"]` itself or under shape and dtype methods (`batch["label"].long()`)."""
-    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _KEEPS:
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in kb.torch_core.KEEPS_PLACE_METHODS:
         expr = expr.func.value
     return expr if _string_key(expr) is not None else None
 
@@ -155,7 +151,7 @@ def _host_use_or_store(binder: Binder, block, base: str, key: str) -> bool:
     for n in walk(block):
         if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == base and _string_key(n) == key:
             parent = binder.parent(n)
-            if isinstance(parent, cst.Attribute) and parent.value is n and parent.attr.value in _HOST_ONLY:
+            if isinstance(parent, cst.Attribute) and parent.value is n and parent.attr.value in kb.torch_core.HOST_ONLY_METHODS:
                 return True
             if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)):
                 return True

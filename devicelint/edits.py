@@ -80,8 +80,6 @@ class FixBuilder:
         the whole module rewritten with them, one edit per changed run of lines."""
         import difflib
 
-        from devicelint.fix import _Apply, claim
-
         try:
             edits, inserts, _taken = claim(self.module, [report])
             before = self.module.code
@@ -123,3 +121,82 @@ class FixBuilder:
             "edits": [{"line": line, "column": column, "end_line": end_line, "end_column": end_column,
                        "content": content}],
         }
+
+
+# ---- applying a fix's parts to a module (fix.py applies whole rounds of them) ----------
+class _Apply(cst.CSTTransformer):
+    """Replaces nodes (`edits`: id(original node) -> callback on the updated node) and inserts
+    statements (`inserts`: id(original statement) -> [code, ...]) before statements."""
+
+    def __init__(self, edits: dict, inserts: dict | None = None) -> None:
+        self.edits = edits
+        self.inserts = inserts or {}
+        self.applied: dict = {}  # id(original node) -> (original node, its replacement)
+        self.inserted: list = []  # (original statement, code inserted before it)
+
+    def on_leave(self, original_node, updated_node):
+        if self.inserts and isinstance(original_node, (cst.IndentedBlock, cst.Module)):
+            updated_node = self._insert(original_node, updated_node)
+        edit = self.edits.get(id(original_node))
+        if edit is None:
+            return updated_node
+        new = edit(updated_node)
+        self.applied[id(original_node)] = (original_node, new)
+        return new
+
+    def _insert(self, original, updated):
+        if len(original.body) != len(updated.body):
+            # a statement was flattened away: the insertion's place is lost, and a fix must
+            # never be applied in part (its rewritten uses without their binding)
+            raise ValueError("statements of a block changed under an insertion")
+        body = []
+        for old, new in zip(original.body, updated.body):
+            for code in self.inserts.get(id(old), ()):
+                body.extend(cst.parse_module(code).body)
+                self.inserted.append((old, code))
+            body.append(new)
+        return updated.with_changes(body=body) if len(body) != len(updated.body) else updated
+
+
+def parts_key(module: cst.Module, part):
+    """What a part of a fix claims: its node (a replacement), or its statement and code (an
+    insertion: the same line inserted twice is one insertion)."""
+    from devicelint.rules.base import Insert
+
+    if isinstance(part, Insert):
+        return ("insert", id(part.before), part.code)
+    return ("node", id(part[0]))
+
+
+def _same_edit(module: cst.Module, a, b) -> bool:
+    """Two replacements of one node agree: they give the same code."""
+    try:
+        return module.code_for_node(a[1](a[0])) == module.code_for_node(b[1](b[0]))
+    except Exception:
+        return False
+
+
+def claim(module: cst.Module, reports) -> tuple[dict, dict, int]:
+    """(edits, inserts, how many reports) for `_Apply`: each report's parts are taken all
+    together or, when one of them replaces a node another report replaces differently, not
+    at all (the next round sees it again)."""
+    from devicelint.rules.base import Insert
+
+    claimed: dict = {}
+    taken = 0
+    for report in reports:
+        parts = report.edit_parts()
+        keys = [parts_key(module, part) for part in parts]
+        if any(k in claimed and k[0] == "node" and not _same_edit(module, claimed[k], part)
+               for k, part in zip(keys, parts)):
+            continue
+        for k, part in zip(keys, parts):
+            claimed.setdefault(k, part)
+        taken += 1
+    edits, inserts = {}, {}
+    for k, part in claimed.items():
+        if isinstance(part, Insert):
+            inserts.setdefault(id(part.before), []).append(part.code)
+        else:
+            edits[id(part[0])] = part[1]
+    return edits, inserts, taken

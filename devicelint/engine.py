@@ -13,7 +13,8 @@ import libcst as cst
 
 from devicelint import limits
 from devicelint import rules as registry
-from devicelint.findings import Finding
+from devicelint import notebook
+from devicelint.findings import Finding, meta as _meta
 from devicelint.flow import Facts, infer
 from devicelint.flow.nodes import indexed
 from devicelint.names import Imports
@@ -106,8 +107,6 @@ def parse_module(source: bytes) -> cst.Module:
         node_class.__post_init__ = validate
 
 
-def _meta(path: str, name: str, message: str, line: int = 1, column: int = 1) -> Finding:
-    return Finding(path, line, column, line, column, "DL000", name, message)
 
 
 def _line_of_offset(source: bytes, offset: int) -> int:
@@ -171,9 +170,7 @@ def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None
     `project` (a project.FileView) lets the inference follow imports into other files; by
     default one is made for a path that exists on disk."""
     if path.lower().endswith(".ipynb"):
-        from devicelint import notebook
-
-        return notebook.analyse(source, path, select, ignore, rule_classes, project)
+        return notebook.analyse(source, path, select, ignore, rule_classes, project, analyse_python=analyse_python)
     return analyse_python(source, path, select, ignore, rule_classes, project)
 
 

@@ -38,3 +38,8 @@ class Finding:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+def meta(path: str, name: str, message: str, line: int = 1, column: int = 1) -> Finding:
+    """A DL000 finding about the file itself (it cannot be read, parsed or analysed)."""
+    return Finding(path, line, column, line, column, "DL000", name, message)

@@ -16,6 +16,8 @@ import difflib
 import json
 import re
 
+from devicelint.findings import meta
+
 # Cell magics whose body is Python run in the kernel's own namespace: only their first line
 # is masked. Every other cell magic (%%bash, %%writefile, %%html, ...) masks the whole cell.
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
@@ -266,8 +268,6 @@ class Notebook:
 
     def syntax_error(self, path: str):
         """A DL000 finding for the first code cell that does not parse on its own, or None."""
-        from devicelint.engine import _meta
-
         flags = ast.PyCF_ONLY_AST | getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)  # `await` runs in a cell
         for cell in self.cells:
             code = "".join(self.joined_lines[cell.start - 1 : cell.start - 1 + len(cell.lines)])
@@ -275,7 +275,7 @@ class Notebook:
                 compile(code, path, "exec", flags, dont_inherit=True)
             except SyntaxError as e:
                 line = min(max(e.lineno or 1, 1), max(len(cell.lines), 1))
-                return dataclasses.replace(_meta(path, "syntax-error", f"cannot parse: {e.msg}", line, e.offset or 1), cell=cell.index)
+                return dataclasses.replace(meta(path, "syntax-error", f"cannot parse: {e.msg}", line, e.offset or 1), cell=cell.index)
             except (ValueError, RecursionError, MemoryError):
                 continue
         return None
@@ -393,19 +393,20 @@ def _source_json(old: str, text: str) -> str:
 
 
 # ---- the hooks the engine, the fixer, the reporter and the CLI call ----------------------
-def analyse(source: bytes | str, path: str, select=None, ignore=None, rule_classes=None, project=None):
-    """engine.analyse for a notebook: the findings carry `cell` and cell-relative lines."""
-    from devicelint import engine
-
+def analyse(source: bytes | str, path: str, select=None, ignore=None, rule_classes=None, project=None, *,
+            analyse_python):
+    """engine.analyse for a notebook: the findings carry `cell` and cell-relative lines.
+    `analyse_python` is the engine's analysis of Python source, handed in by the engine (this
+    module sits below it)."""
     if isinstance(source, str):
         source = source.encode("utf-8")
     try:
         nb = Notebook(source)
     except NotebookError as e:
-        return [(engine._meta(path, e.name, e.message, e.line, e.column), None)], None
+        return [(meta(path, e.name, e.message, e.line, e.column), None)], None
     if not nb.python or not nb.cells:
         return [], None
-    pairs, module = engine.analyse_python(nb.source.encode("utf-8"), path, select, ignore, rule_classes, project)
+    pairs, module = analyse_python(nb.source.encode("utf-8"), path, select, ignore, rule_classes, project)
     if module is None and pairs and pairs[0][0].name == "syntax-error":
         # the joined parse fails where the tokens run out, maybe cells later: Jupyter runs
         # each cell on its own, so the first cell that does not parse alone is the one to name
@@ -415,10 +416,9 @@ def analyse(source: bytes | str, path: str, select=None, ignore=None, rule_class
     return [(nb.locate(f), report) for f, report in pairs], module
 
 
-def fix(source: bytes, path: str, select=None, ignore=None, unsafe: bool = False) -> tuple[bytes, int]:
-    """fix.fix_source for a notebook: fix the joined code, write the changed cells back."""
-    from devicelint.fix import fix_python
-
+def fix(source: bytes, path: str, select=None, ignore=None, unsafe: bool = False, *, fix_python) -> tuple[bytes, int]:
+    """fix.fix_source for a notebook: fix the joined code, write the changed cells back.
+    `fix_python` is fix.py's fixer of Python source, handed in by it (this module sits below it)."""
     try:
         nb = Notebook(source)
     except NotebookError:

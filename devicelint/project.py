@@ -16,16 +16,11 @@ import stat
 import sys
 
 from devicelint import summary as sm
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
-# Never looked up among the project's files: their meaning comes from the library tables.
-LIBRARIES = {
-    "torch", "torchvision", "torchaudio", "torchtext", "numpy", "transformers", "diffusers", "timm",
-    "peft", "accelerate", "lightning", "pytorch_lightning", "tqdm", "datasets", "sklearn", "scipy",
-    "pandas", "PIL", "cv2", "matplotlib", "wandb", "tensorboard", "yaml", "einops", "hydra", "omegaconf",
-}
-_SKIP = LIBRARIES | set(getattr(sys, "stdlib_module_names", ()))
+_SKIP = kb.frameworks.THIRD_PARTY | set(getattr(sys, "stdlib_module_names", ()))
 MAX_DEPTH = 8
 
 _roots: dict = {}
@@ -444,18 +439,12 @@ class FileView:
                 self_moves |= parent["self_moves"]
                 any_move |= parent["any_move"]
                 opaque |= parent["opaque"]
-            elif q.startswith("torch.nn."):
-                module = True
-                inherits |= last != "Module" and last not in api.PARAM_FREE_LAYERS
-            elif q.startswith("torch.utils.data") and "Dataset" in last:
-                dataset = True
-            elif "LightningModule" in last or q.startswith(("lightning", "pytorch_lightning")):
-                module = framework = inherits = True
-            elif last.endswith("PreTrainedModel") or last == "ModelMixin":
-                module = inherits = True
-            elif last not in ("object", "ABC", "Generic", "Protocol", "NamedTuple", "Enum") and not q.startswith(
-                ("abc.", "typing.", "enum.", "dataclasses.")
-            ):
+            elif (lib := kb.base_class(q, last)) is not None:
+                module |= lib.module
+                inherits |= lib.weights
+                dataset |= lib.dataset
+                framework |= lib.framework
+            elif not kb.is_plain_base(q, last):
                 opaque = True
         facts = {"module": module, "dataset": dataset, "framework": framework, "self_moves": self_moves,
                  "any_move": any_move, "has_params": module and (inherits or c["state"]), "opaque": opaque}
@@ -495,7 +484,7 @@ class FileView:
             if sym is None:
                 continue  # a local's method or a builtin: a move there is in `places` already
             if sym[0] in ("lib", "value", "module"):
-                ok = not api.BUILDER_VERBS.match(text.rsplit(".", 1)[-1])
+                ok = not naming.BUILDER_VERBS.match(text.rsplit(".", 1)[-1])
             elif sym[0] == "function":
                 ok = self.never_places(sym[1], sym[2], depth + 1)
             elif sym[0] == "class":
@@ -613,7 +602,7 @@ class FileView:
         if q == "torch.device":
             first = self._resolve(path, args[0], depth + 1) if args else None
             return ("device", "cpu") if first == ("device", "cpu") else ("device", "accel")
-        if parts[0] == "torch" and len(parts) == 2 and last in api.TENSOR_FACTORIES:
+        if parts[0] == "torch" and len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:
             return None if "device" in kws or "**" in kws else ("tensor", "cpu")
         if last == "DataLoader" and parts[0] == "torch":
             if "collate_fn" in kws or "**" in kws or not args:
@@ -625,13 +614,13 @@ class FileView:
         if q == "torch.compile":
             return self._resolve(path, args[0], depth + 1) if args else None
         if parts[0] == "torch" and parts[1:2] == ["nn"] and last[:1].isupper() and len(parts) <= 4:
-            if last in api.WRAPPERS or last == "Module" or "device" in kws or "**" in kws:
+            if last in kb.distributed.WRAPPERS or last == "Module" or "device" in kws or "**" in kws:
                 return ("module", "unknown")
-            if last in api.PARAM_FREE_LAYERS:
+            if last in kb.nn.PARAM_FREE_LAYERS:
                 return ("module", "param_free")
             if last.endswith("Loss"):
                 return ("module", "param_free") if not ({"weight", "pos_weight"} & set(kws)) else None
-            if last in ("Sequential", "ModuleList", "ModuleDict"):
+            if last in kb.nn.CONTAINERS:
                 inner = [self._resolve(path, a, depth + 1) for a in args]
                 if inner and all(f == ("module", "param_free") for f in inner):
                     return ("module", "param_free")
@@ -641,8 +630,8 @@ class FileView:
         hub = (
             (parts[0] == "torchvision" and "models" in parts and last[:1].islower() and last != "get_weight")
             or q in ("timm.create_model", "torch.hub.load")
-            or (last == "from_pretrained" and parts[0] in ("transformers", "diffusers", "peft") and len(parts) >= 2
-                and api.is_model_hub_class(parts[-2]))
+            or (last == "from_pretrained" and parts[0] in kb.hf.HUB_ROOTS and len(parts) >= 2
+                and kb.hf.is_model_hub_class(parts[-2]))
         )
         if hub:
             return ("module", "unknown") if {"device", "device_map", "**"} & set(kws) else ("module", "host")

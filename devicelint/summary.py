@@ -22,20 +22,12 @@ from __future__ import annotations
 import ast
 import builtins
 
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 
-VERSION = 7
+VERSION = 8  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
 UNKNOWN = ["unknown"]
-# Module methods that neither move the module nor hand it to code we cannot see.
-SAFE_METHODS = {
-    "eval", "train", "parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
-    "load_state_dict", "zero_grad", "modules", "named_modules", "children", "named_children",
-    "requires_grad_", "apply", "half", "float", "double", "bfloat16", "register_buffer", "numel",
-    "size", "dim", "forward", "extra_repr", "get_submodule", "add_module", "register_module",
-}
-_SELF_RETURNING = {"eval", "train", "half", "float", "double", "bfloat16", "requires_grad_", "apply"}
-_MOVES = ("to", "cuda", "cpu")
 
 
 def dotted(node) -> str | None:
@@ -178,7 +170,7 @@ def _to_places(call: ast.Call) -> bool:
         return any(k.arg is None for k in call.keywords)  # `.to(**kw)`: it may name a device
     first = call.args[0]
     text = dotted(first)
-    return not (_host_literal(first) or (text is not None and api.looks_like_dtype(text)))
+    return not (_host_literal(first) or (text is not None and naming.looks_like_dtype(text)))
 
 
 def _host_literal(node) -> bool:
@@ -189,7 +181,7 @@ def _tensor_factory(call: ast.Call) -> bool:
     """`torch.zeros(...)`, `torch.rand(...)`, `x.new_zeros(...)`, `freqs.to(device=t.device)`:
     a tensor made or moved, not a layer (a move of `self` is told apart by its receiver)."""
     last = call.func.attr if isinstance(call.func, ast.Attribute) else dotted(call.func) or ""
-    return last in api.TENSOR_FACTORIES or last in api.LIKE_FACTORIES or last.startswith("new_") or last in ("to", "cuda")
+    return last in kb.torch_core.TENSOR_FACTORIES or last in kb.torch_core.LIKE_FACTORIES or last.startswith("new_") or last in ("to", "cuda")
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -209,11 +201,11 @@ def _stateful(value) -> bool:
     if text in _BUILTINS or text.split(".", 1)[0] in _PLAIN_MODULES:
         return False  # `self.min_level = int(math.log2(s))`: a number, not a layer
     if text.startswith(("torch.", "nn.")) or "." not in text and last[:1].isupper():
-        if last in api.TENSOR_FACTORIES or last in api.PARAM_FREE_LAYERS or (last.endswith("Loss") and not value.args):
+        if last in kb.torch_core.TENSOR_FACTORIES or last in kb.nn.PARAM_FREE_LAYERS or (last.endswith("Loss") and not value.args):
             return False
         if text.startswith("torch.") and last[:1].islower():
             return False
-        if last in ("Sequential", "ModuleList", "ModuleDict"):
+        if last in kb.nn.CONTAINERS:
             # `nn.Sequential(*modules)`: layers we cannot list
             return not value.args or any(isinstance(a, ast.Starred) or _stateful(a) for a in value.args)
     return True
@@ -257,7 +249,7 @@ def _calls_of(fn, params) -> tuple[bool, bool, list]:
       or restores pickles (`torch.load` keeps the device they were saved from).
     - calls: the dotted names it calls, so the project can ask the same of its callees."""
     host = False
-    places = fn.args.kwarg is not None or any(api.looks_like_device_name(p) for p in params)
+    places = fn.args.kwarg is not None or any(naming.looks_like_device_name(p) for p in params)
     calls = set()
     for n in _walk(fn):
         if not isinstance(n, ast.Call):
@@ -342,7 +334,7 @@ class _Walker:
             self.assign(s.target, UNKNOWN, cond)
         elif isinstance(s, ast.Expr):
             v = s.value
-            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _MOVES and isinstance(v.func.value, ast.Name):
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in kb.nn.MODULE_MOVES and isinstance(v.func.value, ast.Name):
                 name = v.func.value.id
                 target = self.target(v)
                 if target == "dtype":
@@ -408,7 +400,7 @@ class _Walker:
         """`net = model`, `net = model.eval()`, `self.model = model`: two names for one module,
         so what happens through one happens to the other; we stop following it."""
         root = value
-        while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr in _MOVES + tuple(_SELF_RETURNING):
+        while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and (root.func.attr in kb.nn.MODULE_MOVES or kb.returns_self(root.func.attr)):
             root = root.func.value
         if isinstance(root, ast.Name) and root.id in self.env and any(
             not (isinstance(t, ast.Name) and t.id == root.id) for t in targets
@@ -484,7 +476,7 @@ class _Walker:
             return self.current(e.id)
         if isinstance(e, ast.Constant):
             if isinstance(e.value, str):
-                where = api.parse_device_string(e.value)
+                where = kb.torch_core.parse_device_string(e.value)
                 return ["device", where] if where else UNKNOWN
             return ["none"] if e.value is None else UNKNOWN
         if isinstance(e, ast.IfExp):
@@ -503,17 +495,17 @@ class _Walker:
 
     def call(self, e: ast.Call):
         f = e.func
-        if isinstance(f, ast.Attribute) and f.attr in _MOVES:
+        if isinstance(f, ast.Attribute) and f.attr in kb.nn.MODULE_MOVES:
             target = self.target(e)
             self.uses_move_args(e)
             inner = self.desc(f.value) if isinstance(f.value, (ast.Name, ast.Call)) else self.desc_use(f.value)
             if isinstance(f.value, ast.Name):
                 self.impure_params(f.value.id)  # the helper moves what it was given
             return inner if target == "dtype" else ["move", inner, target]
-        if isinstance(f, ast.Attribute) and f.attr in _SELF_RETURNING and isinstance(f.value, (ast.Name, ast.Call)):
+        if isinstance(f, ast.Attribute) and kb.returns_self(f.attr) and isinstance(f.value, (ast.Name, ast.Call)):
             self.uses_args(e)
             return self.desc(f.value)
-        if isinstance(f, ast.Attribute) and f.attr in SAFE_METHODS and isinstance(f.value, ast.Name):
+        if isinstance(f, ast.Attribute) and f.attr in kb.nn.MODULE_SAFE_METHODS and isinstance(f.value, ast.Name):
             self.uses_args(e)
             return UNKNOWN
         text = dotted(f)
@@ -522,7 +514,7 @@ class _Walker:
             return ["self"]
         if text in ("tuple", "list") and len(e.args) == 1 and not e.keywords and isinstance(e.args[0], (ast.GeneratorExp, ast.ListComp)):
             return self.comprehension(e.args[0])
-        if text in api.NON_ESCAPING_BUILTINS or text == "getattr":
+        if text in naming.NON_ESCAPING_BUILTINS or text == "getattr":
             for a in e.args:
                 if not isinstance(a, ast.Name):
                     self.uses(a)
@@ -617,9 +609,9 @@ class _Walker:
         if isinstance(arg, ast.Constant):
             if isinstance(arg.value, int) and not isinstance(arg.value, bool):
                 return "accel"
-            where = api.parse_device_string(arg.value) if isinstance(arg.value, str) else None
+            where = kb.torch_core.parse_device_string(arg.value) if isinstance(arg.value, str) else None
             return where or "unknown"
-        if text is not None and "." in text and api.looks_like_dtype(text) and text.split(".")[0] in ("torch", "th"):
+        if text is not None and "." in text and naming.looks_like_dtype(text) and text.split(".")[0] in ("torch", "th"):
             return "dtype"
         if isinstance(arg, ast.Name):
             ds = self.env.get(arg.id)
@@ -637,10 +629,10 @@ class _Walker:
         if isinstance(arg, ast.Call) and (dotted(arg.func) or "").rsplit(".", 1)[-1] == "device":
             return "accel"
         if text is not None:
-            if api.looks_like_dtype(text):
+            if naming.looks_like_dtype(text):
                 return "dtype"
-            if api.looks_like_device_name(text) and (
-                "." not in text or text.split(".")[0] in api.CONFIG_OBJECTS
+            if naming.looks_like_device_name(text) and (
+                "." not in text or text.split(".")[0] in naming.CONFIG_OBJECTS
             ):
                 return "accel"
         return "unknown"
@@ -678,7 +670,7 @@ class _Walker:
                     stack.extend(k.value for k in n.keywords)
                     continue
                 if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.env:
-                    if f.attr not in SAFE_METHODS:
+                    if f.attr not in kb.nn.MODULE_SAFE_METHODS:
                         self.escape(f.value.id)  # `model.setup(device)`: it may place itself
                     stack.extend(n.args)
                     stack.extend(k.value for k in n.keywords)
@@ -688,7 +680,7 @@ class _Walker:
                     stack.extend(n.args[1:])
                     stack.extend(k.value for k in n.keywords)
                     continue
-                if isinstance(f, ast.Name) and f.id in api.NON_ESCAPING_BUILTINS:
+                if isinstance(f, ast.Name) and f.id in naming.NON_ESCAPING_BUILTINS:
                     stack.extend(a for a in n.args if not isinstance(a, ast.Name))
                     continue
             if isinstance(n, (ast.Yield, ast.YieldFrom)):

@@ -67,7 +67,7 @@ class Val:
     src: object = None  # LOADER and its batches: the DataLoader(...) call that built it
     elem: "Val | None" = None
     parts: tuple | None = None
-    ref: object = None  # FunctionDef / ClassDef / Instance for FUNC, CLASS, OBJECT; a libmodel kind for library objects
+    ref: object = None  # FunctionDef / ClassDef / Instance for FUNC, CLASS, OBJECT; a knowledge.kind_of_call kind for library objects
     # `.to()` moves it in place and returns it (a BatchEncoding, a PyG graph, the whole object
     # a loader yields, which may be such a batch): a bare `x.to(d)` moves `x`
     inplace: bool = False

@@ -14,7 +14,7 @@ knowledge. Whenever it cannot tell, a value becomes UNKNOWN, and no rule fires o
 Layout: facts.py (what rules read), state.py (names and frames), nodes.py (CST helpers),
 interpreter.py (entry points; the Interpreter class composed of the parts below), and one
 module per part: statements, flags (device-flag paths), expressions, calls, methods, moves,
-api_calls (torch functions), library (library objects, with devicelint/libmodel.py as the
+api_calls (torch functions), library (library objects, with devicelint/knowledge/ as the
 table), models (model identity and placement), classes (user classes and inlined calls),
 recording (loop facts).
 """

@@ -3,47 +3,26 @@ functions, model builders."""
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
-from devicelint import libmodel
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts, places_or_holds
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.expressions import result_of
-from devicelint.flow.methods import NO_HISTORY_METHODS, TUPLE_RESULTS
-
-
-# Roots whose objects place what they are given, or that we model elsewhere.
-_NOT_MODEL_ROOTS = ("torch", "numpy", "accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed",
-                    "transformers.Trainer", "transformers.Seq2SeqTrainer", "trl", "collections", "typing", "argparse",
-                    "dataclasses", "functools", "itertools", "os", "sys", "pathlib", "logging", "json", "re",
-                    "sklearn", "pandas", "PIL", "cv2", "wandb", "tensorboard", "tqdm", "ignite", "fastai", "mmcv",
-                    "mmengine", "detectron2", "colossalai", "horovod", "fairscale")
 
 
 def _maybe_model_builder(q: str) -> bool:
     """A class (`models.Teacher`) or an architecture function (`rc.wide_resnet`) imported from
     code we cannot see. Factories named like verbs (`build_model`, `load_model`) often move what
     they build, so they stay unknown."""
-    if "." not in q or any(q == r or q.startswith(r + ".") for r in _NOT_MODEL_ROOTS):
+    if "." not in q or any(q == r or q.startswith(r + ".") for r in kb.frameworks.NOT_MODEL_ROOTS):
         return False  # a whole dotted part: `torch` excludes `torch.nn.X`, not `torch_geometric.X`
     last = q.rsplit(".", 1)[-1]
     if not last or last.startswith("_"):
         return False
-    return last[0].isupper() or not api.BUILDER_VERBS.match(last)
-
-
-# Optimizers and learning-rate schedules from any library (transformers' AdamW and
-# get_linear_schedule_with_warmup, timm's create_optimizer, bitsandbytes' Adam8bit).
-_OPTIMIZER = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|LAMB|Lamb|LARS|Adam8bit|PagedAdamW\w*)$|"
-                        r"optimizer|_schedule|^get_scheduler$|LRScheduler$|LambdaLR$")
-
-
-_LIST_FACTORIES = {"tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "LongTensor", "IntTensor",
-                   "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor"}
+    return last[0].isupper() or not naming.BUILDER_VERBS.match(last)
 
 
 def _factory_name(node: cst.Call) -> str:
@@ -56,12 +35,12 @@ def _surely_not_0dim(node: cst.Call, name: str) -> bool:
     lets 0-dim host tensors such as `torch.tensor(2.0)` mix with device tensors)."""
     positional = [a for a in node.args if a.keyword is None]
     first = positional[0] if positional else None
-    if first is None and name not in _LIST_FACTORIES:
+    if first is None and name not in kb.torch_core.LIST_FACTORIES:
         # `torch.ones(size=(N, 1))`: the shape given by keyword
         first = next((a for a in node.args if a.keyword is not None and a.keyword.value == "size"), None)
         if first is not None and not (isinstance(first.value, (cst.List, cst.Tuple)) and first.value.elements):
             return False
-    if name in _LIST_FACTORIES:
+    if name in kb.torch_core.LIST_FACTORIES:
         data = first.value if first is not None and not first.star else None
         if isinstance(data, (cst.List, cst.Tuple)):
             return bool(data.elements)
@@ -84,14 +63,14 @@ def _holds_a_list(node: cst.Call, pos: list, name: str) -> bool:
     """`torch.tensor(alpha)` with `alpha=(0.25, 0.5, 0.25)`: data that is a non-empty list or
     tuple makes a tensor with dimensions."""
     data = pos[0] if pos and node.args and not node.args[0].star else None
-    return name in _LIST_FACTORIES and data is not None and data.kind is Kind.SEQ and bool(data.parts or data.elem)
+    return name in kb.torch_core.LIST_FACTORIES and data is not None and data.kind is Kind.SEQ and bool(data.parts or data.elem)
 
 
 def _empty_placeholder(node: cst.Call, name: str) -> bool:
     """`torch.empty(0)`, `torch.zeros(0, dim)`, `torch.tensor([])`, `torch.Tensor()`: a tensor
     with no elements, kept to be replaced or concatenated onto."""
     positional = [a for a in node.args if a.keyword is None]
-    if name in _LIST_FACTORIES:
+    if name in kb.torch_core.LIST_FACTORIES:
         if not node.args:
             return name[0].isupper()  # `torch.Tensor()`; `torch.tensor()` needs data
         data = positional[0].value if positional and not positional[0].star else None
@@ -104,14 +83,6 @@ def _zero_size(node) -> bool:
     if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == 1:
         node = node.elements[0].value
     return isinstance(node, cst.Integer) and node.value == "0"
-
-
-# einops functions whose result is a tensor on its first argument's device
-_EINOPS_RESHAPES = {"rearrange", "repeat", "reduce", "einsum"}
-
-
-# torch.utils.data wrappers whose items are the items of the datasets they are given
-_DATASET_VIEWS = {"random_split", "Subset", "ConcatDataset", "ChainDataset"}
 
 
 class ApiCalls:
@@ -135,7 +106,7 @@ class ApiCalls:
             return self.deep_copy(node)
         if q == "functools.partial" and node.args and not node.args[0].keyword:
             made = self.qual(node.args[0].value) or ""
-            if made.startswith("torch.") and made.count(".") == 1 and made[6:] in api.TENSOR_FACTORIES:
+            if made.startswith("torch.") and made.count(".") == 1 and made[6:] in kb.torch_core.TENSOR_FACTORIES:
                 return self.partial_factory(node, made[6:])
         if q == "collections.OrderedDict":
             pos, kw = self.args(node)
@@ -148,24 +119,24 @@ class ApiCalls:
             # the pre-0.4 wrapper: the tensor itself, wherever it is
             pos, kw = self.args(node)
             return pos[0] if pos else UNKNOWN
-        if q.startswith("torch.optim.") or _OPTIMIZER.search(last):
+        if q.startswith("torch.optim.") or kb.optim.OPTIMIZER.search(last):
             # an optimizer or a schedule holds the model's parameters but is no tensor itself
             self.args(node)
             return OTHER
         if parts[0] == "math":  # `math.log(10000) / half_dim`: plain numbers, never tensors
             self.args(node)
             return OTHER
-        if q in ("numpy.array", "numpy.asarray", "numpy.asanyarray"):
+        if q in kb.consumers.ARRAY_CONSTRUCTORS:
             pos, kw = self.args(node)
             if pos:
                 self.facts.numpy.append(NumpyConv(node, pos[0]))
             return OTHER
-        if parts[0] == "torch" and len(parts) == 2 and last in api.TENSOR_FACTORIES:
+        if parts[0] == "torch" and len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:
             return self.factory(node)
         if parts[0] == "torch" and len(parts) == 3 and parts[1] == "cuda" and last.endswith("Tensor"):
             self.args(node)
             return Val(Kind.TENSOR, Dev.ACCEL, key=("lit", "cuda"))
-        if parts[0] == "torch" and last in api.LIKE_FACTORIES:
+        if parts[0] == "torch" and last in kb.torch_core.LIKE_FACTORIES:
             pos, kw = self.args(node)
             if "device" in kw:
                 d = kw["device"]
@@ -176,7 +147,7 @@ class ApiCalls:
             return Val(Kind.TENSOR, Dev.UNKNOWN if self.frame.default_device_unknown else Dev.CPU, fresh=True)
         if last == "DataLoader":
             return self.dataloader(node)
-        if parts[0] == "torch" and parts[1:3] == ["utils", "data"] and last in _DATASET_VIEWS:
+        if parts[0] == "torch" and parts[1:3] == ["utils", "data"] and last in kb.data.DATASET_VIEWS:
             return self._dataset_view(last, node)
         if last in ("TensorDataset",) and parts[0] == "torch":
             pos, kw = self.args(node)
@@ -190,7 +161,7 @@ class ApiCalls:
             return pos[0] if pos else UNKNOWN
         if parts[0] == "torch" and parts[1:2] == ["nn"] and last[:1].isupper():
             return self.nn_constructor(node, last, q)
-        lib = libmodel.kind_of_call(q)
+        lib = kb.kind_of_call(q)
         if lib is not None:
             return self.library_call(node, lib, q)
         if parts[0] == "tqdm":
@@ -199,8 +170,8 @@ class ApiCalls:
         if parts[0] == "torch":
             return self.torch_function(node, q, parts)
         pos, kw = self.args(node)
-        if api.converts_to_numpy(q):
-            delegates = parts[0] == "numpy" and last in api.NUMPY_DELEGATING
+        if kb.consumers.converts_to_numpy(q):
+            delegates = parts[0] == "numpy" and last in kb.consumers.NUMPY_DELEGATING
             for a, v in zip((a for a in node.args if not a.keyword and not a.star), pos):
                 if not (delegates and v.kind is Kind.TENSOR):  # `np.mean(t)` calls `t.mean()`
                     self.facts.numpy.append(NumpyConv(node, v, arg=a.value))
@@ -208,11 +179,11 @@ class ApiCalls:
         self.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
             return OTHER
-        if parts[0] == "einops" and pos and pos[0].kind is Kind.TENSOR and last in _EINOPS_RESHAPES:
+        if parts[0] == "einops" and pos and pos[0].kind is Kind.TENSOR and last in kb.einops.RESHAPES:
             return pos[0].with_(inplace=False)  # a view or copy of the tensor, where the tensor is
         args = pos + list(kw.values())
         if _maybe_model_builder(q) and not any(places_or_holds(v) or v.kind is Kind.TENSOR for v in args) and not (
-            "**" in kw or any(k in kw for k in libmodel.PLACING_KEYWORDS)  # `Backend(w, device=select_device(d))`
+            "**" in kw or any(k in kw for k in kb.hf.PLACING_KEYWORDS)  # `Backend(w, device=select_device(d))`
         ):
             # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below);
             # a call handed tensors computes with them (`interpolate(masks, size)`)
@@ -224,33 +195,33 @@ class ApiCalls:
         wrapped = self.wrap(node, parts[-1], pos, kw)
         if wrapped is not None:
             return wrapped
-        if parts[1:2] == ["distributed"] and parts[-1] in api.COLLECTIVES:
+        if parts[1:2] == ["distributed"] and parts[-1] in kb.distributed.COLLECTIVES:
             self._collective(node, pos, kw)
-        if q in api.TRACING_FUNCTIONS:
+        if q in kb.torch_core.TRACING_FUNCTIONS:
             return UNKNOWN
-        if q.startswith(api.ESCAPING_TORCH_PREFIXES) or parts[-1] in api.WRAPPERS:
+        if q.startswith(kb.torch_core.ESCAPING_TORCH_PREFIXES) or parts[-1] in kb.distributed.WRAPPERS:
             self.escape(pos + list(kw.values()))
-            return Val(Kind.MODULE) if parts[-1] in api.WRAPPERS else UNKNOWN
+            return Val(Kind.MODULE) if parts[-1] in kb.distributed.WRAPPERS else UNKNOWN
         last = parts[-1]
         flat = []
-        for v in pos + [v for k, v in kw.items() if k != "out" and not (k in api.OPTION_KEYWORDS and v.kind is not Kind.TENSOR)]:
+        for v in pos + [v for k, v in kw.items() if k != "out" and not (k in kb.torch_core.OPTION_KEYWORDS and v.kind is not Kind.TENSOR)]:
             if v.kind is Kind.SEQ and (v.parts or v.elem is not None):
                 flat.extend(v.parts if v.parts else (v.elem,))
             else:
                 flat.append(v)
         tensors = [v for v in flat if v.kind is Kind.TENSOR]
         functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
-        if len(tensors) >= 2 and (functional or last in api.MIXING_FUNCTIONS):
+        if len(tensors) >= 2 and (functional or last in kb.torch_core.MIXING_FUNCTIONS):
             self.record_mix(node, tensors)
         if not tensors:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
             return OTHER
         out = result_of(flat)
-        if last in api.REDUCTIONS and len(pos) == 1 and not kw:
+        if last in kb.torch_core.REDUCTIONS and len(pos) == 1 and not kw:
             return Val(Kind.TENSOR, out.dev, grad=out.grad)
-        tuple_result = last in TUPLE_RESULTS or (last in ("max", "min", "median") and len(pos) + len(kw) > 1)
-        if out.kind is Kind.TENSOR and (last in NO_HISTORY_METHODS or tuple_result or self.no_grad):
+        tuple_result = last in kb.torch_core.TUPLE_RESULTS or (last in ("max", "min", "median") and len(pos) + len(kw) > 1)
+        if out.kind is Kind.TENSOR and (last in kb.torch_core.NO_HISTORY_METHODS or tuple_result or self.no_grad):
             out = out.with_(grad=False, fresh=out.fresh and not tuple_result)
         return out
 
@@ -348,7 +319,7 @@ class ApiCalls:
             return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None, cond=d.cond,
                        on_module=d.on_module)
         text = dotted(self.kwarg_node(node, "device"))
-        if text and api.looks_like_device_name(text):
+        if text and naming.looks_like_device_name(text):
             self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, Dev.ACCEL, key=self.txt_key(self.frame.func, text), moved_at=node)
         return Val(Kind.TENSOR, Dev.UNKNOWN)

@@ -8,8 +8,8 @@ import re
 import libcst as cst
 
 from devicelint import crossfile
-from devicelint import libmodel
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, PresetFactory, Val, contents_on_accel, host_batch_in,
                                join, mid_parts)
@@ -69,7 +69,7 @@ class Calls:
             return False
         if not isinstance(space, (cst.Name, cst.Attribute)):
             return False
-        if kind == "module" and self.qual(space) in libmodel.MODEL_NAMESPACES:
+        if kind == "module" and self.qual(space) in kb.MODEL_NAMESPACES:
             return True
         # `vits.__dict__[args.arch](...)`, `DiT_models[args.model](...)` on a project file of architectures
         sym = crossfile.symbol(self, space)
@@ -143,7 +143,7 @@ class Calls:
                     self.note_sync(node, "print", v)
         if name == "dict" and len(pos) == 1 and not kw:
             return self.mapping_of(pos[0])
-        if name in api.NON_ESCAPING_BUILTINS or name in ("dict", "getattr", "setattr"):
+        if name in naming.NON_ESCAPING_BUILTINS or name in ("dict", "getattr", "setattr"):
             return OTHER if name != "getattr" else UNKNOWN
         self.escape(pos + list(kw.values()))
         return UNKNOWN
@@ -166,7 +166,7 @@ class Calls:
                 return self.inline(node, call, self.module_frame, v)
         if v.kind is Kind.OBJECT and isinstance(v.ref, PresetFactory):
             return self.factory(node, v.ref)
-        if v.kind is Kind.OBJECT and v.ref in libmodel.OBJECT_KINDS:
+        if v.kind is Kind.OBJECT and v.ref in kb.OBJECT_KINDS:
             return self.call_library_object(node, v, "__call__")
         pos, kw = self.args(node)
         args = pos + list(kw.values())
@@ -181,7 +181,7 @@ class Calls:
                     v = kw.get(a.keyword.value) if a.keyword else kw.get("**") if a.star == "**" else next(positional, None)
                     text = spelled(a)
                     if v is not None and (v.kind is Kind.TENSOR or host_batch_in(v) is not None) \
-                            and not api.LENGTHS.search(text):  # CTC losses take lengths on the host
+                            and not naming.LENGTHS.search(text):  # CTC losses take lengths on the host
                         data.append(v)
                 if len(data) >= 2:
                     self.record_mix(node, data)
@@ -224,7 +224,7 @@ class Calls:
             # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
             text = spelled(a)
             param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
-            if api.LENGTHS.search(text) or param in length_params or (
+            if naming.LENGTHS.search(text) or param in length_params or (
                     model.ref == SCATTERS and not contents_on_accel(v)):
                 # ...and DataParallel / DDP copy host inputs to their device themselves
                 exempt.append(v)

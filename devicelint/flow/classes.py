@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint import crossfile
-from devicelint import libmodel
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val
 from devicelint.flow.state import Frame
@@ -48,7 +48,7 @@ def places_on_device(call: cst.Call) -> bool:
     if first is None:
         return any(a.star for a in call.args)  # `.to(**kw)`: it may name a device
     text = dotted(first.value)
-    return not (_names_the_host(first.value) or (text is not None and api.looks_like_dtype(text)))
+    return not (_names_the_host(first.value) or (text is not None and naming.looks_like_dtype(text)))
 
 
 def _names_the_host(node: cst.BaseExpression) -> bool:
@@ -140,19 +140,14 @@ class UserCode:
                     framework |= parent["framework"]
                     for k, v in parent["methods"].items():
                         methods.setdefault(k, v)
-                elif q.startswith("torch.nn.") or q in ("torch.nn.Module",):
-                    module = True
-                    base = q.rsplit(".", 1)[-1]
+                elif (lib := kb.base_class(q, last)) is not None:
+                    module |= lib.module
                     # a loss holds a tensor only when given one (`CrossEntropyLoss(weight=w)`)
-                    inherits_params |= base != "Module" and base not in api.PARAM_FREE_LAYERS and not (
-                        base.endswith("Loss") and not _hands_super_a_tensor(cls))
-                elif q.startswith("torch.utils.data") and "Dataset" in last:
-                    dataset = True
-                elif "LightningModule" in last or q.startswith(("lightning", "pytorch_lightning")):
-                    module = framework = inherits_params = True
-                elif last.endswith("PreTrainedModel") or last == "ModelMixin" or libmodel.is_model_class(q):
-                    module = inherits_params = True
-                elif last not in ("object", "ABC", "Generic", "Protocol", "NamedTuple", "Enum") and not q.startswith(("abc.", "typing.", "enum.", "dataclasses.")):
+                    inherits_params |= lib.weights and not (
+                        q.rsplit(".", 1)[-1].endswith("Loss") and not _hands_super_a_tensor(cls))
+                    dataset |= lib.dataset
+                    framework |= lib.framework
+                elif not kb.is_plain_base(q, last):
                     # defined elsewhere: it may be an nn.Module, or move what it holds
                     opaque = True
             self_moves = any(
@@ -235,9 +230,9 @@ class UserCode:
         if q.startswith("torch."):
             last = q.rsplit(".", 1)[-1]
             if q.startswith("torch.nn.") and last[:1].isupper():
-                if last in ("Sequential", "ModuleList", "ModuleDict"):
+                if last in kb.nn.CONTAINERS:
                     return any(self._stateful_value(a.value) for a in value.args) or not value.args
-                return last not in api.PARAM_FREE_LAYERS and not (last.endswith("Loss") and not value.args)
+                return last not in kb.nn.PARAM_FREE_LAYERS and not (last.endswith("Loss") and not value.args)
             return False  # a tensor factory: a plain attribute, not a parameter
         text = dotted(value.func) or ""
         local = self.module_frame.state.vars.get(text) if self.module_frame else None

@@ -7,8 +7,8 @@ import re
 
 import libcst as cst
 
-from devicelint import libmodel
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
 from devicelint.flow.nodes import child_nodes, expr_text, is_string
@@ -178,14 +178,14 @@ class Expressions:
                 return self.under(v)
             return self.guess_by_name(f"self.{attr}", scope=base.ref.cls)
         if base.kind is Kind.OBJECT and base.ref == "pipeline_output":
-            return base.elem if attr in libmodel.NON_TENSOR_OUTPUT_ATTRS and base.elem is not None else UNKNOWN
+            return base.elem if attr in kb.hf.NON_TENSOR_OUTPUT_ATTRS and base.elem is not None else UNKNOWN
         if base.kind is Kind.TENSOR:
             if attr == "device":
                 # a module's tensor's device: where the module lives
                 return Val(Kind.DEVICE, base.dev, key=base.key, on_module=base.on_module)
-            if attr in api.NON_TENSOR_ATTRS:
+            if attr in kb.torch_core.NON_TENSOR_ATTRS:
                 return OTHER
-            if attr in libmodel.NON_TENSOR_OUTPUT_ATTRS and not base.inplace:
+            if attr in kb.hf.NON_TENSOR_OUTPUT_ATTRS and not base.inplace:
                 return UNKNOWN  # `out.images` of a model we cannot see: PIL images by default
             if attr == "data":
                 return base.with_(grad=False, inplace=False)
@@ -206,8 +206,8 @@ class Expressions:
                 return Val(Kind.MODULE, base.dev, key=base.key, moved_at=base.moved_at, cond=base.cond)
             return UNKNOWN
         if base.kind is Kind.UNKNOWN:
-            if base.dev is Dev.ACCEL and base.moved_at is not None and attr not in api.NON_TENSOR_ATTRS and not (
-                api.looks_like_device_name(attr) or api.NUMBER_NAME.search(attr) or attr in _SETTINGS_ATTRS
+            if base.dev is Dev.ACCEL and base.moved_at is not None and attr not in kb.torch_core.NON_TENSOR_ATTRS and not (
+                naming.looks_like_device_name(attr) or naming.NUMBER_NAME.search(attr) or attr in _SETTINGS_ATTRS
                 or MODULE_NAME.search(expr_text(node.value) or "model")
             ):
                 # `data = data.to(device)` then `data.x`: an object that moves its tensors (a PyG
@@ -304,7 +304,7 @@ class Expressions:
     def eval_string(self, node) -> Val:
         s = is_string(node)
         if s is not None:
-            where = api.parse_device_string(s)
+            where = kb.torch_core.parse_device_string(s)
             if where is not None:
                 return Val(Kind.DEVICE, Dev.CPU if where == "cpu" else Dev.ACCEL, key=("lit", s), name=repr(s))
         return OTHER

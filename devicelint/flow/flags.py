@@ -8,7 +8,7 @@ import re
 
 import libcst as cst
 
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
 from devicelint.names import dotted
 from devicelint.values import Dev, Kind, Val, made_on_host, on_device
 from devicelint.flow.state import State
@@ -108,7 +108,7 @@ class DeviceFlags:
             test, pol = test.expression, not pol
         if isinstance(test, cst.Call):
             q = self.qual(test.func)
-            if q in ("torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available"):
+            if q in kb.torch_core.FLAG_AVAILABILITY_TESTS:
                 return (q, pol)
             return None
         if isinstance(test, (cst.Name, cst.Attribute)):
@@ -128,7 +128,7 @@ class DeviceFlags:
                 if is_string(left) is not None:
                     left, right = right, left
                 s = is_string(right)
-                where = api.parse_device_string(s) if s is not None else None
+                where = kb.torch_core.parse_device_string(s) if s is not None else None
                 if where is None:
                     return None
                 if isinstance(left, cst.Attribute) and left.attr.value == "type":

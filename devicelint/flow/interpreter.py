@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint import torchapi as api
+from devicelint import naming
 from devicelint.names import Imports, dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel
 from devicelint.flow.facts import Facts
@@ -41,7 +41,7 @@ def _number_param(p: cst.Param) -> bool:
         names = {n.value for n in walk(ann) if isinstance(n, cst.Name)}
         names |= {n.attr.value for n in walk(ann) if isinstance(n, cst.Attribute)}
         return bool(names) and names <= _NUMBER_TYPES | {"Optional", "None", "Union", "Sequence", "Tuple", "List", "typing"}
-    return bool(api.NUMBER_NAME.search(p.name.value))
+    return bool(naming.NUMBER_NAME.search(p.name.value))
 
 
 def _is_staticmethod(fn: cst.FunctionDef) -> bool:
@@ -151,15 +151,15 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
 
     def guess_by_name(self, text: str, scope) -> Val:
         """Names are the last resort: `device`, `args.device` -> a device; `train_loader` -> a loader."""
-        if api.looks_like_device_name(text) and "cpu" in text.rsplit(".", 1)[-1].lower():
+        if naming.looks_like_device_name(text) and "cpu" in text.rsplit(".", 1)[-1].lower():
             return Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu"), name=text)  # `self._cpu_device`
-        if "." in text and text.split(".")[0] not in api.CONFIG_OBJECTS:
-            if api.looks_like_device_name(text):
+        if "." in text and text.split(".")[0] not in naming.CONFIG_OBJECTS:
+            if naming.looks_like_device_name(text):
                 return Val(Kind.DEVICE, Dev.UNKNOWN, key=self.txt_key(scope, text), name=text)
             return UNKNOWN
-        if api.looks_like_device_name(text):
+        if naming.looks_like_device_name(text):
             return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(scope, text), name=text)
-        if api.looks_like_loader_name(text):
+        if naming.looks_like_loader_name(text):
             return Val(Kind.LOADER, Dev.CPU, name=text)
         return UNKNOWN
 

@@ -1,4 +1,4 @@
-"""Library objects (the declarative table is devicelint/libmodel.py): what transformers,
+"""Library objects (the declarative tables are in devicelint/knowledge/): what transformers,
 diffusers, torchvision, timm, PyG, datasets calls build and where it lives; DataLoaders and
 their collate functions; DataParallel/DDP wrappers."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint import libmodel
+from devicelint import knowledge as kb
 from devicelint.names import dotted
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, join, mid_parts
 from devicelint.flow.nodes import is_string, walk
@@ -27,10 +27,8 @@ def _places_anything(fn) -> bool:
     return False
 
 
-# Wrappers that leave the module where it is (unlike FSDP, which may place it), and the mark
-# of what they return: calling it scatters host inputs to the module's device.
-_KEEPS_PLACEMENT = {"DataParallel", "DistributedDataParallel"}
-
+# The mark of what a wrapper that keeps placement returns (kb.distributed.KEEPS_PLACEMENT):
+# calling it scatters host inputs to the module's device.
 SCATTERS = "scatters-inputs"
 
 # the mark of a transform pipeline with a step that moves its images to a device
@@ -42,7 +40,7 @@ def wrap_in_place(cls: str, pos: list) -> Val | None:
     nothing: the module must already be on the first device, so the wrapper is where the
     wrapped model (or a moved unknown) is, and a model never moved stays unmoved behind it.
     None for other calls."""
-    inner = pos[0] if cls in _KEEPS_PLACEMENT and pos else None
+    inner = pos[0] if cls in kb.distributed.KEEPS_PLACEMENT and pos else None
     if inner is None or not (inner.kind is Kind.MODULE or (inner.kind is Kind.UNKNOWN and inner.dev is not Dev.UNKNOWN)):
         return None
     return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
@@ -51,7 +49,7 @@ def wrap_in_place(cls: str, pos: list) -> Val | None:
 class Library:
     def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None:
         """wrap_in_place, noting a DistributedDataParallel told which GPU to run on."""
-        if cls in _KEEPS_PLACEMENT and pos and pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
+        if cls in kb.distributed.KEEPS_PLACEMENT and pos and pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
             pos = [self.proven_module(pos[0])] + pos[1:]  # only an nn.Module can be wrapped
         wrapped = wrap_in_place(cls, pos)
         # noted in the first run only: the second one sees a model handed to unknown code
@@ -88,7 +86,7 @@ class Library:
         if lib == "module_and_data":
             return Val(Kind.SEQ, parts=(self.new_model(node), OTHER))
         pos, kw = self.args(node)
-        placed = next((kw[k] for k in libmodel.PLACING_KEYWORDS if k in kw), kw.get("**"))
+        placed = next((kw[k] for k in kb.hf.PLACING_KEYWORDS if k in kw), kw.get("**"))
         if lib == "module_placed":
             if placed is not None and placed.kind is Kind.DEVICE:
                 return Val(Kind.MODULE, placed.dev, key=placed.key, moved_at=node)
@@ -113,7 +111,7 @@ class Library:
                 return Val(Kind.OBJECT, ref=PLACING)
             # the pipeline turns images into tensors only if one of its steps does
             steps = [n for a in node.args for n in walk(a.value) if isinstance(n, cst.Call)]
-            if any(libmodel.kind_of_call(self.imports.qualname(n.func) or "") == "to_tensor" for n in steps):
+            if any(kb.kind_of_call(self.imports.qualname(n.func) or "") == "to_tensor" for n in steps):
                 return Val(Kind.OBJECT, ref="to_tensor")
             return UNKNOWN
         if lib == "graph_dataset":
@@ -152,7 +150,7 @@ class Library:
                     self.rebind_text(node.func.value, obj.with_(dev=Dev.UNKNOWN, key=None))
                 return UNKNOWN
             wanted = is_string(self.kwarg_node(node, "output_type"))
-            if wanted in libmodel.TENSOR_OUTPUT_TYPES:
+            if wanted in kb.hf.TENSOR_OUTPUT_TYPES:
                 images = Val(Kind.TENSOR, obj.dev, key=obj.key, cond=obj.cond)
             elif self.kwarg_node(node, "output_type") is None or wanted is not None:
                 images = OTHER  # PIL images by default, NumPy arrays for "np"
@@ -160,9 +158,9 @@ class Library:
                 images = UNKNOWN
             return Val(Kind.OBJECT, ref="pipeline_output", elem=images)
         if lib == "encoder":
-            if method in libmodel.ENCODER_TEXT_METHODS:
+            if method in kb.hf.ENCODER_TEXT_METHODS:
                 return OTHER
-            if method not in libmodel.ENCODER_TENSOR_METHODS:
+            if method not in kb.hf.ENCODER_TENSOR_METHODS:
                 return UNKNOWN
             rt = self.kwarg_node(node, "return_tensors")
             if rt is None:
@@ -221,7 +219,7 @@ class Library:
         if collate.ref == "collate":
             return True
         q = self.qual(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-        if q is not None and libmodel.kind_of_call(q) == "collate":
+        if q is not None and kb.kind_of_call(q) == "collate":
             return True
         if collate.kind is Kind.FUNC:
             fns = [collate.ref[0]]

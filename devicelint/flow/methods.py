@@ -8,8 +8,8 @@ import re
 
 import libcst as cst
 
-from devicelint import libmodel
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join,
                                made_on_host, on_device)
@@ -17,28 +17,11 @@ from devicelint.flow.facts import NumpyConv
 from devicelint.flow.nodes import expr_text, spelled, walk
 
 
-# Methods only an nn.Module has together; on a value from code we cannot see they prove it is one.
-_MODULE_PROOF = {"eval", "train", "load_state_dict", "parameters", "named_parameters", "state_dict", "requires_grad_",
-                 "named_modules", "children", "modules", "zero_grad"}
-
-
 # Module methods that take tensors without computing with the weights on them.
 _NOT_COMPUTE = ("set_", "register_", "load_", "add_", "save", "push_", "resize_", "tie_", "prune_", "get_input",
                 "get_output", "to", "cuda", "cpu", "apply", "half", "float", "double", "bfloat16", "share_memory",
                 "buffers", "named_", "enable_", "disable_", "gradient_checkpointing", "print", "freeze", "unfreeze",
                 "copy_", "update", "log", "configure_", "hook")
-
-
-# Methods / torch functions whose result carries no autograd history (integer or bool results,
-# detached copies), and those that return a (values, indices) tuple.
-NO_HISTORY_METHODS = {
-    "detach", "detach_", "argmax", "argmin", "argsort", "eq", "ne", "lt", "le", "gt", "ge", "isnan",
-    "isinf", "isfinite", "long", "int", "bool", "byte", "short", "nonzero", "bincount", "isclose",
-    "count_nonzero", "unique", "sign", "floor_divide", "logical_and", "logical_or", "logical_not",
-    "numel", "multinomial", "bernoulli", "searchsorted", "bucketize",
-}
-
-TUPLE_RESULTS = {"sort", "topk", "kthvalue", "mode", "unique", "aminmax", "cummax", "cummin", "unique_consecutive"}
 
 
 # Methods of logging helpers that yield what they are given (DETR / DINO / MAE's MetricLogger).
@@ -51,23 +34,8 @@ HOST_RESULT = re.compile(r"test|eval|valid|metric|stat|summar|report|predict|inf
                          r"post_?process|cpu", re.IGNORECASE)
 
 
-# The hooks a Lightning trainer calls with a batch it has moved to the module's device.
-_STEP_HOOKS = {"training_step", "validation_step", "test_step", "predict_step"}
-
-
 # Parts named for placing what they are given (`self.to_device(x)`, `self.move_inputs(batch)`).
 _MOVER_NAME = re.compile(r"device|cuda|move|place|^to_|transfer", re.IGNORECASE)
-
-
-# Methods only a tensor has (a module, a batch object or a mapping has none of them).
-_TENSOR_ONLY = {"detach", "detach_", "numpy", "item", "tolist", "contiguous", "squeeze", "unsqueeze", "view",
-                "permute", "transpose", "flatten", "clamp", "clamp_", "argmax", "argmin", "softmax", "log_softmax",
-                "sigmoid", "masked_fill", "masked_fill_", "expand", "repeat", "narrow", "gather", "long", "int",
-                "bool", "data_ptr"}
-
-
-# Methods that give a plain number (or list) whatever they are called on.
-_NUMBER_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "element_size", "item", "tolist"}
 
 
 def _dtype_cast(node: cst.Call) -> bool:
@@ -79,7 +47,7 @@ def _dtype_cast(node: cst.Call) -> bool:
         return False
     if a.keyword is not None and a.keyword.value == "dtype":
         return True
-    return (text.startswith("torch.") and api.looks_like_dtype(text)) or text.endswith(".dtype")
+    return (text.startswith("torch.") and naming.looks_like_dtype(text)) or text.endswith(".dtype")
 
 
 def moves_its_inputs(fn: cst.FunctionDef) -> bool:
@@ -103,7 +71,7 @@ def host_length_params(fn: cst.FunctionDef) -> set:
     """Parameters of `fn` that take sequence lengths, which stay on the host on purpose:
     named so (`lengths`, `seq_lens`) or handed to `pack_padded_sequence` as its lengths."""
     params = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)}
-    out = {p for p in params if api.LENGTHS.search(p)}
+    out = {p for p in params if naming.LENGTHS.search(p)}
     for n in walk(fn):
         if not (isinstance(n, cst.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] == "pack_padded_sequence"):
             continue
@@ -181,13 +149,13 @@ class Methods:
             self.frame.state.vars[func.value.value] = recv.with_(kind=Kind.TENSOR, grad=True)
         if name in ("to", "cuda", "cpu") and recv.kind not in (Kind.OTHER, Kind.LOADER, Kind.DATASET, Kind.FUNC, Kind.CLASS):
             return self.move(node, func, recv, name, bare)
-        if recv.kind is Kind.OBJECT and recv.ref in libmodel.OBJECT_KINDS:
+        if recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS:
             return self.call_library_object(node, recv, name)
         if recv.kind is Kind.MODULE:
             return self.module_method(node, func, recv, name)
         if recv.kind is Kind.TENSOR:
             return self.tensor_method(node, recv, name)
-        if name in _NUMBER_METHODS and recv.kind is Kind.UNKNOWN:
+        if name in kb.torch_core.NUMBER_METHODS and recv.kind is Kind.UNKNOWN:
             # `out.size(0) / x.size(0)` on what a library layer returned: a number either way
             self.args(node)
             return OTHER
@@ -223,17 +191,17 @@ class Methods:
         if recv.kind is Kind.DATASET:
             pos, kw = self.args(node)
             return UNKNOWN
-        if recv.kind is Kind.UNKNOWN and recv.mid is not None and name in _MODULE_PROOF:
+        if recv.kind is Kind.UNKNOWN and recv.mid is not None and name in kb.nn.MODULE_PROOF:
             # `.eval()`, `.load_state_dict()`, `.parameters()`: only an nn.Module has them all
             model = self.proven_module(recv)
             if isinstance(func.value, (cst.Name, cst.Attribute)):
                 self.rebind_text(func.value, model)
             return self.module_method(node, func, model, name)
-        if recv.kind is Kind.UNKNOWN and recv.dev is Dev.ACCEL and recv.moved_at is not None and name in _TENSOR_ONLY:
+        if recv.kind is Kind.UNKNOWN and recv.dev is Dev.ACCEL and recv.moved_at is not None and name in kb.torch_core.TENSOR_ONLY_METHODS:
             # `t = t.to(device)` then `t.detach().numpy()`: only a tensor has these methods
             return self.tensor_method(node, recv.with_(kind=Kind.TENSOR), name)
         if (recv.kind is Kind.UNKNOWN and recv.dev is Dev.ACCEL and recv.moved_at is not None
-                and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE)
+                and name not in kb.nn.MODULE_PROOF and not name.startswith(_NOT_COMPUTE)
                 and not name.startswith("new_") and not name.endswith("_as")):
             vals = [self.eval(a.value) for a in node.args]
             if any(host_batch_in(v) is not None for v in vals):
@@ -249,7 +217,7 @@ class Methods:
             # `attn = model.get_attention_maps(x)` on an object from code we cannot see: what
             # accepts device tensors gives device tensors (unless its name says it converts, or
             # it is a framework preparing models, optimizers and loaders: `accelerator.prepare`)
-            if api.FRAMEWORK_CALL.search(expr_text(func) or name):
+            if kb.frameworks.FRAMEWORK_CALL.search(expr_text(func) or name):
                 return UNKNOWN
             return self.unseen_call_result(node, args) or UNKNOWN
         return UNKNOWN
@@ -261,7 +229,7 @@ class Methods:
         with the module's tensors meets them there; handed only host tensors, it fails on its
         weights or gives a host result (`self.time_proj(t)`, a sinusoidal embedding without
         weights), which then meets the device further on."""
-        if _MOVER_NAME.search(name) or HOST_RESULT.search(name) or any(api.LENGTHS.search(spelled(a)) for a in node.args):
+        if _MOVER_NAME.search(name) or HOST_RESULT.search(name) or any(naming.LENGTHS.search(spelled(a)) for a in node.args):
             return UNKNOWN
         tensors = [a for a in args if a.kind is Kind.TENSOR]
         made = [a for a in tensors if made_on_host(a)]
@@ -286,7 +254,7 @@ class Methods:
         if cls is None:
             return None
         method = self._method_frame().func
-        if method is not None and method.name.value in _STEP_HOOKS and self.class_of(cls)["framework"]:
+        if method is not None and method.name.value in kb.lightning.STEP_HOOKS and self.class_of(cls)["framework"]:
             return "lightning"
         if not self._in_forward():
             return None
@@ -313,14 +281,14 @@ class Methods:
             return OTHER
         if name in ("item", "tolist"):
             self.note_sync(node, name, recv)
-        if name in api.NON_TENSOR_METHODS and not (name == "type" and _dtype_cast(node)):
+        if name in kb.torch_core.NON_TENSOR_METHODS and not (name == "type" and _dtype_cast(node)):
             # `x.type()` is a string; `x.type(torch.long)` a cast, where x is (but
             # `x.type(torch.cuda.FloatTensor)` may move it)
             return OTHER
         if name in ("items", "values") and recv.loader:  # a dict batch straight from the loader
             elem = recv.with_(fresh=False)
             return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, elem)) if name == "items" else elem)
-        if name in api.MIXING_METHODS:
+        if name in kb.torch_core.MIXING_METHODS:
             tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
             if len(tensors) >= 2:
                 self.record_mix(node, tensors)
@@ -336,14 +304,14 @@ class Methods:
             return Val(Kind.TENSOR, recv.dev, key=recv.key, on_module=recv.on_module)
         if name in ("chunk", "split", "unbind", "tensor_split"):
             return Val(Kind.SEQ, elem=recv.with_(fresh=False))
-        if name in api.REDUCTIONS and not pos and not kw and recv.loader:
+        if name in kb.torch_core.REDUCTIONS and not pos and not kw and recv.loader:
             return Val(Kind.TENSOR, recv.dev)  # 0-dim: mixes with device tensors without error
         if name in ("pin_memory", "share_memory_"):
             return recv
         # 0-dim results (a full reduction) mix with device tensors without error: no longer "fresh"
-        tuple_result = name in TUPLE_RESULTS or (name in ("max", "min", "median") and bool(pos or kw))
-        fresh = recv.fresh and not (name in api.REDUCTIONS and not pos and not kw) and not tuple_result
-        grad = recv.grad and name not in NO_HISTORY_METHODS and not tuple_result
+        tuple_result = name in kb.torch_core.TUPLE_RESULTS or (name in ("max", "min", "median") and bool(pos or kw))
+        fresh = recv.fresh and not (name in kb.torch_core.REDUCTIONS and not pos and not kw) and not tuple_result
+        grad = recv.grad and name not in kb.torch_core.NO_HISTORY_METHODS and not tuple_result
         return recv.with_(fresh=fresh, grad=grad, attr=recv.attr if fresh else None, inplace=False,
                           moved_at=recv.moved_at if name in ("detach", "float", "half", "long", "int", "contiguous") else None)
 
@@ -368,7 +336,7 @@ class Methods:
             # model.encoder(x) / model.encode(x): the model's own weights do the work
             return self.module_call(node, recv.with_(param_free=False), forward=False, method=name)
         if ((recv.mid is not None or self._in_forward()) and not isinstance(recv.ref, cst.ClassDef)
-                and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE)):
+                and name not in kb.nn.MODULE_PROOF and not name.startswith(_NOT_COMPUTE)):
             vals = [self.eval(a.value) for a in node.args]
             if HOST_RESULT.search(name):
                 # `model.test(train_z=z, train_y=y)`: an evaluation helper of a library model may
@@ -381,7 +349,7 @@ class Methods:
             if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
                 self.escape([recv])
             return UNKNOWN
-        if not isinstance(recv.ref, cst.ClassDef) and name not in _MODULE_PROOF and not name.startswith(_NOT_COMPUTE):
+        if not isinstance(recv.ref, cst.ClassDef) and name not in kb.nn.MODULE_PROOF and not name.startswith(_NOT_COMPUTE):
             # `self.model.get_last_selfattention(img)` on a model from code we cannot see
             pos, kw = self.args(node)
             args = pos + list(kw.values())
@@ -389,7 +357,7 @@ class Methods:
                 self.escape([recv])
             return self.unseen_call_result(node, args) or UNKNOWN
         pos, kw = self.args(node)
-        if name in ("train", "eval", "half", "float", "double", "bfloat16", "requires_grad_", "apply", "zero_grad", "share_memory"):
+        if kb.returns_self(name):
             return recv
         if name in ("parameters", "buffers", "state_dict", "named_parameters", "named_buffers"):
             # the model's own tensors: on the device only if this code path moved it there; a
@@ -400,7 +368,7 @@ class Methods:
             if name == "state_dict":
                 return Val(Kind.MAPPING, elem=t)
             return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, t)) if name.startswith("named") else t)
-        if name in ("load_state_dict", "modules", "named_modules", "children", "named_children",
+        if name in ("load_state_dict", "zero_grad", "modules", "named_modules", "children", "named_children",
                     "register_buffer", "register_forward_hook", "register_forward_pre_hook", "add_module"):
             return OTHER
         # A method of the model we cannot see may well place it (model.setup(device)).

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint import libmodel
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
 from devicelint.values import Dev, Kind, Val, own_tensor
 
 
@@ -16,14 +15,14 @@ class Models:
         wrapped = self.wrap(node, cls, pos, kw)
         if wrapped is not None:
             return wrapped
-        if cls in api.WRAPPERS:
+        if cls in kb.distributed.WRAPPERS:
             self.escape(pos + list(kw.values()))
             return Val(Kind.MODULE)
         if cls in ("Parameter", "Buffer"):
             if self._mod_cls() is not None:  # `self.w = nn.Parameter(...)` in a module: moved with it
                 return own_tensor(pos[0] if pos else Val(Kind.TENSOR))
             return pos[0].with_(fresh=False) if pos and pos[0].kind is Kind.TENSOR else Val(Kind.TENSOR)
-        if cls in api.PARAM_FREE_LAYERS:
+        if cls in kb.nn.PARAM_FREE_LAYERS:
             return Val(Kind.MODULE, param_free=True, name=cls)
         if cls.endswith("Loss"):
             weights = [kw[k] for k in ("weight", "pos_weight") if k in kw]
@@ -33,7 +32,7 @@ class Models:
             if w.kind is Kind.TENSOR and w.dev is Dev.CPU:
                 return self.new_model(node, built=True, name=cls)
             return Val(Kind.MODULE, w.dev if w.kind is Kind.TENSOR else Dev.UNKNOWN, key=w.key, name=cls)
-        if cls in ("Sequential", "ModuleList", "ModuleDict"):
+        if cls in kb.nn.CONTAINERS:
             # param-free only when every part is seen to be: `ModuleDict(dict(wte=...))` holds layers
             parts = [p for a in pos + list(kw.values()) for p in (a.parts or (a.elem,) if a.kind is Kind.SEQ else (a,))]
             if parts and all(p is not None and p.kind is Kind.MODULE and p.param_free for p in parts):
@@ -47,7 +46,7 @@ class Models:
             pos, kw = self.args(node)
         kw = kw or {}
         # `from_pretrained(name, **model_kwargs)`: the unpacked mapping may place it (device_map)
-        if any(k in kw for k in libmodel.PLACING_KEYWORDS) or (not built and "**" in kw):
+        if any(k in kw for k in kb.hf.PLACING_KEYWORDS) or (not built and "**" in kw):
             d = kw.get("device")
             if d is not None and d.kind is Kind.DEVICE:
                 return Val(Kind.MODULE, d.dev, key=d.key, moved_at=node, name=name)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint import libmodel
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, mid_parts
 from devicelint.flow.facts import LoaderMove, Move
@@ -26,13 +26,10 @@ def _dtype_text(call) -> str | None:
     return None
 
 
-_SELF_RETURNING = {"eval", "train", "requires_grad_", "half", "float", "double", "bfloat16", "share_memory", "apply"}
-
-
 def _chain_root(node):
     """`model.eval()` -> `model`: module methods that return the module itself."""
     while (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-           and node.func.attr.value in _SELF_RETURNING):
+           and kb.returns_self(node.func.attr.value)):
         node = node.func.value
     return node
 
@@ -102,7 +99,7 @@ class Moves:
             return "dtype", ""
         text = dotted(arg)
         v = self.eval(arg)
-        if text is not None and self.qual(arg) and api.looks_like_dtype(text):
+        if text is not None and self.qual(arg) and naming.looks_like_dtype(text):
             return "dtype", ""
         if v.kind is Kind.DEVICE:
             key = v.key if v.key is not None else (self.txt_key(self.frame.func, text) if text else None)
@@ -111,9 +108,9 @@ class Moves:
             return Val(Kind.DEVICE, v.dev, key=None), text or "another tensor's device"
         if isinstance(arg, cst.Integer):
             return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", arg.value)), arg.value
-        if text is not None and api.looks_like_dtype(text):
+        if text is not None and naming.looks_like_dtype(text):
             return "dtype", ""
-        if text is not None and api.looks_like_device_name(text):
+        if text is not None and naming.looks_like_device_name(text):
             return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, text)), text
         return None, text or "?"
 
@@ -135,7 +132,7 @@ class Moves:
                 result = recv.with_(elem=Val(Kind.TENSOR, dev, key=target.key), parts=None, loader=None)
         cond = (self.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
         result = result.with_(cond=cond)
-        in_place = recv.inplace or (recv.kind is Kind.OBJECT and recv.ref in libmodel.OBJECT_KINDS)
+        in_place = recv.inplace or (recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS)
         if recv.kind is Kind.MODULE or (recv.kind is Kind.UNKNOWN and bare and method != "cpu"):
             # a bare `.to()` on something unknown only suggests a module (any object may move in place)
             result = result.with_(kind=Kind.MODULE, mid=recv.mid if recv.kind is Kind.MODULE else None)

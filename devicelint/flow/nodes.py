@@ -11,6 +11,7 @@ from contextlib import contextmanager
 
 import libcst as cst
 
+from devicelint import knowledge as kb
 from devicelint.names import dotted
 
 
@@ -220,16 +221,13 @@ def find(node, kind) -> list:
     return [n for n in _walk(node) if type(n) is kind]
 
 
-_NO_GRAD_NAMES = {"no_grad", "inference_mode", "set_grad_enabled"}
-
-
 def mentions_no_grad(expr) -> bool:
     """`torch.no_grad()`, `inference_mode()`, `set_grad_enabled(...)` (any argument: we cannot
     tell it is True), also inside `a if b else c`."""
     for n in walk(expr):
-        if isinstance(n, cst.Name) and n.value in _NO_GRAD_NAMES:
+        if isinstance(n, cst.Name) and n.value in kb.torch_core.NO_GRAD_NAMES:
             return True
-        if isinstance(n, cst.Attribute) and n.attr.value in _NO_GRAD_NAMES:
+        if isinstance(n, cst.Attribute) and n.attr.value in kb.torch_core.NO_GRAD_NAMES:
             return True
     return False
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint import torchapi as api
+from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, contents_on_accel
 from devicelint.flow.facts import Accum, Mix, ParamMix, Sync
@@ -133,7 +133,7 @@ class Recording:
         for el, part in zip(ret.value.elements, value.parts):
             text = expr_text(el.value) or ""
             if part.kind is Kind.TENSOR and part.fresh and part.dev is Dev.CPU and part.attr is None \
-                    and part.loader is None and not api.LENGTHS.search(text):
+                    and part.loader is None and not naming.LENGTHS.search(text):
                 fresh.append(part)
             elif part.kind is Kind.TENSOR and part.on_module and part.dev is not Dev.CPU:
                 placed.append(part)

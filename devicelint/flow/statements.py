@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted, source_of
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, on_device
 from devicelint.flow.state import State
@@ -366,11 +367,11 @@ class Statements:
         """`train_loader, test_loader = get_loaders(args)` from code we cannot see: host loaders,
         when this file's own loops move what such loaders yield (so they are not device-aware);
         never for what a framework prepares (accelerate, Fabric)."""
-        if not any(isinstance(n, cst.Name) and api.looks_like_loader_name(n.value)
+        if not any(isinstance(n, cst.Name) and naming.looks_like_loader_name(n.value)
                    for t in small.targets for n in walk(t.target)):
             return
         callee = dotted(small.value.func) or "?"
-        if api.FRAMEWORK_CALL.search(callee) or callee.rsplit(".", 1)[-1][:1].isupper() or not self._file_moves_batches():
+        if kb.frameworks.FRAMEWORK_CALL.search(callee) or callee.rsplit(".", 1)[-1][:1].isupper() or not self._file_moves_batches():
             return  # a loader class we do not model (NeighborLoader) may well hold device data
         if isinstance(small.value.func, cst.Name) and (
             self.frame.lookup(callee) is not None
@@ -384,7 +385,7 @@ class Statements:
         st = self.frame.state
         for t in small.targets:
             for n in walk(t.target):
-                if isinstance(n, cst.Name) and api.looks_like_loader_name(n.value):
+                if isinstance(n, cst.Name) and naming.looks_like_loader_name(n.value):
                     v = st.vars.get(n.value)
                     if v is not None and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and v.mid is None:
                         st.vars[n.value] = Val(Kind.LOADER, Dev.CPU, name=n.value)
@@ -394,7 +395,7 @@ class Statements:
         if found is None:
             found = False
             for n in walk(self.module):
-                if isinstance(n, cst.For) and api.looks_like_loader_name(_iter_source(n.iter)):
+                if isinstance(n, cst.For) and naming.looks_like_loader_name(_iter_source(n.iter)):
                     targets = {x.value for x in walk(n.target) if isinstance(x, cst.Name)}
                     for m in walk(n.body):
                         if (isinstance(m, cst.Call) and isinstance(m.func, cst.Attribute)

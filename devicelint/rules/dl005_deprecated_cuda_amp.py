@@ -4,24 +4,11 @@ import libcst as cst
 
 from devicelint.flow import child_nodes
 from devicelint.flow.nodes import find
+from devicelint.knowledge.amp import DEPRECATED_AMP
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
 
-_REPLACEMENTS = {
-    "torch.cuda.amp.autocast": 'torch.amp.autocast("cuda", ...)',
-    "torch.cuda.amp.autocast_mode.autocast": 'torch.amp.autocast("cuda", ...)',
-    "torch.cuda.amp.GradScaler": 'torch.amp.GradScaler("cuda", ...)',
-    "torch.cuda.amp.grad_scaler.GradScaler": 'torch.amp.GradScaler("cuda", ...)',
-    "torch.cuda.amp.custom_fwd": 'torch.amp.custom_fwd(device_type="cuda", ...)',
-    "torch.cuda.amp.custom_bwd": 'torch.amp.custom_bwd(device_type="cuda")',
-    "torch.cuda.amp.autocast_mode.custom_fwd": 'torch.amp.custom_fwd(device_type="cuda", ...)',
-    "torch.cuda.amp.autocast_mode.custom_bwd": 'torch.amp.custom_bwd(device_type="cuda")',
-    "torch.cpu.amp.autocast": 'torch.amp.autocast("cpu", ...)',
-    "torch.cpu.amp.autocast_mode.autocast": 'torch.amp.autocast("cpu", ...)',
-    "torch.cpu.amp.GradScaler": 'torch.amp.GradScaler("cpu", ...)',
-    "torch.cpu.amp.grad_scaler.GradScaler": 'torch.amp.GradScaler("cpu", ...)',
-}
 # A branch chosen by the torch version is a compatibility shim: the old API runs only where
 # it is not deprecated.
 _VERSION_TEST = re.compile(r"version|TORCH_(GREATER|LESS|VERSION)|torch_(greater|less|version)|hasattr\(\s*torch", re.IGNORECASE)
@@ -165,7 +152,7 @@ with torch.amp.autocast("cuda", dtype=torch.bfloat16):
         ctx.module.visit(finder)
         scopes = Scopes(ctx.module)
         for node, q in finder.found:
-            replacement = _REPLACEMENTS[q]
+            replacement = DEPRECATED_AMP[q]
             call = finder.calls.get(id(node))
             edit = _edit(ctx, node, q, call, scopes)
             yield Report(
@@ -294,7 +281,7 @@ class _Finder(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         q = self.imports.qualname(node)
-        if q in _REPLACEMENTS:
+        if q in DEPRECATED_AMP:
             if not self.shim_depth and not self._shadowed(node):
                 self.found.append((node, q))
             return False
@@ -303,12 +290,12 @@ class _Finder(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> bool:
         q = self.imports.qualname(node)
-        if q in _REPLACEMENTS and not self.shim_depth and not self._shadowed(node):
+        if q in DEPRECATED_AMP and not self.shim_depth and not self._shadowed(node):
             self.found.append((node, q))
         return False
 
 
-_LEAVES = {q.rsplit(".", 1)[1] for q in _REPLACEMENTS}
+_LEAVES = {q.rsplit(".", 1)[1] for q in DEPRECATED_AMP}
 
 
 def _candidates(ctx) -> bool:
@@ -320,7 +307,7 @@ def _candidates(ctx) -> bool:
     first = {}
     for node in find(ctx.module, cst.Name):
         first.setdefault(node.value, node)
-    return any(ctx.imports.qualname(node) in _REPLACEMENTS for node in first.values())
+    return any(ctx.imports.qualname(node) in DEPRECATED_AMP for node in first.values())
 
 
 def _compat_handler(node: cst.ExceptHandler) -> bool:

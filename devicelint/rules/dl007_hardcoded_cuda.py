@@ -2,7 +2,8 @@ import re
 
 import libcst as cst
 
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.cpu_run import CpuRun
 from devicelint.flow import child_nodes
 from devicelint.flow.nodes import is_string
@@ -10,8 +11,6 @@ from devicelint.names import dotted, source_of
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
 
-# Any of these anywhere in the file means the code thought about machines without CUDA.
-_FALLBACK_ATTRS = {"is_available", "device_count", "is_cuda", "is_built", "current_accelerator"}
 _GUARD_WORDS = re.compile(r"cuda|gpu|accelerat|is_available|device_count", re.IGNORECASE)
 _ARG_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat", re.IGNORECASE)
 _OPTION_CALLS = ("add_argument", "option", "getenv", "environ.get")
@@ -329,7 +328,7 @@ class _Finder:
             self.fallback = True  # a branch for "no CUDA" exists
 
     def _fallback_name(self, name: str) -> None:
-        if name in _FALLBACK_ATTRS or "accelerator" in name.lower():
+        if name in kb.torch_core.AVAILABILITY_ATTRS or "accelerator" in name.lower():
             self.fallback = True
 
     def _flag(self, node, what, guarded) -> None:
@@ -376,4 +375,4 @@ class _Finder:
     @staticmethod
     def _device_target(target) -> bool:
         text = dotted(target)
-        return text is not None and api.looks_like_device_name(text)
+        return text is not None and naming.looks_like_device_name(text)

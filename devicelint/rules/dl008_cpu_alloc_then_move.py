@@ -1,26 +1,15 @@
 import libcst as cst
 
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.flow.nodes import is_string
 from devicelint.names import dotted, source_of
 from devicelint.rewrite import add_keyword, keyword
 from devicelint.rules.base import Report, Rule
 
-# Factories that make their values from nothing: they can make them on the device directly.
-# (`torch.tensor(data)` / `torch.from_numpy(a)` are not here: their data is on the host anyway.)
-FACTORIES = {
-    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "linspace",
-    "logspace", "eye",
-}
-_RANDOM = {"rand", "randn", "randint", "randperm"}
-# Methods that reshape or recast the new tensor on the way to the move: the whole chain
-# can run on the device (`torch.ones(n, n).tril().to(device)`).
-_CHAIN = {
-    "view", "reshape", "unsqueeze", "squeeze", "expand", "repeat", "t", "transpose", "permute",
-    "flatten", "contiguous", "float", "double", "half", "bfloat16", "long", "int", "bool",
-    "tril", "triu", "neg", "exp", "log", "sqrt", "abs", "clamp", "clamp_", "fill_", "uniform_",
-    "normal_", "tril_", "triu_",
-}
+FACTORIES = kb.torch_core.FROM_NOTHING_FACTORIES
+_RANDOM = kb.torch_core.RANDOM_FACTORIES
+_CHAIN = kb.torch_core.SHAPE_AND_CAST_METHODS
 
 
 
@@ -45,14 +34,14 @@ def _device_target(call: cst.Call) -> str | None:
         kw = call.args[0].value
     s = is_string(kw)
     if s is not None:
-        return f'"{s}"' if api.parse_device_string(s) == "accel" else None
+        return f'"{s}"' if kb.torch_core.parse_device_string(s) == "accel" else None
     if isinstance(kw, cst.Call) and dotted(kw.func) in ("torch.device",):
         first = kw.args[0].value if kw.args else None
         return None if first is not None and is_string(first) == "cpu" else source_of(kw)
     text = dotted(kw)
     if text is None:
         return None
-    if text.endswith(".device") or (api.looks_like_device_name(text) and not api.looks_like_dtype(text)):
+    if text.endswith(".device") or (naming.looks_like_device_name(text) and not naming.looks_like_dtype(text)):
         return text
     return None
 

@@ -2,6 +2,7 @@ import re
 
 import libcst as cst
 
+from devicelint import knowledge as kb
 from devicelint.flow import walk
 from devicelint.flow.nodes import contains, find
 from devicelint.names import dotted, source_of
@@ -10,7 +11,6 @@ from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, surely_on_host
 
 _GUARD = re.compile(r"cuda|gpu|is_available|device_count", re.IGNORECASE)
-_LOADS = {"torch.load", "torch.serialization.load"}
 # States that hold plain numbers or CPU byte tensors, never device storages: LR schedulers,
 # GradScaler, saved RNG states. Loading them needs no map_location.
 _TENSOR_FREE = re.compile(r"sched|scaler|rng|random_state", re.IGNORECASE)
@@ -263,7 +263,7 @@ class _Finder:
 
     def flags(self, node: cst.Call) -> bool:
         """A `torch.load` that may restore device tensors, wherever it is in the file."""
-        if self.imports.qualname(node.func) not in _LOADS:
+        if self.imports.qualname(node.func) not in kb.torch_core.LOADS:
             return False
         if node.args and _TENSOR_FREE.search(source_of(node.args[0].value)):
             return False

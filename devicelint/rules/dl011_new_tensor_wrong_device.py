@@ -1,15 +1,12 @@
 import libcst as cst
 
+from devicelint import knowledge as kb
 from devicelint.flow import walk
 from devicelint.flow.nodes import contains
 from devicelint.rewrite import Scopes, add_keyword, device_var
 from devicelint.names import source_of
 from devicelint.rules.base import Report, Rule
 from devicelint.values import NCCL_GROUP, Dev, Kind, contents_on_accel, made_on_host
-
-_SHAPE_ONLY = ("expand_as", "view_as", "reshape_as", "type_as", "new_zeros", "new_ones", "new_empty", "new_full")
-# ops that join their operands into one tensor: an empty host placeholder fails there too
-_JOINS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")
 
 
 class NewTensorWrongDevice(Rule):
@@ -208,9 +205,9 @@ class ContrastiveHead(nn.Module):
         scopes = None
         for mix in facts.mixes:
             func = getattr(mix.node, "func", None)
-            if func is not None and getattr(getattr(func, "attr", None), "value", None) in _SHAPE_ONLY:
+            if func is not None and getattr(getattr(func, "attr", None), "value", None) in kb.torch_core.SHAPE_ONLY_METHODS:
                 continue
-            joins = getattr(getattr(func, "attr", None), "value", None) in _JOINS
+            joins = getattr(getattr(func, "attr", None), "value", None) in kb.torch_core.JOINS
             collective = any(v is NCCL_GROUP for v in mix.operands)
             fresh = [v for v in mix.operands if made_on_host(v, joins, any_size=collective)]
             if not fresh:

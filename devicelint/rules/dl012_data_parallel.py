@@ -1,12 +1,7 @@
 import libcst as cst
 
+from devicelint.knowledge.distributed import DATA_PARALLEL
 from devicelint.rules.base import Report, Rule
-
-_DATA_PARALLEL = {
-    "torch.nn.DataParallel",
-    "torch.nn.parallel.DataParallel",
-    "torch.nn.parallel.data_parallel.DataParallel",
-}
 
 
 class DataParallel(Rule):
@@ -90,5 +85,5 @@ class _Finder(cst.CSTVisitor):
         self.found = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.imports.qualname(node.func) in _DATA_PARALLEL:
+        if self.imports.qualname(node.func) in DATA_PARALLEL:
             self.found.append(node)

@@ -3,10 +3,9 @@ from devicelint.values import Dev, Kind, contents_on_accel
 
 import libcst as cst
 
+from devicelint import knowledge as kb
 from devicelint.flow import walk
 from devicelint.names import dotted
-
-_MOVE_HOOKS = {"_apply", "to", "cuda", "to_empty"}
 
 
 class PlainTensorAttribute(Rule):
@@ -209,7 +208,7 @@ def _only_set_in_init(cls: cst.ClassDef, attr: str) -> bool:
     for stmt in body:
         if not isinstance(stmt, cst.FunctionDef):
             continue
-        if stmt.name.value in _MOVE_HOOKS:
+        if stmt.name.value in kb.nn.MOVE_HOOKS:
             return False
         if stmt.name.value == "__init__":
             continue

@@ -1,14 +1,10 @@
 import libcst as cst
 
-from devicelint import torchapi as api
+from devicelint import knowledge as kb
 from devicelint.flow import child_nodes, reachable, walk
 from devicelint.flow.nodes import find
 from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
-
-# torch.nn classes that are not layers with weights of their own.
-_NOT_LAYERS = {"Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-               "ParameterDict", "Identity", "DataParallel"}
 
 
 class LayerBuiltInForward(Rule):
@@ -181,37 +177,17 @@ def _module_classes(ctx):
 def _is_module_base(ctx, base) -> bool:
     q = ctx.imports.qualname(base) or ""
     last = q.rsplit(".", 1)[-1]
-    if q.startswith("torch.nn."):
-        return True
-    if last == "LightningModule" and q.startswith(("lightning", "pytorch_lightning")):
-        return True
-    return q.startswith(("transformers.", "diffusers.")) and (last.endswith("PreTrainedModel") or last == "ModelMixin")
-
-
-# Norm layers whose weights and running statistics can both be switched off:
-# name -> ((switch, position, default), ...). With every switch False the layer holds no tensor.
-_NORM_SWITCHES = {
-    **{f"BatchNorm{d}": (("affine", 3, True), ("track_running_stats", 4, True)) for d in ("1d", "2d", "3d")},
-    "SyncBatchNorm": (("affine", 3, True), ("track_running_stats", 4, True)),
-    **{f"InstanceNorm{d}": (("affine", 3, False), ("track_running_stats", 4, False)) for d in ("1d", "2d", "3d")},
-    **{f"LazyBatchNorm{d}": (("affine", 2, True), ("track_running_stats", 3, True)) for d in ("1d", "2d", "3d")},
-    **{f"LazyInstanceNorm{d}": (("affine", 2, False), ("track_running_stats", 3, False)) for d in ("1d", "2d", "3d")},
-    "LayerNorm": (("elementwise_affine", 2, True),),
-    "RMSNorm": (("elementwise_affine", 2, True),),
-    "GroupNorm": (("affine", 3, True),),
-}
-
-# containers: a layer inside one goes wherever the container goes
-_CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+    lib = kb.base_class(q, last)
+    return lib is not None and lib.module
 
 
 def _has_weights(layer: str, call: cst.Call) -> bool:
     """Whether `nn.<layer>(...)` surely makes a parameter or buffer; unsure -> False."""
-    if layer in _NOT_LAYERS or layer in api.PARAM_FREE_LAYERS or layer in api.WRAPPERS:
+    if layer in kb.nn.NOT_LAYERS or layer in kb.nn.PARAM_FREE_LAYERS or layer in kb.distributed.WRAPPERS:
         return False
     if layer.endswith("Loss"):
         return False  # a loss holds at most the weight tensor it is given, wherever that is
-    switches = _NORM_SWITCHES.get(layer)
+    switches = kb.nn.NORM_SWITCHES.get(layer)
     if switches is None:
         return True
     return any(_switch(call, name, pos, default) is True for name, pos, default in switches)
@@ -311,7 +287,7 @@ def _owner(ctx, call: cst.Call, parents: dict) -> cst.Call:
             return owner
         if isinstance(p, cst.Call) and n is not p.func:
             q = ctx.imports.qualname(p.func) or ""
-            if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in _CONTAINERS:
+            if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in kb.nn.CONTAINERS:
                 owner = p
             else:
                 return owner

@@ -1,0 +1,24 @@
+"""torch.distributed and the data-parallel wrappers."""
+
+from __future__ import annotations
+
+LIBRARY = "torch.distributed"
+
+# Wrappers that take a module and manage (or require) its placement themselves (last name part).
+WRAPPERS = {"DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"}
+# Wrappers that leave the module where it is (unlike FSDP, which may place it): calling what
+# they return scatters host inputs to the module's device.
+KEEPS_PLACEMENT = frozenset({"DataParallel", "DistributedDataParallel"})
+# The single-process multi-GPU wrapper DL012 asks to replace.
+DATA_PARALLEL = frozenset({
+    "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel",
+})
+
+# torch.distributed collectives whose tensors the NCCL backend (the one for GPUs) takes only
+# on the GPU: "Tensors must be CUDA and dense" (the `*_object` ones place objects themselves)
+COLLECTIVES = {"all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
+               "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "send", "recv",
+               "isend", "irecv"}
+

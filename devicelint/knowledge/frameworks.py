@@ -1,0 +1,29 @@
+"""Libraries that place what they are given (accelerate, Lightning, DeepSpeed, HF trainers, ...),
+and the third-party roots whose calls never build a model of the linted project."""
+
+from __future__ import annotations
+
+import re
+
+from devicelint.knowledge import hf, lightning
+
+LIBRARY = "frameworks"
+
+# Calls of frameworks that prepare models, optimizers and loaders and place them themselves.
+FRAMEWORK_CALL = re.compile(r"prepare|accelerat|fabric|setup|trainer|strategy", re.IGNORECASE)
+
+# Roots whose objects place what they are given, or that we model elsewhere: a class or
+# function imported from one of them is no model builder of the project's.
+NOT_MODEL_ROOTS = ("torch", "numpy", "accelerate", *lightning.ROOTS, *lightning.FABRIC_ROOTS, "deepspeed",
+                   *hf.TRAINERS, "collections", "typing", "argparse",
+                   "dataclasses", "functools", "itertools", "os", "sys", "pathlib", "logging", "json", "re",
+                   "sklearn", "pandas", "PIL", "cv2", "wandb", "tensorboard", "tqdm", "ignite", "fastai", "mmcv",
+                   "mmengine", "detectron2", "colossalai", "horovod", "fairscale")
+
+# Top-level packages never looked up among the project's files: their meaning comes from the
+# library tables (or nothing is known of them).
+THIRD_PARTY = frozenset({
+    "torch", "torchvision", "torchaudio", "torchtext", "numpy", "transformers", "diffusers", "timm",
+    "peft", "accelerate", *lightning.ROOTS, "tqdm", "datasets", "sklearn", "scipy",
+    "pandas", "PIL", "cv2", "matplotlib", "wandb", "tensorboard", "yaml", "einops", "hydra", "omegaconf",
+})

@@ -1,0 +1,23 @@
+"""torchvision: model builders and transforms."""
+
+from __future__ import annotations
+
+LIBRARY = "torchvision"
+
+CALL_ROOTS = ("torchvision",)
+CALL_KINDS = (
+    (r"torchvision\.models\.(get_weight|get_model_weights|list_models)", "other"),
+    (r"torchvision\.models\.feature_extraction\.\w+", None),  # follows the model it is given
+    (r"torchvision\.models\.(\w+\.)?[a-z]\w*", "module"),  # resnet50, detection.fasterrcnn_..., get_model
+    (r"torchvision\.transforms\.(functional\.)?(to_pil_image|ToPILImage)", "to_pil"),
+    (r"torchvision\.transforms\.(v2\.)?(functional\.)?(ToTensor|PILToTensor|to_tensor|pil_to_tensor)", "to_tensor"),
+    (r"torchvision\.transforms\.(v2\.)?Compose", "compose"),
+    (r"torchvision\.transforms\.(v2\.)?Lambda", "lambda_transform"),
+    # image datasets (MNIST, CIFAR10, ImageFolder): host items, unless a transform places them
+    (r"torchvision\.datasets\.(\w+\.)?[A-Z]\w*", "image_dataset"),
+)
+
+# Modules whose public callables all build models on the host (looked up by name:
+# `getattr(torchvision.models, args.arch)(...)`, `models.__dict__[args.arch](...)`).
+MODEL_NAMESPACES = frozenset({"torchvision.models", "torchvision.models.detection", "torchvision.models.segmentation",
+                              "torchvision.models.video", "torchvision.models.quantization"})
