@@ -250,10 +250,13 @@ def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False,
                 if error is not None:  # the lint that follows may pass: only fixing failed
                     click.echo(f"devicelint: internal error while fixing {path}: {error}", err=True)
                 continue  # unreadable: the lint run that follows says so
-            source, before, new, count = outcome
+            source, before, new, count, refused = outcome
         else:
-            source, before = data, None
-            new, count = fix_source(source, path, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), unsafe)
+            source, before, refused = data, None, []
+            new, count = fix_source(source, path, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), unsafe,
+                                    refused)
+        for line in refused:  # a chosen fix that cannot be applied is said, never dropped
+            click.echo(f"{path}:{line}", err=True)
         if data is not None:
             after[-1] = (path, new)
             if write:
