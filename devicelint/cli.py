@@ -188,7 +188,11 @@ def _adopt(findings, tasks, errors, add_noqa: bool, write_baseline) -> None:
         if any(data is not None for _path, data in tasks):
             click.echo("devicelint: error: --add-noqa edits files; it cannot read stdin", err=True)
             sys.exit(EXIT_ERROR)
-        added = add_noqa_to_files(findings)
+        unsilenced: list = []
+        added = add_noqa_to_files(findings, unsilenced)
+        for f, why in unsilenced:  # never left silently: CI would stay red with no word why
+            cell = f"cell {f.cell}:" if f.cell is not None else ""
+            click.echo(f"{f.path}:{cell}{f.line}:{f.column}: {f.code} [{f.name}] not silenced: {why}", err=True)
         click.echo(f"Added {added} noqa directive{'' if added == 1 else 's'}.", err=True)
     else:
         from devicelint import baseline
