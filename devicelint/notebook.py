@@ -499,6 +499,45 @@ def _source_json(old: str, text: str) -> str:
     return "[" + first_ws + body + last_ws + "]"
 
 
+def json_region(text: str, cell: int, line: int, column: int, end_line: int, end_column: int) -> dict | None:
+    """The SARIF region, in the `.ipynb` file's own lines, of a place in cell number `cell`
+    (1-based among all cells): found where the cell's source is a list of strings each on
+    its own JSON line (nbformat's layout); columns where the string is spelled as
+    `json.dumps` would. None when the place cannot be mapped."""
+    try:
+        start, end = _span(text, ("cells", cell - 1, "source"))
+    except (ValueError, IndexError, KeyError, TypeError, RecursionError):
+        return None
+    if text[start] != "[":
+        return None  # one string for the whole cell: its lines are not lines of the file
+    elements, i = [], _WS.match(text, start + 1).end()
+    while i < end and text[i] == '"':
+        _value, stop = json.decoder.scanstring(text, i + 1)
+        elements.append((i, stop))
+        i = _WS.match(text, stop).end()
+        if text[i] == ",":
+            i = _WS.match(text, i + 1).end()
+    rows = [text.count("\n", 0, at) + 1 for at, _stop in elements]
+    if len(set(rows)) != len(rows) or not (0 < line <= end_line <= len(elements)):
+        return None
+
+    def place(k: int, col: int) -> tuple:
+        at, stop = elements[k - 1]
+        raw = text[at + 1 : stop - 1]
+        prefix = json.loads(text[at:stop])[: col - 1]
+        for ascii_only in (False, True):
+            spelled = json.dumps(prefix, ensure_ascii=ascii_only)[1:-1]
+            if raw.startswith(spelled):
+                return rows[k - 1], at + 1 + len(spelled) - (text.rfind("\n", 0, at) + 1) + 1
+        return rows[k - 1], None
+
+    (first, first_col), (last, last_col) = place(line, column), place(end_line, end_column)
+    region = {"startLine": first, "endLine": last}
+    if first_col is not None and last_col is not None:
+        region.update(startColumn=first_col, endColumn=last_col)
+    return region
+
+
 # ---- the hooks the engine, the fixer, the reporter and the CLI call ----------------------
 def analyse(source: bytes | str, path: str, select=None, ignore=None, rule_classes=None, project=None):
     """engine.analyse for a notebook: the findings carry `cell` and cell-relative lines."""

@@ -187,10 +187,13 @@ def test_github_and_sarif_carry_the_cell(proj):
     assert gh.startswith("::error title=devicelint (DL001),file=train.ipynb::cell 5:2:7: DL001 [model-not-moved]")
     assert "line=" not in gh
     result = json.loads(run("train.ipynb", "--output-format", "sarif").output)["runs"][0]["results"][0]
-    assert result["properties"] == {"cell": 5}
+    assert result["properties"] == {"cell": 5, "cellLine": 2, "cellColumn": 7}
     assert result["message"]["text"].startswith("cell 5: ")
+    # the region is in the .ipynb file's own lines: where its JSON holds that source line
     region = result["locations"][0]["physicalLocation"]["region"]
-    assert (region["startLine"], region["startColumn"], region["endColumn"]) == (2, 7, 15)
+    json_line = TRAIN_NB.splitlines()[region["startLine"] - 1]
+    assert json_line.strip() == '"out = model(x)\\n",'
+    assert json_line[region["startColumn"] - 1 : region["endColumn"] - 1] == "model(x)"
 
 
 def test_findings_sort_by_cell_then_line(proj):
