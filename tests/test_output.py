@@ -450,3 +450,56 @@ def test_sarif_notebook_without_a_line_layout_is_the_whole_file(proj):
     (res,) = _sarif_results("eval.ipynb")
     assert _where(res) == ("eval.ipynb", None)
     assert res["properties"] == {"cell": 2, "cellLine": 5, "cellColumn": 12}
+
+
+# --- doc truth: `explain`'s Fix safety and the README's fix table say the same true thing ------
+
+DICT_BATCH = '''\
+import torch
+from torch.utils.data import DataLoader
+
+
+def collate(items):
+    return {"pixels": torch.stack([i[0] for i in items]), "label": torch.tensor([i[1] for i in items])}
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 10)).to(device)
+criterion = torch.nn.CrossEntropyLoss()
+loader = DataLoader([(torch.randn(8, 8), i % 10) for i in range(32)], batch_size=8, collate_fn=collate)
+for batch in loader:
+    pixels = batch["pixels"].to(device)
+    loss = criterion(model(pixels), batch["label"])
+    loss.backward()
+'''
+
+
+def _fix_table() -> dict:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return {code: (what, applicability.strip()) for code, what, applicability in
+            re.findall(r"^\| (DL\d{3}) \| (.*) \| ((?:safe|unsafe)[^|]*) \|$", readme, re.M)}
+
+
+def test_explain_dl002_fix_safety_agrees_with_the_readme_fix_table():
+    table = _fix_table()
+    text = CliRunner().invoke(cli, ["explain", "DL002"]).output
+    safety = text.split("## Fix safety", 1)[1]
+    what, applicability = table["DL002"]
+    # the README says dict batches are fixed; so does explain, and it is true
+    assert 'batch["label"] = batch["label"].to(device)' in what
+    assert 'batch["label"] = batch["label"].to(device)' in " ".join(safety.split())
+    assert "dict batches" not in safety
+    fixed, count = fix_source(DICT_BATCH.encode(), "train.py", ["DL002"], unsafe=True)
+    assert count == 1 and '    batch["label"] = batch["label"].to(device)\n' in fixed.decode()
+    assert applicability == "unsafe" and "Unsafe (`--unsafe-fixes`)" in safety
+    assert fix_source(DICT_BATCH.encode(), "train.py", ["DL002"]) == (DICT_BATCH.encode(), 0)
+
+
+def test_every_fix_table_row_names_the_applicability_the_rule_has():
+    from devicelint.rules import BY_CODE
+
+    table = _fix_table()
+    assert len(table) >= 10
+    for code, (_what, applicability) in table.items():
+        said = {"safe", "unsafe"} & set(re.findall(r"\b(?:un)?safe\b", applicability))
+        assert said == set(BY_CODE[code].fix_applicability), code
