@@ -72,7 +72,7 @@ def cli():
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Where to keep the cache (default: .devicelint_cache).")
 @click.option("--fix", is_flag=True, help="Apply the safe automatic fixes, then report what is left.")
-@click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; change nothing.")
+@click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; change nothing. A notebook's is one diff per changed cell, to read: not a patch `git apply` takes.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also apply fixes that may change behaviour.")
 @click.option("--add-noqa", is_flag=True, help="Append `# noqa: DLnnn` to every line with a finding, then exit.")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), help="Record the current findings in FILE (JSON), then exit.")

@@ -623,9 +623,10 @@ def fix(source: bytes, path: str, select=None, ignore=None, unsafe: bool = False
 
 
 def diff(old: bytes, new: bytes, path: str) -> str:
-    """A unified diff per changed cell, headed `a/PATH:cell N`, as Ruff shows it."""
+    """A unified diff per changed cell, headed `a/PATH:cell N`, as Ruff shows it: for reading,
+    not a patch of the JSON, which the first line says (a patch tool skips it)."""
     before, after = Notebook(old), Notebook(new)
-    out = []
+    out = [f"# {path}: the changes to its code cells, not a patch of the .ipynb file (git apply cannot take it; --fix writes them)\n"]
     for a, b in zip(before.cells, after.cells):
         if a.text != b.text:
             old_lines = [line.rstrip("\r\n") + "\n" for line in a.lines]

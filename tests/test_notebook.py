@@ -704,3 +704,16 @@ def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_linted(proj):
 
 def test_help_lines_are_masked():
     assert _masked("torch.*Tensor?\nnn.Linear??\n?optimizer.step\nmodel.forward?\n") == ["pass\n"] * 4
+
+
+def test_diff_says_it_is_no_patch_of_the_notebook(proj):
+    path = proj / "lab3.ipynb"
+    path.write_text(lab(), encoding="utf-8")
+    r = run("lab3.ipynb", "--diff")
+    assert r.stdout.startswith("# lab3.ipynb: the changes to its code cells, not a patch of the .ipynb file (git apply cannot take it")
+    assert "--- a/lab3.ipynb:cell 5\n" in r.stdout
+    assert "not a patch `git apply` takes" in " ".join(CliRunner().invoke(cli, ["--help"]).output.split())
+    if shutil.which("git"):  # and it is true: git refuses it, and the notebook is left as it was
+        subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
+        p = subprocess.run(["git", "apply", "--check"], cwd=proj, input=r.stdout, capture_output=True, text=True)
+        assert p.returncode != 0 and path.read_text(encoding="utf-8") == lab()
