@@ -596,6 +596,8 @@ def fix(source: bytes, path: str, select=None, ignore=None, unsafe: bool = False
         nb.mask_broken(path)
 
         def accept(finding, nb=nb):
+            if finding.fix is None:
+                return False  # no edit to check against the cells; never offered (no `[*]`) either
             reason = nb.unplaceable(finding.fix)
             if reason is not None:
                 at = nb.locate(finding)

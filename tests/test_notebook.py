@@ -658,6 +658,10 @@ def test_a_fix_on_a_magic_line_is_not_offered_and_the_others_are_applied(proj):
     assert timed["fix"] is None and "magic" in timed["help"]
     assert all(f["fix"] is not None for f in data if f is not timed)
 
+    r = run("lab3.ipynb", "--diff")
+    assert r.exit_code == 1 and "+preds = logits.argmax(dim=1).cpu().numpy()\n" in r.stdout
+    assert "lab3.ipynb:cell 6:3:15: DL000 [unfixable] not fixed: DL003 [numpy-on-cuda]" in r.stderr
+
     r = run("lab3.ipynb", "--fix", "--unsafe-fixes", "--output-format", "concise")
     assert r.exit_code == 1
     assert "lab3.ipynb:cell 6:3:15: DL000 [unfixable] not fixed: DL003 [numpy-on-cuda]: its edit would change line 3 of cell 6" in r.stderr
@@ -717,3 +721,21 @@ def test_diff_says_it_is_no_patch_of_the_notebook(proj):
         subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
         p = subprocess.run(["git", "apply", "--check"], cwd=proj, input=r.stdout, capture_output=True, text=True)
         assert p.returncode != 0 and path.read_text(encoding="utf-8") == lab()
+
+
+def test_rebuild_cuts_a_change_across_a_boundary_at_the_cells():
+    """A line rewritten at the end of one cell, and the first line of the next rewritten with
+    a line inserted before it, make one changed run for difflib (three new lines for two old
+    ones): each part goes back to its own cell, the cell boundary where it was."""
+    train = "for epoch in range(3):\n    step(model)\nlogits = model(images)\npreds = logits.numpy()\n"
+    amp = "scaler = torch.cuda.amp.GradScaler()\nfor images, labels in loader:\n    evaluate(model, images, labels)\n"
+    nb = Notebook(notebook(code(LAB_IMPORTS), code(train), code(amp)).encode())
+    new = nb.source.replace(
+        "preds = logits.numpy()\nscaler = torch.cuda.amp.GradScaler()\n",
+        'preds = logits.cpu().numpy()\nmodel = model.to(device)\nscaler = torch.amp.GradScaler("cuda")\n',
+    )
+    assert new != nb.source
+    assert nb.rebuild(new) == {
+        1: train.replace("logits.numpy()", "logits.cpu().numpy()"),
+        2: 'model = model.to(device)\n' + amp.replace("torch.cuda.amp.GradScaler()", 'torch.amp.GradScaler("cuda")'),
+    }
