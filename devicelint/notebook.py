@@ -311,9 +311,9 @@ class Notebook:
             cell = self.cell_at(first)
             if self.cell_at(last) is not cell:
                 return f"its edit would run from cell {cell.index} into cell {self.cell_at(last).index}"
+            if cell.index in self.broken:
+                return f"its edit is in cell {cell.index}, which does not parse"
             for row in range(first, last + 1):
-                if cell.index in self.broken:
-                    return f"its edit is in cell {cell.index}, which does not parse"
                 if row - cell.start in cell.masked:
                     return (f"its edit would change line {row - cell.start + 1} of cell {cell.index}, an IPython "
                             "magic, shell or help line, which is kept as written")
@@ -322,7 +322,8 @@ class Notebook:
     # ---- writing fixes back ----------------------------------------------------------
     def rebuild(self, new_source: str) -> dict | None:
         """{cell position: new cell text} for the cells a rewrite of the joined source changes,
-        or None when a change touches a magic or crosses a cell boundary."""
+        or None when a change touches a masked line. A changed run of lines that crosses a
+        cell boundary is cut at it (`_per_cell`); rewritten lines keep the cell's line end."""
         old, new = self.joined_lines, _split(new_source)
         owner = [c for c in self.cells for _ in c.lines]  # joined row (0-based) -> its cell
         if not owner:
