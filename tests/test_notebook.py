@@ -416,6 +416,8 @@ def test_fix_never_touches_a_notebook_it_cannot_map_back(proj, monkeypatch):
     monkeypatch.setattr(nbmod.Notebook, "rebuild", lambda self, new: None)
     r = run("amp.ipynb", "--fix", "--output-format", "concise")
     assert r.exit_code == 1 and path.read_text() == notebook(code(SETUP), code(AMP))
+    # and says so, never silently
+    assert "amp.ipynb:1:1: DL000 [unfixable] not fixed: 2 fixes: the fixed code could not be mapped back into the cells" in r.stderr
 
 
 def test_rebuild_refuses_edits_to_magic_lines():
