@@ -7,6 +7,8 @@ code added or removed above a finding does not bring it back; changing the flagg
 does. The context hash tells copies of the same line apart: keys are counted, so a new
 copy of a baselined mistake is still reported, and an edit beside a baselined finding
 does not bring it back (what the full key leaves unmatched matches on the line alone).
+A notebook's finding is keyed the same way within its cell (the cell's flagged line and the
+lines around it there), never on the cell's number: a cell added above changes nothing.
 
 The file is JSON:
 
@@ -66,11 +68,26 @@ class _Keys:
             self.cache[path] = _LINE_END.split(given.decode("utf-8", "replace")) if given is not None else _lines(path)
         return self.cache[path]
 
+    def cell_lines(self, path: str, cell: int) -> list:
+        """The source lines of a notebook's cell (lines count within the cell); [] when the
+        notebook cannot be read."""
+        from devicelint.notebook import Notebook, NotebookError
+
+        if (path, None) not in self.cache:
+            given = self.sources.get(path)
+            try:
+                if given is None:
+                    with open(path, "rb") as f:
+                        given = f.read()
+                cells = {c.index: _LINE_END.split(c.text) for c in Notebook(given).cells}
+            except (OSError, NotebookError):
+                cells = {}
+            self.cache[path, None] = cells
+        return self.cache[path, None].get(cell, [])
+
     def key(self, f) -> tuple:
         cell = getattr(f, "cell", None)
-        if cell is not None:  # a notebook: lines count within the cell, not the file
-            return (_where(f.path, self.root), f.code, _norm(f.message), f"cell {cell}")
-        lines = self.lines(f.path)
+        lines = self.lines(f.path) if cell is None else self.cell_lines(f.path, cell)
         i = f.line - 1
         text = _norm(lines[i]) if 0 <= i < len(lines) else ""
         before = [n for n in (_norm(x) for x in reversed(lines[:max(i, 0)])) if n][:AROUND]
@@ -147,6 +164,8 @@ def apply(path: str, findings, linted_paths, sources=None) -> tuple[list, int]:
     for f, k in unmatched:
         if k is not None and loose[k[:3]] > 0:
             loose[k[:3]] -= 1
+        elif f.cell is not None and loose[k[0], f.code, _norm(f.message)] > 0:
+            loose[k[0], f.code, _norm(f.message)] -= 1  # a notebook entry written before cells had line keys
         else:
             new.append(f)
     linted = {_where(p, keys.root) for p in linted_paths}

@@ -72,7 +72,7 @@ def cli():
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Where to keep the cache (default: .devicelint_cache).")
 @click.option("--fix", is_flag=True, help="Apply the safe automatic fixes, then report what is left.")
-@click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; change nothing.")
+@click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; change nothing. A notebook's is one diff per changed cell, to read: not a patch `git apply` takes.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also apply fixes that may change behaviour.")
 @click.option("--add-noqa", is_flag=True, help="Append `# noqa: DLnnn` to every line with a finding, then exit.")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), help="Record the current findings in FILE (JSON), then exit.")
@@ -188,7 +188,11 @@ def _adopt(findings, tasks, errors, add_noqa: bool, write_baseline) -> None:
         if any(data is not None for _path, data in tasks):
             click.echo("devicelint: error: --add-noqa edits files; it cannot read stdin", err=True)
             sys.exit(EXIT_ERROR)
-        added = add_noqa_to_files(findings)
+        unsilenced: list = []
+        added = add_noqa_to_files(findings, unsilenced)
+        for f, why in unsilenced:  # never left silently: CI would stay red with no word why
+            cell = f"cell {f.cell}:" if f.cell is not None else ""
+            click.echo(f"{f.path}:{cell}{f.line}:{f.column}: {f.code} [{f.name}] not silenced: {why}", err=True)
         click.echo(f"Added {added} noqa directive{'' if added == 1 else 's'}.", err=True)
     else:
         from devicelint import baseline
@@ -250,10 +254,13 @@ def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False,
                 if error is not None:  # the lint that follows may pass: only fixing failed
                     click.echo(f"devicelint: internal error while fixing {path}: {error}", err=True)
                 continue  # unreadable: the lint run that follows says so
-            source, before, new, count = outcome
+            source, before, new, count, refused = outcome
         else:
-            source, before = data, None
-            new, count = fix_source(source, path, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), unsafe)
+            source, before, refused = data, None, []
+            new, count = fix_source(source, path, chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root), unsafe,
+                                    refused)
+        for line in refused:  # a chosen fix that cannot be applied is said, never dropped
+            click.echo(f"{path}:{line}", err=True)
         if data is not None:
             after[-1] = (path, new)
             if write:

@@ -35,22 +35,31 @@ def _parses(source: bytes, path: str) -> bool:
         return False
 
 
-def fix_source(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False) -> tuple[bytes, int]:
+def fix_source(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False,
+               refused: list | None = None) -> tuple[bytes, int]:
     """(the fixed source, how many fixes were applied). Returns the input unchanged when no
-    fix applies or when the fixed code would not parse. Unsafe fixes only with `unsafe`."""
+    fix applies or when the fixed code would not parse. Unsafe fixes only with `unsafe`.
+    `refused` (a list) gets one line per chosen fix that cannot be applied (a notebook's
+    fix that would edit a magic line), `cell N:line:col: DL000 ...`, for the caller to
+    print after the path."""
     if path.lower().endswith(".ipynb"):
-        return notebook.fix(source, path, select, ignore, unsafe, fix_python=fix_python)
+        return notebook.fix(source, path, select, ignore, unsafe, refused, fix_python=fix_python,
+                            max_rounds=MAX_ROUNDS)
     return fix_python(source, path, select, ignore, unsafe)
 
 
-def fix_python(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False) -> tuple[bytes, int]:
+def fix_python(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False,
+               accept=None, rounds: int = MAX_ROUNDS) -> tuple[bytes, int]:
+    """`fix_source` for Python source. `accept(finding)`, when given, vetoes the fixes of
+    chosen findings (a notebook's fix that its cells cannot take)."""
     applied = 0
-    for _ in range(MAX_ROUNDS):
+    for _ in range(rounds):
         pairs, module = analyse_python(source, path, select, ignore)
         if module is None:
             break
-        chosen = [report for _finding, report in pairs
-                  if report is not None and report.edit is not None and (unsafe or report.applicability == "safe")]
+        chosen = [report for finding, report in pairs
+                  if report is not None and report.edit is not None and (unsafe or report.applicability == "safe")
+                  and (accept is None or accept(finding))]
         edits, inserts, taken = claim(module, chosen)
         if not edits and not inserts:
             break

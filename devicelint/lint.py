@@ -127,7 +127,8 @@ def read_with_stat(path: str):
 
 
 def _fix_one(task):
-    """(path, (source, its stat, fixed source, fixes applied) or None, internal error)."""
+    """(path, (source, its stat, fixed source, fixes applied, lines on fixes refused) or None,
+    internal error)."""
     path, select, ignore, unsafe = task
     from devicelint.fix import fix_source
 
@@ -135,8 +136,9 @@ def _fix_one(task):
         source, before = read_with_stat(path)
         if source is None:
             return path, None, None
-        new, count = fix_source(source, path, select, ignore, unsafe)
-        return path, (source, before, new, count), None
+        refused: list = []
+        new, count = fix_source(source, path, select, ignore, unsafe, refused)
+        return path, (source, before, new, count, refused), None
     except Exception as e:  # one file's internal error must not stop the others
         return path, None, f"{type(e).__name__}: {e}"
 

@@ -15,6 +15,7 @@ import dataclasses
 import difflib
 import json
 import re
+import warnings
 
 from devicelint.findings import meta
 
@@ -24,8 +25,8 @@ _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
 # `%time stmt` runs `stmt` in the namespace: keep the statement, so a model moved there
 # is not reported as never moved.
 _TIMED = re.compile(r"%(?:time|timeit|prun)\s+(?=[^-\s])")
-# `?obj`, `obj?`, `obj??`: IPython's help
-_HELP = re.compile(r"\s*(?:\?.*|[A-Za-z_][\w.]*\s*\?\??)\s*$")
+# `?obj`, `obj?`, `obj??`: IPython's help; `torch.*Tensor?`: its wildcard search
+_HELP = re.compile(r"\s*(?:\?.*|[A-Za-z_*][\w.*]*\s*\?\??)\s*$")
 # What may open an IPython line and never a Python one: magics, shell escapes, help, and
 # the auto-call escapes (`/f 1`, `;f a b`, `,f a b`).
 _ESCAPES = ("%", "!", "?", "/", ";", ",")
@@ -218,6 +219,7 @@ class Notebook:
         self.joined_lines = joined
         self.source = "".join(joined)
         self._starts = [c.start for c in self.cells]
+        self.broken: set = set()  # the cells masked because they do not parse
 
     # ---- positions -----------------------------------------------------------------
     def cell_at(self, row: int) -> Cell:
@@ -266,24 +268,62 @@ class Notebook:
                 return cell.start + line - 1
         return None
 
-    def syntax_error(self, path: str):
-        """A DL000 finding for the first code cell that does not parse on its own, or None."""
-        flags = ast.PyCF_ONLY_AST | getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)  # `await` runs in a cell
+    def syntax_errors(self, path: str) -> list:
+        """A DL000 finding (cell-relative) for every code cell that does not parse on its own."""
+        out = []
         for cell in self.cells:
             code = "".join(self.joined_lines[cell.start - 1 : cell.start - 1 + len(cell.lines)])
-            try:
-                compile(code, path, "exec", flags, dont_inherit=True)
-            except SyntaxError as e:
-                line = min(max(e.lineno or 1, 1), max(len(cell.lines), 1))
-                return dataclasses.replace(meta(path, "syntax-error", f"cannot parse: {e.msg}", line, e.offset or 1), cell=cell.index)
-            except (ValueError, RecursionError, MemoryError):
-                continue
+            error = _compile_error(code, path)
+            if error is not None:
+                line = min(max(error.lineno or 1, 1), max(len(cell.lines), 1))
+                bad = meta(path, "syntax-error", f"cannot parse: {error.msg}", line, error.offset or 1)
+                out.append(dataclasses.replace(bad, cell=cell.index))
+        return out
+
+    def mask_cells(self, indexes) -> None:
+        """Blank the cells numbered `indexes` in the joined source, line for line, as Jupyter
+        would run the others: a cell that does not parse then hides nothing else."""
+        for cell in self.cells:
+            if cell.index in indexes:
+                self.joined_lines[cell.start - 1 : cell.start - 1 + len(cell.lines)] = ["\n"] * len(cell.lines)
+                cell.masked = set(range(len(cell.lines)))  # never edited by a fix either
+                self.broken.add(cell.index)
+        self.source = "".join(self.joined_lines)
+
+    def mask_broken(self, path: str) -> list:
+        """The DL000 findings of the cells that do not parse, those cells masked; [] (and
+        nothing masked) when the joined source parses."""
+        if _compile_error(self.source, path) is None:
+            return []
+        errors = self.syntax_errors(path)
+        self.mask_cells({f.cell for f in errors})
+        return errors
+
+    def unplaceable(self, fix) -> str | None:
+        """Why the edits of a fix object (in joined lines) cannot be written into the cells,
+        or None when they can: an edit may neither leave its cell nor change a magic line."""
+        if not fix or not fix.get("edits"):
+            return "its edit could not be checked against the cells"
+        for edit in fix["edits"]:
+            first, last = edit["line"], edit["end_line"]
+            if last > first and edit["end_column"] == 1:
+                last -= 1  # ends where a line starts: that line is not touched
+            cell = self.cell_at(first)
+            if self.cell_at(last) is not cell:
+                return f"its edit would run from cell {cell.index} into cell {self.cell_at(last).index}"
+            if cell.index in self.broken:
+                return f"its edit is in cell {cell.index}, which does not parse"
+            for row in range(first, last + 1):
+                if row - cell.start in cell.masked:
+                    return (f"its edit would change line {row - cell.start + 1} of cell {cell.index}, an IPython "
+                            "magic, shell or help line, which is kept as written")
         return None
 
     # ---- writing fixes back ----------------------------------------------------------
     def rebuild(self, new_source: str) -> dict | None:
         """{cell position: new cell text} for the cells a rewrite of the joined source changes,
-        or None when a change touches a magic or crosses a cell boundary."""
+        or None when a change touches a masked line. A changed run of lines that crosses a
+        cell boundary is cut at it (`_per_cell`); rewritten lines keep the cell's line end."""
         old, new = self.joined_lines, _split(new_source)
         owner = [c for c in self.cells for _ in c.lines]  # joined row (0-based) -> its cell
         if not owner:
@@ -296,20 +336,35 @@ class Notebook:
                     cell = owner[row]
                     parts[cell.position].append(cell.lines[row - cell.start + 1])
                 continue
-            cell = owner[min(i1, len(owner) - 1)]
-            if i2 > i1 and owner[i2 - 1] is not cell:
-                return None
-            if any(row - cell.start + 1 in cell.masked for row in range(i1, i2)):
-                return None
-            parts[cell.position].extend(new[j1:j2])
+            for cell, (a1, a2), (b1, b2) in _per_cell(owner, old, new, i1, i2, j1, j2):
+                if any(row - cell.start + 1 in cell.masked for row in range(a1, a2)):
+                    return None
+                eol = _line_end(cell)
+                parts[cell.position].extend(line[:-1] + eol if line.endswith("\n") else line for line in new[b1:b2])
         changed = {}
         for cell in self.cells:
             text = "".join(parts[cell.position])
             if not cell.text.endswith("\n") and text.endswith("\n"):
-                text = text[:-1]  # the joined source added that newline, not the user
+                # the joined source added that line end, not the user
+                text = text[: -len(_line_end(cell))] if text.endswith(_line_end(cell)) else text[:-1]
             if text != cell.text:
                 changed[cell.position] = text
         return changed
+
+    def checked_dump(self, changed: dict) -> bytes:
+        """`dump`, verified: the same JSON with those cells' sources replaced and nothing
+        else; ValueError when the layout cannot be edited in place."""
+        try:
+            data = self.dump(changed)
+            want = json.loads(self.text)
+            for position, text in changed.items():
+                cell = want["cells"][position]
+                cell["source"] = _split(text) if isinstance(cell["source"], list) else text
+            if json.loads(data.decode("utf-8-sig")) != want:
+                raise ValueError("the rewritten notebook is not the same JSON with the new sources")
+        except (IndexError, KeyError, TypeError, RecursionError) as e:
+            raise ValueError(str(e)) from None
+        return data
 
     def dump(self, changed: dict) -> bytes:
         """The notebook's bytes with only the changed cells' `source` values replaced: outputs,
@@ -319,6 +374,59 @@ class Notebook:
             start, end = _span(text, ("cells", position, "source"))
             text = text[:start] + _source_json(text[start:end], changed[position]) + text[end:]
         return (codecs.BOM_UTF8 if self.bom else b"") + text.encode("utf-8")
+
+
+def _compile_error(code: str, path: str) -> SyntaxError | None:
+    flags = ast.PyCF_ONLY_AST | getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)  # `await` runs in a cell
+    try:
+        with warnings.catch_warnings():  # the user's `"\\d"`: not ours to warn about
+            warnings.simplefilter("ignore")
+            compile(code, path, "exec", flags, dont_inherit=True)
+    except SyntaxError as e:
+        return e
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
+
+
+def _line_end(cell: Cell) -> str:
+    """The line end the cell's own lines use (`\r\n` in a notebook written on Windows)."""
+    for line in cell.lines:
+        if line.endswith("\n"):
+            return "\r\n" if line.endswith("\r\n") else "\n"
+    return "\n"
+
+
+def _per_cell(owner: list, old: list, new: list, i1: int, i2: int, j1: int, j2: int):
+    """[(cell, (old rows), (new rows))]: one changed run of lines cut at the cell boundaries
+    it crosses (two fixes on the last line of one cell and the first of the next make one
+    run). The new lines go to each cell so that each side is as like its old lines as can
+    be: fixes never move code across a boundary, they only rewrite lines in place."""
+    if i1 == i2:  # an insertion goes into the cell of the line it stands before
+        return [(owner[min(i1, len(owner) - 1)], (i1, i2), (j1, j2))]
+    runs = []
+    for row in range(i1, i2):
+        if runs and runs[-1][0] is owner[row]:
+            runs[-1][2] = row + 1
+        else:
+            runs.append([owner[row], row, row + 1])
+    out, b = [], j1
+    for n, (cell, a1, a2) in enumerate(runs):
+        if n == len(runs) - 1:
+            out.append((cell, (a1, a2), (b, j2)))
+            break
+        rest = "".join(old[a2:i2])
+        mine = "".join(old[a1:a2])
+
+        def score(cut: int) -> tuple:
+            likeness = (difflib.SequenceMatcher(None, mine, "".join(new[b:cut]), autojunk=False).ratio()
+                        + difflib.SequenceMatcher(None, rest, "".join(new[cut:j2]), autojunk=False).ratio())
+            return likeness, -abs((cut - b) - (a2 - a1))
+
+        cut = max(range(b, j2 + 1), key=score)
+        out.append((cell, (a1, a2), (b, cut)))
+        b = cut
+    return out
 
 
 def _is_python(metadata) -> bool:
@@ -392,6 +500,45 @@ def _source_json(old: str, text: str) -> str:
     return "[" + first_ws + body + last_ws + "]"
 
 
+def json_region(text: str, cell: int, line: int, column: int, end_line: int, end_column: int) -> dict | None:
+    """The SARIF region, in the `.ipynb` file's own lines, of a place in cell number `cell`
+    (1-based among all cells): found where the cell's source is a list of strings each on
+    its own JSON line (nbformat's layout); columns where the string is spelled as
+    `json.dumps` would. None when the place cannot be mapped."""
+    try:
+        start, end = _span(text, ("cells", cell - 1, "source"))
+    except (ValueError, IndexError, KeyError, TypeError, RecursionError):
+        return None
+    if text[start] != "[":
+        return None  # one string for the whole cell: its lines are not lines of the file
+    elements, i = [], _WS.match(text, start + 1).end()
+    while i < end and text[i] == '"':
+        _value, stop = json.decoder.scanstring(text, i + 1)
+        elements.append((i, stop))
+        i = _WS.match(text, stop).end()
+        if text[i] == ",":
+            i = _WS.match(text, i + 1).end()
+    rows = [text.count("\n", 0, at) + 1 for at, _stop in elements]
+    if len(set(rows)) != len(rows) or not (0 < line <= end_line <= len(elements)):
+        return None
+
+    def place(k: int, col: int) -> tuple:
+        at, stop = elements[k - 1]
+        raw = text[at + 1 : stop - 1]
+        prefix = json.loads(text[at:stop])[: col - 1]
+        for ascii_only in (False, True):
+            spelled = json.dumps(prefix, ensure_ascii=ascii_only)[1:-1]
+            if raw.startswith(spelled):
+                return rows[k - 1], at + 1 + len(spelled) - (text.rfind("\n", 0, at) + 1) + 1
+        return rows[k - 1], None
+
+    (first, first_col), (last, last_col) = place(line, column), place(end_line, end_column)
+    region = {"startLine": first, "endLine": last}
+    if first_col is not None and last_col is not None:
+        region.update(startColumn=first_col, endColumn=last_col)
+    return region
+
+
 # ---- the hooks the engine, the fixer, the reporter and the CLI call ----------------------
 def analyse(source: bytes | str, path: str, select=None, ignore=None, rule_classes=None, project=None, *,
             analyse_python):
@@ -407,48 +554,84 @@ def analyse(source: bytes | str, path: str, select=None, ignore=None, rule_class
     if not nb.python or not nb.cells:
         return [], None
     pairs, module = analyse_python(nb.source.encode("utf-8"), path, select, ignore, rule_classes, project)
+    broken = []
     if module is None and pairs and pairs[0][0].name == "syntax-error":
         # the joined parse fails where the tokens run out, maybe cells later: Jupyter runs
-        # each cell on its own, so the first cell that does not parse alone is the one to name
-        own = nb.syntax_error(path)
-        if own is not None:
-            return [(own, None)], None
-    return [(nb.locate(f), report) for f, report in pairs], module
+        # each cell on its own, so each cell that does not parse alone is named, and the
+        # others are linted with it masked (as Ruff does)
+        broken = nb.mask_broken(path)
+        if broken:
+            pairs, module = analyse_python(nb.source.encode("utf-8"), path, select, ignore, rule_classes, project)
+    located = [(f, None) for f in broken] + [(nb.locate(_placeable(nb, f)), report) for f, report in pairs]
+    return sorted(located, key=lambda fr: fr[0]), module
 
 
-def fix(source: bytes, path: str, select=None, ignore=None, unsafe: bool = False, *, fix_python) -> tuple[bytes, int]:
+def _placeable(nb: Notebook, finding):
+    """The finding, without its fix when the cells cannot take that fix: never `[*]` for
+    a fix that `--fix` would refuse; the advice says why."""
+    if finding.fix is None:
+        return finding
+    reason = nb.unplaceable(finding.fix)
+    if reason is None:
+        return finding
+    advice = f"{finding.help} (no automatic fix: {reason})" if finding.help else f"no automatic fix: {reason}"
+    return dataclasses.replace(finding, fix=None, help=advice)
+
+
+def fix(source: bytes, path: str, select=None, ignore=None, unsafe: bool = False, refused: list | None = None, *,
+        fix_python, max_rounds: int) -> tuple[bytes, int]:
     """fix.fix_source for a notebook: fix the joined code, write the changed cells back.
-    `fix_python` is fix.py's fixer of Python source, handed in by it (this module sits below it)."""
-    try:
-        nb = Notebook(source)
-    except NotebookError:
-        return source, 0
-    if not nb.python or not nb.cells:
-        return source, 0
-    new, count = fix_python(nb.source.encode("utf-8"), path, select, ignore, unsafe)
-    if not count:
-        return source, 0
-    changed = nb.rebuild(new.decode("utf-8"))
-    if not changed:
-        return source, 0
-    try:
-        data = nb.dump(changed)
-        # what must come back: the same JSON with those cells' sources replaced, nothing else
-        want = json.loads(nb.text)
-        for position, text in changed.items():
-            cell = want["cells"][position]
-            cell["source"] = _split(text) if isinstance(cell["source"], list) else text
-        if json.loads(data.decode("utf-8-sig")) != want:
-            return source, 0
-    except (ValueError, IndexError, KeyError, TypeError, RecursionError):
-        return source, 0  # a layout we cannot edit in place: leave the file alone
-    return data, count
+    One round at a time, the notebook read afresh each round, so that every round's fixes
+    are checked against the cells and magics as they now are. A chosen fix the cells cannot
+    take (it would edit a magic line) is left out, the others applied, and a line saying so
+    goes to `refused` (`cell N:line:col: DL000 ...`, for the caller to put the path before).
+    `fix_python` (fix.py's fixer of Python source) and its `max_rounds` are handed in by
+    fix.py: this module sits below it."""
+    said: dict = {}
+    total = 0
+    for _ in range(max_rounds):
+        try:
+            nb = Notebook(source)
+        except NotebookError:
+            break
+        if not nb.python or not nb.cells:
+            break
+        nb.mask_broken(path)
+
+        def accept(finding, nb=nb):
+            if finding.fix is None:
+                return False  # no edit to check against the cells; never offered (no `[*]`) either
+            reason = nb.unplaceable(finding.fix)
+            if reason is not None:
+                at = nb.locate(finding)
+                said.setdefault((at.code, at.cell, at.line, at.column),
+                                f"cell {at.cell}:{at.line}:{at.column}: DL000 [unfixable] not fixed: {at.code} [{at.name}]: {reason}")
+            return reason is None
+
+        new, count = fix_python(nb.source.encode("utf-8"), path, select, ignore, unsafe, accept, rounds=1)
+        if not count:
+            break
+        changed = nb.rebuild(new.decode("utf-8"))
+        try:
+            if changed is None:
+                raise ValueError("the fixed code could not be mapped back into the cells")
+            data = nb.checked_dump(changed) if changed else source
+        except ValueError as e:  # a layout we cannot edit in place: leave the file as it is now
+            said[None] = f"1:1: DL000 [unfixable] not fixed: {count} fix{'es' if count > 1 else ''}: {e}"
+            break
+        if data == source:
+            break
+        source, total = data, total + count
+    if refused is not None:
+        refused.extend(said.values())
+    return source, total
 
 
 def diff(old: bytes, new: bytes, path: str) -> str:
-    """A unified diff per changed cell, headed `a/PATH:cell N`, as Ruff shows it."""
+    """A unified diff per changed cell, headed `a/PATH:cell N`, as Ruff shows it: for reading,
+    not a patch of the JSON, which the first line says (a patch tool skips it)."""
     before, after = Notebook(old), Notebook(new)
-    out = []
+    out = [f"# {path}: the changes to its code cells, not a patch of the .ipynb file (git apply cannot take it; --fix writes them)\n"]
     for a, b in zip(before.cells, after.cells):
         if a.text != b.text:
             old_lines = [line.rstrip("\r\n") + "\n" for line in a.lines]

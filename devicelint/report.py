@@ -88,30 +88,63 @@ def github(findings, sources) -> str:
     )
 
 
+def _uri(path: str) -> str:
+    """A SARIF `artifactLocation.uri`: a relative reference percent-encoded (a space is
+    `%20`), or a `file:` URI for an absolute path."""
+    import os
+    from urllib.parse import quote
+
+    if os.path.isabs(path):
+        from pathlib import Path
+
+        return Path(path).as_uri()
+    return quote(path.replace("\\", "/"))
+
+
+def _notebook_text(path: str, sources, cache: dict) -> str | None:
+    """The notebook file's text, for mapping a cell's line to its line in the JSON."""
+    if path not in cache:
+        if sources.get(path) is not None:  # stdin: the lines the CLI read
+            cache[path] = "\n".join(sources[path])
+        else:
+            try:
+                with open(path, "rb") as f:
+                    cache[path] = f.read().decode("utf-8-sig")
+            except (OSError, UnicodeDecodeError):
+                cache[path] = None
+    return cache[path]
+
+
+def _sarif_location(f, sources, cache: dict) -> dict:
+    """A physical location a code-scanning viewer can show: in a notebook, the line of the
+    `.ipynb` JSON that holds the cell's source line (the usual one string per line layout),
+    else the notebook as a whole, with no region."""
+    where: dict = {"artifactLocation": {"uri": _uri(f.path)}}
+    if f.cell is None:
+        where["region"] = {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line, "endColumn": f.end_column}
+        return {"physicalLocation": where}
+    from devicelint.notebook import json_region
+
+    text = _notebook_text(f.path, sources, cache)
+    region = json_region(text, f.cell, f.line, f.column, f.end_line, f.end_column) if text is not None else None
+    if region is not None:
+        where["region"] = region
+    return {"physicalLocation": where}
+
+
 def sarif(findings, sources) -> str:
     rules = [
         {"id": r.code, "name": r.name, "shortDescription": {"text": r.summary()}, "fullDescription": {"text": r.docs()}}
         for r in ALL_RULES
     ]
+    texts: dict = {}
     results = [
         {
             "ruleId": f.code,
             "level": "error",
             "message": {"text": f.message if f.cell is None else f"cell {f.cell}: {f.message}"},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": f.path.replace("\\", "/")},
-                        "region": {
-                            "startLine": f.line,
-                            "startColumn": f.column,
-                            "endLine": f.end_line,
-                            "endColumn": f.end_column,
-                        },
-                    }
-                }
-            ],
-            **({"properties": {"cell": f.cell}} if f.cell is not None else {}),
+            "locations": [_sarif_location(f, sources, texts)],
+            **({"properties": {"cell": f.cell, "cellLine": f.line, "cellColumn": f.column}} if f.cell is not None else {}),
         }
         for f in findings
     ]

@@ -85,3 +85,57 @@ def test_multiline_statement_and_backslash_and_crlf():
 def test_stdin_is_refused(tmp_path):
     r = CliRunner().invoke(cli, ["-", "--add-noqa", "--no-cache"], input=SCRIPT)
     assert r.exit_code == 2 and "cannot read stdin" in r.output
+
+
+# --- notebooks: the directives go into the cells' sources ------------------------------------
+
+import json  # noqa: E402
+
+
+def _cell(kind, text, outputs=None, count=None, ident="c"):
+    cell = {"cell_type": kind, "id": ident, "metadata": {}, "source": text.splitlines(keepends=True)}
+    if kind == "code":
+        cell.update(execution_count=count, outputs=outputs or [])
+    return cell
+
+
+COURSE = {
+    "cells": [
+        _cell("markdown", "# Week 4: evaluating a classifier\n", ident="intro"),
+        _cell("code", '%load_ext autoreload\nimport numpy as np\nimport torch\nimport torch.nn as nn\n\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
+              count=1, ident="imports"),
+        _cell("code", "class Classifier(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(20, 3)\n\n"
+                      "    def forward(self, x):\n        return self.fc(x)\n\n\nmodel = Classifier().to(device)\n", count=2, ident="model"),
+        _cell("code", "features = torch.randn(128, 20, device=device)\nwith torch.no_grad():\n    logits = model(features)\n"
+                      "preds = logits.argmax(dim=1).numpy()  # class ids for the report\nprint(np.bincount(preds))\n"
+                      "%time probs = logits.softmax(dim=1).numpy()\n",
+              outputs=[{"name": "stdout", "output_type": "stream", "text": ["[40 45 43]\n"]},
+                       {"data": {"text/plain": ["<Figure size 640x480>"]}, "metadata": {}, "output_type": "display_data"}],
+              count=3, ident="eval"),
+    ],
+    "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                 "language_info": {"name": "python"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def test_add_noqa_writes_into_notebook_cells_and_names_what_it_cannot_silence(tmp_path):
+    text = json.dumps(COURSE, indent=1) + "\n"
+    path = tmp_path / "week4.ipynb"
+    path.write_text(text)
+    (tmp_path / "train.py").write_text(SCRIPT)
+    r = CliRunner().invoke(cli, [str(tmp_path), "--no-cache", "--add-noqa"])
+    assert r.exit_code == 0, r.output
+    assert "Added 6 noqa directives." in r.stderr  # 5 in train.py, 1 in the notebook
+    assert f"{path}:cell 4:6:15: DL003 [numpy-on-cuda] not silenced: line 6 of cell 4 is IPython syntax" in r.stderr
+    # the script's line that ends inside a string is named too, no longer left silently
+    assert f"{tmp_path / 'train.py'}:12:21: DL003 [numpy-on-cuda] not silenced: its lines end inside a string" in r.stderr
+    after = json.loads(path.read_text())
+    want = json.loads(text)
+    want["cells"][3]["source"][3] = "preds = logits.argmax(dim=1).numpy()  # class ids for the report  # noqa: DL003\n"
+    assert after == want  # outputs, metadata, ids untouched; only that line changed
+    left = CliRunner().invoke(cli, [str(path), "--no-cache", "--output-format", "json"])
+    assert [(f["cell"], f["line"]) for f in json.loads(left.stdout)] == [(4, 6)]
+    again = CliRunner().invoke(cli, [str(path), "--no-cache", "--add-noqa"])
+    assert "Added 0 noqa directives." in again.stderr and json.loads(path.read_text()) == want

@@ -132,3 +132,58 @@ def test_add_noqa_with_a_baseline_silences_only_new_findings(tmp_path, monkeypat
     text = path.read_text()
     assert "    extra = logits.numpy()  # noqa: DL003\n" in text
     assert text.count("# noqa") == 1
+
+
+# --- notebooks: keyed on the cell's flagged line, never on the cell's number -----------------
+
+
+def test_notebook_findings_are_keyed_on_their_cell_lines(tmp_path, monkeypatch):
+    from test_notebook import LAB_EVAL, code, lab, md
+
+    monkeypatch.chdir(tmp_path)
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    path = nbs / "lab3.ipynb"
+    path.write_text(lab(), encoding="utf-8")
+    r = run(".", "--write-baseline", "baseline.json")
+    assert "Wrote 2 findings to the baseline baseline.json." in r.output
+    entries = json.loads((tmp_path / "baseline.json").read_text())["findings"]
+    assert sorted((e["path"], e["code"], e["text"]) for e in entries) == [
+        ("notebooks/lab3.ipynb", "DL003", "accuracy = (logits.argmax(dim=1) == labels).float().mean().numpy()"),
+        ("notebooks/lab3.ipynb", "DL003", "preds = logits.argmax(dim=1).numpy()"),
+    ]
+    assert all(len(e["context"]) == 12 for e in entries)
+    assert run(".", "--baseline", "baseline.json").exit_code == 0
+
+    # the course grows: a setup cell above renumbers every cell, and a new eval cell repeats
+    # the mistake; only the new copy is reported, at its own cell
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["cells"][:0] = [md("## Colab setup"), code("!nvidia-smi\n")]
+    raw["cells"].append(code("test_accuracy = (logits.argmax(dim=1) == labels).float().mean().numpy()\n"))
+    path.write_text(json.dumps(raw, indent=1), encoding="utf-8")
+    r = run(".", "--baseline", "baseline.json", "--output-format", "concise")
+    assert r.exit_code == 1
+    assert [ln for ln in r.output.splitlines() if "DL003" in ln] == [
+        "notebooks/lab3.ipynb:cell 9:1:17: DL003 [*] [numpy-on-cuda] converting a tensor on the device to NumPy fails; call `.cpu()` first"
+    ]
+
+    # changing a baselined line brings it back, as in a .py file
+    raw["cells"].pop()
+    raw["cells"][7]["source"] = LAB_EVAL.replace("accuracy =", "val_accuracy =").splitlines(keepends=True)
+    path.write_text(json.dumps(raw, indent=1), encoding="utf-8")
+    r = run(".", "--baseline", "baseline.json", "--output-format", "concise")
+    assert [ln.split(": DL")[0] for ln in r.output.splitlines() if "DL003" in ln] == ["notebooks/lab3.ipynb:cell 8:1:16"]
+
+
+def test_a_notebook_baseline_written_before_cell_line_keys_still_matches(tmp_path, monkeypatch):
+    from test_notebook import lab
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lab3.ipynb").write_text(lab(), encoding="utf-8")
+    message = "converting a tensor on the device to NumPy fails; call `.cpu()` first"
+    old = {"devicelint_baseline": 1, "findings": [
+        {"path": "lab3.ipynb", "code": "DL003", "name": "numpy-on-cuda", "text": message, "context": f"cell {cell}", "count": 1}
+        for cell in (5, 6)]}
+    (tmp_path / "baseline.json").write_text(json.dumps(old))
+    r = run(".", "--baseline", "baseline.json")
+    assert r.exit_code == 0 and "All checks passed!" in r.output

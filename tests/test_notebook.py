@@ -187,10 +187,13 @@ def test_github_and_sarif_carry_the_cell(proj):
     assert gh.startswith("::error title=devicelint (DL001),file=train.ipynb::cell 5:2:7: DL001 [model-not-moved]")
     assert "line=" not in gh
     result = json.loads(run("train.ipynb", "--output-format", "sarif").output)["runs"][0]["results"][0]
-    assert result["properties"] == {"cell": 5}
+    assert result["properties"] == {"cell": 5, "cellLine": 2, "cellColumn": 7}
     assert result["message"]["text"].startswith("cell 5: ")
+    # the region is in the .ipynb file's own lines: where its JSON holds that source line
     region = result["locations"][0]["physicalLocation"]["region"]
-    assert (region["startLine"], region["startColumn"], region["endColumn"]) == (2, 7, 15)
+    json_line = TRAIN_NB.splitlines()[region["startLine"] - 1]
+    assert json_line.strip() == '"out = model(x)\\n",'
+    assert json_line[region["startColumn"] - 1 : region["endColumn"] - 1] == "model(x)"
 
 
 def test_findings_sort_by_cell_then_line(proj):
@@ -413,6 +416,8 @@ def test_fix_never_touches_a_notebook_it_cannot_map_back(proj, monkeypatch):
     monkeypatch.setattr(nbmod.Notebook, "rebuild", lambda self, new: None)
     r = run("amp.ipynb", "--fix", "--output-format", "concise")
     assert r.exit_code == 1 and path.read_text() == notebook(code(SETUP), code(AMP))
+    # and says so, never silently
+    assert "amp.ipynb:1:1: DL000 [unfixable] not fixed: 2 fixes: the fixed code could not be mapped back into the cells" in r.stderr
 
 
 def test_rebuild_refuses_edits_to_magic_lines():
@@ -560,3 +565,179 @@ def test_an_edit_in_another_cell_than_its_finding_names_that_cell(proj):
     run("train.ipynb", "--fix", "--unsafe-fixes")
     fixed = {i + 1: "".join(c["source"]) for i, c in enumerate(json.loads(path.read_text())["cells"])}
     assert fixed == cells and "model = Net().to(device)" in fixed[4]
+
+
+# --- a course notebook: fixes at cell boundaries, magic lines, broken cells, CRLF -----------
+
+LAB_IMPORTS = """\
+%matplotlib inline
+!pip install -q torchvision
+import torch
+import torch.nn as nn
+import numpy as np
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+"""
+
+LAB_MODEL = """\
+class MLP(nn.Module):
+    def __init__(self, hidden=128):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(784, hidden), nn.ReLU(), nn.Linear(hidden, 10))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+model = MLP().to(device)
+"""
+
+# its last line and the eval cell's first line are both fixed: two fixes meet at a boundary
+LAB_TRAIN = """\
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+images = torch.randn(64, 1, 28, 28, device=device)
+labels = torch.randint(0, 10, (64,), device=device)
+for epoch in range(3):
+    loss = nn.functional.cross_entropy(model(images), labels)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print(f"epoch {epoch}: loss {loss.item():.3f}")
+logits = model(images)
+preds = logits.argmax(dim=1).numpy()
+"""
+
+LAB_EVAL = """\
+accuracy = (logits.argmax(dim=1) == labels).float().mean().numpy()
+print(f"accuracy: {accuracy:.2%}")
+"""
+
+LAB_TIMED = "%time probs = logits.softmax(dim=1).numpy()\n"
+
+
+def lab(eval_cell=LAB_EVAL, *extra, crlf=False):
+    fix_ends = (lambda s: s.replace("\n", "\r\n")) if crlf else (lambda s: s)
+    return notebook(
+        md("# Lab 3: an MLP on MNIST\n\nTrain, then evaluate."),
+        code(fix_ends(LAB_IMPORTS), [{"name": "stdout", "output_type": "stream", "text": ["Requirement already satisfied\n"]}], count=1),
+        md("## The model"),
+        code(fix_ends(LAB_MODEL), count=2),
+        code(fix_ends(LAB_TRAIN), [{"name": "stdout", "output_type": "stream", "text": ["epoch 0: loss 2.301\n", "epoch 1: loss 2.204\n"]}], count=3),
+        code(fix_ends(eval_cell), [{"name": "stdout", "output_type": "stream", "text": ["accuracy: 12.50%\n"]}], count=4),
+        *extra,
+    )
+
+
+def _cells(path) -> dict:
+    return {i + 1: "".join(c["source"]) for i, c in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"])}
+
+
+def test_fixes_meeting_at_a_cell_boundary_are_all_applied(proj):
+    path = proj / "lab3.ipynb"
+    path.write_text(lab(), encoding="utf-8")
+    r = run("lab3.ipynb", "--diff")
+    assert r.exit_code == 1
+    assert "+preds = logits.argmax(dim=1).cpu().numpy()\n" in r.stdout
+    assert "+accuracy = (logits.argmax(dim=1) == labels).float().mean().cpu().numpy()\n" in r.stdout
+    r = run("lab3.ipynb", "--fix", "--output-format", "concise")
+    assert r.exit_code == 0, r.output
+    assert "Fixed 2 findings in lab3.ipynb" in r.stderr and "Found 2 findings (2 fixed, 0 remaining)." in r.stdout
+    cells = _cells(path)
+    assert cells[5] == LAB_TRAIN.replace(".numpy()", ".cpu().numpy()")
+    assert cells[6] == LAB_EVAL.replace(".numpy()", ".cpu().numpy()")
+    assert _source_spans_removed(path.read_text(encoding="utf-8")) == _source_spans_removed(lab())
+
+
+def test_a_fix_on_a_magic_line_is_not_offered_and_the_others_are_applied(proj):
+    path = proj / "lab3.ipynb"
+    path.write_text(lab(LAB_EVAL + LAB_TIMED), encoding="utf-8")
+    r = run("lab3.ipynb", "--output-format", "concise")
+    lines = r.stdout.splitlines()
+    assert lines[-1] == "Found 3 findings (2 fixable with --fix)."
+    assert lines[2].startswith("lab3.ipynb:cell 6:3:15: DL003 [numpy-on-cuda]")  # no [*]
+    data = json.loads(run("lab3.ipynb", "--output-format", "json").stdout)
+    timed = [f for f in data if (f["cell"], f["line"]) == (6, 3)][0]
+    assert timed["fix"] is None and "magic" in timed["help"]
+    assert all(f["fix"] is not None for f in data if f is not timed)
+
+    r = run("lab3.ipynb", "--diff")
+    assert r.exit_code == 1 and "+preds = logits.argmax(dim=1).cpu().numpy()\n" in r.stdout
+    assert "lab3.ipynb:cell 6:3:15: DL000 [unfixable] not fixed: DL003 [numpy-on-cuda]" in r.stderr
+
+    r = run("lab3.ipynb", "--fix", "--unsafe-fixes", "--output-format", "concise")
+    assert r.exit_code == 1
+    assert "lab3.ipynb:cell 6:3:15: DL000 [unfixable] not fixed: DL003 [numpy-on-cuda]: its edit would change line 3 of cell 6" in r.stderr
+    assert "Fixed 2 findings in lab3.ipynb" in r.stderr
+    cells = _cells(path)
+    assert cells[5].endswith("preds = logits.argmax(dim=1).cpu().numpy()\n")
+    assert cells[6] == LAB_EVAL.replace(".numpy()", ".cpu().numpy()") + LAB_TIMED  # the magic as written
+    assert [(f.cell, f.line) for f in lint_source(path.read_text(encoding="utf-8"), "lab3.ipynb")] == [(6, 3)]
+
+
+def test_fix_keeps_crlf_line_ends_of_the_rewritten_lines(proj):
+    path = proj / "lab3.ipynb"
+    path.write_text(lab('print("evaluating")\n' + LAB_EVAL, crlf=True), encoding="utf-8")  # no boundary here
+    r = run("lab3.ipynb", "--fix")
+    assert r.exit_code == 0, r.output
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert cells[4]["source"][-1] == "preds = logits.argmax(dim=1).cpu().numpy()\r\n"
+    assert cells[5]["source"][1] == "accuracy = (logits.argmax(dim=1) == labels).float().mean().cpu().numpy()\r\n"
+    assert all(line.endswith("\r\n") for c in cells if c["cell_type"] == "code" for line in c["source"])
+
+
+# an exercise notebook: blanks to fill in, a bad indent, a wildcard help search
+BLANK = "# TODO: build the optimizer\noptimizer = \n"
+BAD_INDENT = "def evaluate(model, images):\n  with torch.no_grad():\n      out = model(images)\n    return out\n"
+
+
+def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_linted(proj):
+    (proj / "exercise.ipynb").write_text(lab(LAB_EVAL, code(BLANK), code("torch.*Tensor?\n"), code(BAD_INDENT)), encoding="utf-8")
+    r = run("exercise.ipynb", "--output-format", "concise")
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        "exercise.ipynb:cell 5:11:9: DL003 [*] [numpy-on-cuda] converting a tensor on the device to NumPy fails; call `.cpu()` first",
+        "exercise.ipynb:cell 6:1:12: DL003 [*] [numpy-on-cuda] converting a tensor on the device to NumPy fails; call `.cpu()` first",
+        "exercise.ipynb:cell 7:2:13: DL000 [syntax-error] cannot parse: invalid syntax",
+        "exercise.ipynb:cell 9:4:15: DL000 [syntax-error] cannot parse: unindent does not match any outer indentation level",
+        "Found 4 findings (2 fixable with --fix).",
+    ]
+    # --fix fixes the cells that parse and leaves the broken ones as they are
+    r = run("exercise.ipynb", "--fix")
+    cells = _cells(proj / "exercise.ipynb")
+    assert ".cpu().numpy()" in cells[5] and ".cpu().numpy()" in cells[6]
+    assert (cells[7], cells[8], cells[9]) == (BLANK, "torch.*Tensor?\n", BAD_INDENT)
+
+
+def test_help_lines_are_masked():
+    assert _masked("torch.*Tensor?\nnn.Linear??\n?optimizer.step\nmodel.forward?\n") == ["pass\n"] * 4
+
+
+def test_diff_says_it_is_no_patch_of_the_notebook(proj):
+    path = proj / "lab3.ipynb"
+    path.write_text(lab(), encoding="utf-8")
+    r = run("lab3.ipynb", "--diff")
+    assert r.stdout.startswith("# lab3.ipynb: the changes to its code cells, not a patch of the .ipynb file (git apply cannot take it")
+    assert "--- a/lab3.ipynb:cell 5\n" in r.stdout
+    assert "not a patch `git apply` takes" in " ".join(CliRunner().invoke(cli, ["--help"]).output.split())
+    if shutil.which("git"):  # and it is true: git refuses it, and the notebook is left as it was
+        subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
+        p = subprocess.run(["git", "apply", "--check"], cwd=proj, input=r.stdout, capture_output=True, text=True)
+        assert p.returncode != 0 and path.read_text(encoding="utf-8") == lab()
+
+
+def test_rebuild_cuts_a_change_across_a_boundary_at_the_cells():
+    """A line rewritten at the end of one cell, and the first line of the next rewritten with
+    a line inserted before it, make one changed run for difflib (three new lines for two old
+    ones): each part goes back to its own cell, the cell boundary where it was."""
+    train = "for epoch in range(3):\n    step(model)\nlogits = model(images)\npreds = logits.numpy()\n"
+    amp = "scaler = torch.cuda.amp.GradScaler()\nfor images, labels in loader:\n    evaluate(model, images, labels)\n"
+    nb = Notebook(notebook(code(LAB_IMPORTS), code(train), code(amp)).encode())
+    new = nb.source.replace(
+        "preds = logits.numpy()\nscaler = torch.cuda.amp.GradScaler()\n",
+        'preds = logits.cpu().numpy()\nmodel = model.to(device)\nscaler = torch.amp.GradScaler("cuda")\n',
+    )
+    assert new != nb.source
+    assert nb.rebuild(new) == {
+        1: train.replace("logits.numpy()", "logits.cpu().numpy()"),
+        2: 'model = model.to(device)\n' + amp.replace("torch.cuda.amp.GradScaler()", 'torch.amp.GradScaler("cuda")'),
+    }

@@ -396,3 +396,110 @@ def test_progress_waits_a_second_on_a_terminal(monkeypatch):
     q.advance(3)
     q.close()
     assert piped.getvalue() == ""
+
+
+# --- SARIF: URIs a viewer can open, notebook regions in the .ipynb's own lines -----------------
+
+
+def _sarif_results(*args):
+    r = CliRunner().invoke(cli, [*args, "--no-cache", "--output-format", "sarif"])
+    return json.loads(r.stdout)["runs"][0]["results"]
+
+
+def _where(result):
+    location = result["locations"][0]["physicalLocation"]
+    return location["artifactLocation"]["uri"], location.get("region")
+
+
+def test_sarif_uris_are_percent_encoded_and_notebook_regions_are_json_lines(proj):
+    from test_notebook import LAB_EVAL, LAB_TIMED, lab
+
+    folder = proj / "week 3"
+    folder.mkdir()
+    text = lab(LAB_EVAL + LAB_TIMED)
+    (folder / "lab 3.ipynb").write_text(text, encoding="utf-8")
+    (folder / "eval script.py").write_text(EVAL)
+    results = _sarif_results("week 3")
+    by_uri = {}
+    for res in results:
+        by_uri.setdefault(_where(res)[0], []).append(res)
+    assert set(by_uri) == {"week%203/eval%20script.py", "week%203/lab%203.ipynb"}
+    json_lines = text.splitlines()
+    for res in by_uri["week%203/lab%203.ipynb"]:
+        _uri, region = _where(res)
+        props = res["properties"]
+        cell_line = "".join(json.loads(text)["cells"][props["cell"] - 1]["source"]).splitlines()[props["cellLine"] - 1]
+        # the region is the JSON line holding that cell line, the columns those of the flagged code
+        shown = json_lines[region["startLine"] - 1][region["startColumn"] - 1 : region["endColumn"] - 1]
+        assert shown.endswith(".numpy()") and shown in cell_line
+        assert shown == cell_line[props["cellColumn"] - 1 : props["cellColumn"] - 1 + len(shown)]
+    assert sorted((r["properties"]["cell"], r["properties"]["cellLine"]) for r in by_uri["week%203/lab%203.ipynb"]) == [
+        (5, 11), (6, 1), (6, 3)]
+    # an absolute path is a file: URI
+    (absolute,) = {_where(r)[0] for r in _sarif_results(str(folder / "lab 3.ipynb"))}
+    assert absolute == (folder / "lab 3.ipynb").as_uri() and absolute.startswith("file:///") and " " not in absolute
+
+
+def test_sarif_notebook_without_a_line_layout_is_the_whole_file(proj):
+    from test_notebook import LAB_EVAL, code, md, notebook
+
+    # each cell's source one JSON string: a cell's line is no line of the file
+    (proj / "eval.ipynb").write_text(notebook(md("# eval"), code(
+        'import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+        "logits = torch.randn(4, 3, device=device)\nlabels = torch.zeros(4, device=device)\n" + LAB_EVAL, as_string=True)))
+    (res,) = _sarif_results("eval.ipynb")
+    assert _where(res) == ("eval.ipynb", None)
+    assert res["properties"] == {"cell": 2, "cellLine": 5, "cellColumn": 12}
+
+
+# --- doc truth: `explain`'s Fix safety and the README's fix table say the same true thing ------
+
+DICT_BATCH = '''\
+import torch
+from torch.utils.data import DataLoader
+
+
+def collate(items):
+    return {"pixels": torch.stack([i[0] for i in items]), "label": torch.tensor([i[1] for i in items])}
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 10)).to(device)
+criterion = torch.nn.CrossEntropyLoss()
+loader = DataLoader([(torch.randn(8, 8), i % 10) for i in range(32)], batch_size=8, collate_fn=collate)
+for batch in loader:
+    pixels = batch["pixels"].to(device)
+    loss = criterion(model(pixels), batch["label"])
+    loss.backward()
+'''
+
+
+def _fix_table() -> dict:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return {code: (what, applicability.strip()) for code, what, applicability in
+            re.findall(r"^\| (DL\d{3}) \| (.*) \| ((?:safe|unsafe)[^|]*) \|$", readme, re.M)}
+
+
+def test_explain_dl002_fix_safety_agrees_with_the_readme_fix_table():
+    table = _fix_table()
+    text = CliRunner().invoke(cli, ["explain", "DL002"]).output
+    safety = text.split("## Fix safety", 1)[1]
+    what, applicability = table["DL002"]
+    # the README says dict batches are fixed; so does explain, and it is true
+    assert 'batch["label"] = batch["label"].to(device)' in what
+    assert 'batch["label"] = batch["label"].to(device)' in " ".join(safety.split())
+    assert "dict batches" not in safety
+    fixed, count = fix_source(DICT_BATCH.encode(), "train.py", ["DL002"], unsafe=True)
+    assert count == 1 and '    batch["label"] = batch["label"].to(device)\n' in fixed.decode()
+    assert applicability == "unsafe" and "Unsafe (`--unsafe-fixes`)" in safety
+    assert fix_source(DICT_BATCH.encode(), "train.py", ["DL002"]) == (DICT_BATCH.encode(), 0)
+
+
+def test_every_fix_table_row_names_the_applicability_the_rule_has():
+    from devicelint.rules import BY_CODE
+
+    table = _fix_table()
+    assert len(table) >= 10
+    for code, (_what, applicability) in table.items():
+        said = {"safe", "unsafe"} & set(re.findall(r"\b(?:un)?safe\b", applicability))
+        assert said == set(BY_CODE[code].fix_applicability), code

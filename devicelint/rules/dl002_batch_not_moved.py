@@ -43,10 +43,14 @@ class BatchNotMoved(Rule):
     tensor at the top of the loop body, one `x = x.to(device)` line per name. Only names
     that the flagged line uses, that hold a host tensor (not a step counter, a dict or a
     list) and that the body neither moves already nor hands to NumPy (`.numpy()`, `np.*`)
-    are moved. Unsafe (`--unsafe-fixes`): every later use of the name in the body now sees
-    the device tensor (host-side metrics or indexing with it change where they run), and the
-    copy is made every step. No fix for batches that reach the device through a helper,
-    dict batches, or when no device variable is in scope.
+    are moved. For a dict batch, the fix moves the string-keyed entries the flagged call
+    takes, `batch["label"] = batch["label"].to(device)`, right after the code's own moves of
+    the batch's other entries (in the loop or the step method it hands the batch to), to the
+    device they use, else at the top of the loader loop; never a whole dict, an entry handed
+    to NumPy or stored into. Unsafe (`--unsafe-fixes`): every later
+    use of the name (or entry) in the body now sees the device tensor (host-side metrics or
+    indexing with it change where they run), and the copy is made every step. No fix for
+    batches that reach the device through a helper, or when no device variable is in scope.
     """
 
     code = "DL002"
