@@ -96,24 +96,29 @@ def _with_codes(line: str, codes: set, comment_at) -> str:
     return body.rstrip() + "  " + directive + end if body.strip() else line
 
 
-def add_noqa_to_files(findings) -> int:
-    """Add directives for `findings` in their files (notebooks are left alone); returns how
-    many lines got one."""
-    from devicelint.fix import write_atomically
+def add_noqa_to_files(findings) -> tuple[int, list]:
+    """Add directives for `findings` in their files (notebooks are left alone). Returns
+    (how many lines got one, [(path, the OSError or fix.Changed) for each file that could not
+    be written]): a read-only folder or a full disk loses no file and stops no other."""
+    from devicelint.fix import Changed, write_atomically
 
     by_path: dict = {}
     for f in findings:
         if f.code != "DL000" and not f.path.endswith(".ipynb") and getattr(f, "cell", None) is None:
             by_path.setdefault(f.path, []).append(f)
-    total = 0
+    total, refused = 0, []
     for path, found in sorted(by_path.items()):
         try:
             with open(path, "rb") as fh:
                 source = fh.read()
         except OSError:
-            continue
+            continue  # the lint run already reported it (DL000 unreadable-file)
         new, count = add_noqa(source, found)
         if count and new != source:
-            write_atomically(path, new)
+            try:
+                write_atomically(path, new)
+            except (OSError, Changed) as e:
+                refused.append((path, e))
+                continue
             total += count
-    return total
+    return total, refused
