@@ -391,7 +391,9 @@ def _explain(code: str, output_format: str) -> None:
 @click.option("--simulate", is_flag=True, help="Simulate CUDA on the CPU (results are labelled 'simulated').")
 @click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per script.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the JSON report here.")
-def verify_cmd(folder, simulate, timeout, report_path):
+@click.option("--max-memory", "max_memory", type=click.IntRange(min=0), default=None, metavar="MB",
+              help="Memory cap per script in MB; 0 for none (default: $DEVICELINT_SCRIPT_MEMORY_MB or half the machine's).")
+def verify_cmd(folder, simulate, timeout, report_path, max_memory):
     """Run the bad/fixed script pairs in FOLDER and confirm each finding at runtime."""
     try:
         import torch  # noqa: F401
@@ -407,7 +409,7 @@ def verify_cmd(folder, simulate, timeout, report_path):
             click.echo("devicelint verify: no CUDA device here; use --simulate to run on the CPU", err=True)
             sys.exit(EXIT_ERROR)
     try:
-        results = verify.verify_folder(folder, simulate=simulate, timeout=timeout)
+        results = verify.verify_folder(folder, simulate=simulate, timeout=timeout, memory_mb=max_memory)
     except verify.VerifyError as e:
         click.echo(f"devicelint verify: {e}", err=True)
         sys.exit(EXIT_ERROR)

@@ -3,10 +3,12 @@
 Public API (torch is only needed by the scripts' subprocesses; this module imports it
 lazily, and only to check for a GPU):
 
-``verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None) -> list[Result]``
+``verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None, memory_mb: int | None = None) -> list[Result]``
     Find every ``<CODE>-<name>/bad*.py`` + ``fixed*.py`` pair under ``path`` (or treat
     ``path`` as one such folder), run each script in its own subprocess — on the real
-    GPU, or on the simulated device when ``simulate`` — and return one ``Result`` per
+    GPU, or on the simulated device when ``simulate``, in a session of its own that is
+    killed when it ends, under a memory cap of ``memory_mb`` (default
+    ``runner.default_memory_mb()``) — and return one ``Result`` per
     script (``runner.Result``: fixture, role, code, expected, observed, line, verdict,
     detail, simulated, flagged, lint; ``.ok`` is True for "confirmed"/"clean"). Each
     script also gets the static checks of ``runtime.static`` (bad: flagged at exactly its
@@ -65,12 +67,13 @@ def check_runtime(simulate: bool) -> None:
         )
 
 
-def verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None) -> list[Result]:
+def verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None,
+                  memory_mb: int | None = None) -> list[Result]:
     check_runtime(simulate)
     pairs = discover_pairs(path)
     if not pairs:
         raise VerifyError(f"no fixture pairs (<CODE>-<name>/bad.py + fixed.py) found under {path}")
-    runner = PairRunner(simulate, timeout, jobs)
+    runner = PairRunner(simulate, timeout, jobs, memory_mb=memory_mb)
     try:
         runner.prefetch(pairs)
         results: list[Result] = []
