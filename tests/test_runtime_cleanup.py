@@ -188,3 +188,25 @@ def test_the_memory_cap_reaches_the_script(tmp_path, monkeypatch):
     monkeypatch.setenv("DEVICELINT_SCRIPT_MEMORY_MB", "900")
     run = run_script(script, True, 60)
     assert run.record is not None and run.record["exit_code"] == 0, run.stderr_tail
+
+
+def test_an_internal_error_in_one_pair_still_gives_the_table(tmp_path, monkeypatch):
+    """No script runs here: the runs are stood in for, one pair's by a crash of the runner."""
+    from devicelint.runtime import runner
+    from devicelint.runtime.verify import format_table, verify_folder
+
+    fixtures = tmp_path / "fixtures"
+    _pair(fixtures, "DL002-first", KILLS_PARENT)
+    _pair(fixtures, "DL002-second", GREEDY)
+
+    def run_script(script, *a, **k):
+        if "DL002-first" in str(script):
+            raise OSError(24, "Too many open files")
+        return runner.Run(str(script), None, "timed out after 60s")
+
+    monkeypatch.setattr(runner, "run_script", run_script)
+    results = verify_folder(fixtures, simulate=True, timeout=60)
+    table = format_table(results)
+    assert [(r.fixture, r.verdict) for r in results] == [
+        ("DL002-first/bad.py", "error"), ("DL002-second/bad.py", "timeout"), ("DL002-second/fixed.py", "timeout")]
+    assert "internal error while running the pair: OSError: [Errno 24] Too many open files" in table

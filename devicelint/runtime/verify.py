@@ -78,7 +78,10 @@ def verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None =
         runner.prefetch(pairs)
         results: list[Result] = []
         for pair in pairs:
-            bad, fixed = runner.results(pair)
+            try:
+                bad, fixed = runner.results(pair)
+            except Exception as exc:  # noqa: BLE001 - one pair's failure must not cost the table
+                bad, fixed = _internal_error(pair, exc, simulate), None
             results.append(bad)
             if fixed is not None:
                 results.append(fixed)
@@ -91,6 +94,12 @@ def verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None =
         runner.close()
     verify_folder.last_env = runner.env  # type: ignore[attr-defined]  # for results_to_report
     return results
+
+
+def _internal_error(pair, exc: Exception, simulate: bool) -> Result:
+    expected = pair.header.outcome.describe() if pair.header else "?"
+    return Result(pair.name, "bad", code=pair.code, expected=expected, observed="", line=None, verdict="error",
+                  detail=f"internal error while running the pair: {type(exc).__name__}: {exc}", simulated=simulate)
 
 
 def _add_lint(result: Result, problems: list[str]) -> None:
