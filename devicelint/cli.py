@@ -415,8 +415,13 @@ def verify_cmd(folder, simulate, timeout, report_path, max_memory):
         sys.exit(EXIT_ERROR)
     click.echo(verify.format_table(results))
     if report_path:
-        with open(report_path, "w") as f:
-            json.dump(verify.results_to_report(results, simulate), f, indent=2)
+        from devicelint import atomic
+
+        try:
+            atomic.write(report_path, json.dumps(verify.results_to_report(results, simulate), indent=2).encode("utf-8"))
+        except OSError as e:  # the table is out already: say why the report is not
+            click.echo(f"devicelint verify: error: cannot write the report {report_path}: {e.strerror or e}", err=True)
+            sys.exit(EXIT_ERROR)
     ok = all(getattr(r, "ok", False) for r in results)
     sys.exit(EXIT_CLEAN if ok and results else EXIT_FINDINGS)
 
