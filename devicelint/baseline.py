@@ -112,9 +112,10 @@ def write(path: str, findings, sources=None) -> int:
         for (p, c, t, h), n in sorted(counts.items())
     ]
     data = json.dumps({"devicelint_baseline": FORMAT, "findings": entries}, indent=2) + "\n"
+    from devicelint import atomic
+
     try:
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(data)
+        atomic.write(path, data.encode("utf-8"))  # a full disk keeps the old baseline whole
     except OSError as e:
         raise BaselineError(f"cannot write baseline {path}: {e.strerror or e}") from None
     return sum(counts.values())

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import time
 from functools import lru_cache
 
@@ -103,24 +102,16 @@ def store(cache_dir: str, k: str, findings) -> None:
 
 
 def _write(cache_dir: str, k: str, obj) -> None:
+    from devicelint import atomic
+
     target = _path(cache_dir, k)
-    tmp = None
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         _ensure_gitignore(cache_dir)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(obj, f)
-        os.replace(tmp, target)
-        tmp = None
+        # a cache entry may be lost, never half-written: no fsync, the rename suffices
+        atomic.write(target, json.dumps(obj).encode("utf-8"), durable=False)
     except OSError:
         pass  # a read-only checkout or a full disk still lints, just without a cache
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def prune(cache_dir: str, force: bool = False) -> int:
@@ -186,8 +177,9 @@ def clean(cache_dir: str) -> bool:
 def _ensure_gitignore(cache_dir: str) -> None:
     marker = os.path.join(cache_dir, ".gitignore")
     if not os.path.exists(marker):
+        from devicelint import atomic
+
         try:
-            with open(marker, "w") as f:
-                f.write("*\n")
+            atomic.write(marker, b"*\n", durable=False)  # `clean` trusts only a whole marker
         except OSError:
             pass

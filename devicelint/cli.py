@@ -12,6 +12,8 @@ import click
 from devicelint import __version__, report
 from devicelint import rules as registry
 from devicelint.lines import split_lines
+from devicelint.stop import Stopped
+from devicelint.stop import install as install_signal_handlers
 from devicelint.term import Progress, use_color
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -123,7 +125,7 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     fixed = None
     if fix or diff:
         changed, fixed, tasks = _apply_fixes(tasks, chosen, ignored, cfg, write=fix and not diff, unsafe=unsafe_fixes,
-                                             jobs=jobs)
+                                             jobs=jobs, given=paths)
         if diff:
             sys.exit(EXIT_FINDINGS if changed else EXIT_CLEAN)
         sources.update((path, split_lines(data.decode("utf-8", "replace"))) for path, data in tasks if data is not None)
@@ -144,6 +146,9 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
         progress.close()
         click.echo("devicelint: interrupted", err=True)
         sys.exit(130)
+    except Stopped:  # main() says so, once the progress line is gone
+        progress.close()
+        raise
     progress.close()
     for path, message in errors:
         click.echo(f"devicelint: internal error while linting {path}: {message}", err=True)
@@ -189,11 +194,15 @@ def _adopt(findings, tasks, errors, add_noqa: bool, write_baseline) -> None:
             click.echo("devicelint: error: --add-noqa edits files; it cannot read stdin", err=True)
             sys.exit(EXIT_ERROR)
         unsilenced: list = []
-        added = add_noqa_to_files(findings, unsilenced)
+        added, refused = add_noqa_to_files(findings, unsilenced)
         for f, why in unsilenced:  # never left silently: CI would stay red with no word why
             cell = f"cell {f.cell}:" if f.cell is not None else ""
             click.echo(f"{f.path}:{cell}{f.line}:{f.column}: {f.code} [{f.name}] not silenced: {why}", err=True)
+        for path, e in refused:
+            click.echo(_not_written(path, e, "not silenced"), err=True)
         click.echo(f"Added {added} noqa directive{'' if added == 1 else 's'}.", err=True)
+        if refused:
+            sys.exit(EXIT_ERROR)
     else:
         from devicelint import baseline
 
@@ -221,12 +230,13 @@ def _warning(text: str) -> str:
     return click.style("warning", fg="yellow", bold=True) + f": {text}" if use_color(sys.stderr) else f"warning: {text}"
 
 
-def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False, jobs=None):
+def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False, jobs=None, given=()):
     """Fix (or, without `write`, print the diff for) every file. Returns (files changed,
     fixes applied, the tasks to lint next: stdin's replaced by its fixed source). When
     writing, stdin's fixed source (or the source itself, when nothing applies) is printed
     on stdout, as `ruff check --fix -` does for editors. A file that cannot be written, or
-    that changed while we worked, is one DL000 line on stderr and the run goes on."""
+    that changed while we worked, or a link out of the `given` paths, is one DL000 line on
+    stderr and the run goes on."""
     from devicelint.files import ignored_codes
     from devicelint.fix import Changed, fix_source, unified_diff, write_fixed
     from devicelint.lint import fix_many
@@ -234,9 +244,10 @@ def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False,
     # the files' fixes are worked out in parallel (read, fixed, verified to parse), then
     # written one by one in the order of `tasks`: the output does not depend on --jobs
     reals, seen = {}, set()
+    outside = _links_outside(tasks, given)
     for path, data in tasks:
         real = os.path.realpath(path) if data is None else None  # a symlink: fix its target, keep the link
-        if real is not None and real not in seen:
+        if real is not None and real not in seen and path not in outside:
             seen.add(real)
             reals[path] = real
     worked = fix_many([(reals[p], chosen, ignored + ignored_codes(p, cfg.per_file_ignores, cfg.root), unsafe)
@@ -247,6 +258,9 @@ def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False,
     for path, data in tasks:
         after.append((path, data))
         if data is None:
+            if path in outside:  # still linted: its findings are reported, not fixed
+                click.echo(f"{path}:1:1: DL000 [symlink-outside] not fixed: a link to {outside[path]}, outside the "
+                           "paths given", err=True)
             if path not in reals:
                 continue
             _real, outcome, error = results[path]
@@ -270,12 +284,8 @@ def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False,
         if write and data is None:
             try:
                 write_fixed(path, source, new, before)
-            except Changed:
-                click.echo(f"{path}:1:1: DL000 [file-changed] not fixed: the file changed while devicelint ran", err=True)
-                continue
-            except OSError as e:
-                reason = e.strerror or str(e)
-                click.echo(f"{path}:1:1: DL000 [unwritable-file] not fixed: {reason.lower()}", err=True)
+            except (Changed, OSError) as e:
+                click.echo(_not_written(path, e, "not fixed"), err=True)
                 continue
             click.echo(f"Fixed {count} finding{'s' if count > 1 else ''} in {path}", err=True)
         elif not write:
@@ -288,6 +298,33 @@ def _apply_fixes(tasks, chosen, ignored, cfg, write: bool, unsafe: bool = False,
         changed += 1
         applied += count
     return changed, applied, after
+
+
+def _links_outside(tasks, given) -> dict:
+    """{path: its target} for the files a folder walk reached through a symbolic link that
+    leads out of every folder given: as Black does, `--fix` writes only inside the tree the
+    user named (a link to a shared or system file must not rewrite it). A file named on
+    the command line is the user's own choice, link or not."""
+    named = {os.path.normpath(g) for g in given if g != "-"}
+    folders = [os.path.realpath(g) for g in given if g != "-" and os.path.isdir(g)]
+    out = {}
+    for path, data in tasks:
+        if data is not None or os.path.normpath(path) in named:
+            continue
+        real = os.path.realpath(path)
+        if not any(os.path.commonpath([real, folder]) == folder for folder in folders):
+            out[path] = real
+    return out
+
+
+def _not_written(path: str, e: Exception, what: str) -> str:
+    """The DL000 line for a file that `--fix` or `--add-noqa` could not write back."""
+    from devicelint.fix import Changed
+
+    if isinstance(e, Changed):
+        return f"{path}:1:1: DL000 [file-changed] {what}: the file changed while devicelint ran"
+    reason = getattr(e, "strerror", None) or str(e)
+    return f"{path}:1:1: DL000 [unwritable-file] {what}: {reason.lower()}"
 
 
 def _read_lines(path: str) -> list:
@@ -361,7 +398,9 @@ def _explain(code: str, output_format: str) -> None:
 @click.option("--simulate", is_flag=True, help="Simulate CUDA on the CPU (results are labelled 'simulated').")
 @click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per script.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the JSON report here.")
-def verify_cmd(folder, simulate, timeout, report_path):
+@click.option("--max-memory", "max_memory", type=click.IntRange(min=0), default=None, metavar="MB",
+              help="Memory cap per script in MB; 0 for none (default: $DEVICELINT_SCRIPT_MEMORY_MB or half the machine's).")
+def verify_cmd(folder, simulate, timeout, report_path, max_memory):
     """Run the bad/fixed script pairs in FOLDER and confirm each finding at runtime."""
     try:
         import torch  # noqa: F401
@@ -377,21 +416,30 @@ def verify_cmd(folder, simulate, timeout, report_path):
             click.echo("devicelint verify: no CUDA device here; use --simulate to run on the CPU", err=True)
             sys.exit(EXIT_ERROR)
     try:
-        results = verify.verify_folder(folder, simulate=simulate, timeout=timeout)
+        results = verify.verify_folder(folder, simulate=simulate, timeout=timeout, memory_mb=max_memory)
     except verify.VerifyError as e:
         click.echo(f"devicelint verify: {e}", err=True)
         sys.exit(EXIT_ERROR)
     click.echo(verify.format_table(results))
     if report_path:
-        with open(report_path, "w") as f:
-            json.dump(verify.results_to_report(results, simulate), f, indent=2)
+        from devicelint import atomic
+
+        try:
+            atomic.write(report_path, json.dumps(verify.results_to_report(results, simulate), indent=2).encode("utf-8"))
+        except OSError as e:  # the table is out already: say why the report is not
+            click.echo(f"devicelint verify: error: cannot write the report {report_path}: {e.strerror or e}", err=True)
+            sys.exit(EXIT_ERROR)
     ok = all(getattr(r, "ok", False) for r in results)
     sys.exit(EXIT_CLEAN if ok and results else EXIT_FINDINGS)
 
 
 def main() -> None:
+    install_signal_handlers()
     try:
         cli(prog_name="devicelint")
+    except Stopped as e:  # every `finally` on the way has run: no temporary file is left
+        click.echo(f"devicelint: {e.message}", err=True)
+        sys.exit(e.exit_code)
     except KeyboardInterrupt:
         click.echo("devicelint: interrupted", err=True)
         sys.exit(130)

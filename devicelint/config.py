@@ -93,6 +93,9 @@ def load(path: str) -> Config:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except UnicodeDecodeError as e:  # TOML is UTF-8 by definition
+        raise ConfigError(f"{path}: not UTF-8 (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
+                          "TOML files must be UTF-8") from None
     if os.path.basename(path) == "pyproject.toml" or "tool" in data:
         table = data.get("tool", {}).get("devicelint", {})
         where = f"{path} [tool.devicelint]"

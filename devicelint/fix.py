@@ -11,7 +11,6 @@ import hashlib
 import os
 import re
 import stat
-import tempfile
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, WhitespaceInclusivePositionProvider
@@ -167,14 +166,10 @@ def write_fixed(path: str, old: bytes, new: bytes, before: os.stat_result) -> No
     that every link sees the fix; otherwise the temporary file is renamed over it. Owner,
     group and mode are kept where permitted. Raises Changed when the file was edited since
     it was read, OSError when it cannot be written."""
+    from devicelint import atomic
+
     real = os.path.realpath(path)
-    folder = os.path.dirname(real)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".devicelint-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(new)
-            f.flush()
-            os.fsync(f.fileno())
+    with atomic.staged(real, new) as tmp:  # a full disk fails here, before the file is touched
         if before.st_nlink > 1:
             _unchanged(real, before, old)
             _write_in_place(real, new, old)
@@ -186,9 +181,6 @@ def write_fixed(path: str, old: bytes, new: bytes, before: os.stat_result) -> No
         os.chmod(tmp, stat.S_IMODE(before.st_mode))
         _unchanged(real, before, old)
         os.replace(tmp, real)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def _write_in_place(path: str, data: bytes, old: bytes) -> None:

@@ -12,7 +12,7 @@ import tempfile
 import traceback
 from concurrent.futures.process import BrokenProcessPool
 
-from devicelint import engine, limits
+from devicelint import engine, limits, stop
 from devicelint.engine import _meta, lint_file, lint_source, read_source
 
 # Below this many files a pool costs more to start than it saves.
@@ -205,7 +205,7 @@ def _run_pool(tasks, indices, jobs, done, tick, work=_one, shared=None) -> None:
     finished: queue.SimpleQueue = queue.SimpleQueue()  # each future as it is done: O(1) a file
     try:
         for i in indices:
-            future = pool.submit(work, tasks[i])
+            future = pool.submit(stop.guarded, work, tasks[i])
             futures[future] = i
             future.add_done_callback(finished.put)
         for _ in range(len(futures)):
@@ -233,20 +233,27 @@ def _run_pool(tasks, indices, jobs, done, tick, work=_one, shared=None) -> None:
         pool.shutdown(wait=False)
         raise
     except BaseException:
-        # Ctrl-C: drop the queued files instead of linting them all first. Cancelled here:
-        # the pool's own cancelling runs in its manager thread, too late once the pool
-        # object is gone.
-        for future in futures:
-            future.cancel()
+        # Ctrl-C, SIGTERM: drop the queued files instead of linting them all first, and let
+        # no worker outlive this (one still running would write into the run's summary
+        # folder after the caller removed it). The pool fails the queued files itself once
+        # its workers are gone; cancelling them here as well would make its manager thread
+        # fail on them (Python 3.11 sets an exception on each pending future).
+        _kill_workers(pool, wait=True)
         pool.shutdown(wait=False, cancel_futures=True)
         raise
 
 
-def _kill_workers(pool) -> None:
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+def _kill_workers(pool, wait: bool = False) -> None:
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
         try:
             proc.kill()
         except (OSError, AttributeError):
+            pass
+    for proc in procs if wait else ():
+        try:
+            proc.join(5)
+        except (OSError, AttributeError, AssertionError):
             pass
 
 
@@ -265,6 +272,7 @@ def _worker_start(parent: int, shared: str | None = None) -> None:
     project.share_summaries)."""
     gc.set_threshold(*GC_THRESHOLD)
     _run_settings(True)  # a worker lives for one run
+    stop.install_in_worker()
     if shared is not None:
         from devicelint import project
 

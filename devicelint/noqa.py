@@ -147,23 +147,25 @@ def _with_codes(line: str, codes: set, comment_at) -> str:
     return body.rstrip() + "  " + directive + end if body.strip() else line
 
 
-def add_noqa_to_files(findings, unsilenced: list | None = None) -> int:
-    """Add directives for `findings` in their files (notebooks' cells included); returns how
-    many lines got one. `unsilenced` gets (finding, why) for each one left as it was."""
-    from devicelint.fix import write_atomically
+def add_noqa_to_files(findings, unsilenced: list | None = None) -> tuple[int, list]:
+    """Add directives for `findings` in their files (notebooks' cells included). Returns
+    (how many lines got one, [(path, the OSError or fix.Changed) for each file that could not
+    be written]): a read-only folder or a full disk loses no file and stops no other.
+    `unsilenced` gets (finding, why) for each finding left as it was."""
+    from devicelint.fix import Changed, write_atomically
 
     unsilenced = [] if unsilenced is None else unsilenced
     by_path: dict = {}
     for f in findings:
         if f.code != "DL000":
             by_path.setdefault(f.path, []).append(f)
-    total = 0
+    total, refused = 0, []
     for path, found in sorted(by_path.items()):
         try:
             with open(path, "rb") as fh:
                 source = fh.read()
         except OSError:
-            continue
+            continue  # the lint run already reported it (DL000 unreadable-file)
         if any(f.cell is not None for f in found):
             try:
                 new, count = add_noqa_notebook(source, found, unsilenced)
@@ -173,6 +175,10 @@ def add_noqa_to_files(findings, unsilenced: list | None = None) -> int:
         else:
             new, count = add_noqa(source, found, unsilenced)
         if count and new != source:
-            write_atomically(path, new)
+            try:
+                write_atomically(path, new)
+            except (OSError, Changed) as e:
+                refused.append((path, e))
+                continue
             total += count
-    return total
+    return total, refused

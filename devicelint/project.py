@@ -148,14 +148,11 @@ class Store:
 
 
 def _write(path: str, obj) -> None:
-    import tempfile
+    from devicelint import atomic
 
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(obj, f)
-        os.replace(tmp, path)
+        atomic.write(path, json.dumps(obj).encode("utf-8"), durable=False)
     except OSError:
         pass
 

@@ -88,14 +88,27 @@ def test_concurrent_runs_agree(tmp_path):
 
 def test_full_disk_leaves_no_temporary_files(tmp_path, monkeypatch):
     import errno
+    import os
 
     from devicelint import cache
     from devicelint.findings import Finding
 
-    def no_space(*a, **k):
-        raise OSError(errno.ENOSPC, "No space left on device")
+    real_fdopen = os.fdopen
 
-    monkeypatch.setattr(cache.json, "dump", no_space)
+    class Full:  # the temporary file opens, its write fails: a disk that fills up
+        def __init__(self, *a, **k):
+            self.f = real_fdopen(*a, **k)
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+    monkeypatch.setattr(os, "fdopen", Full)
     found = [Finding("t.py", 1, 1, 1, 2, "DL001", "model-not-moved", "m")]
     cache.store(str(tmp_path / "c"), "ab" * 32, found)
     assert not list((tmp_path / "c").rglob("*.tmp"))

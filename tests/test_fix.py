@@ -236,7 +236,7 @@ def test_read_only_folder_and_vanished_file_are_one_line_each(tmp_path, monkeypa
             (tmp_path / "gone.py").unlink()
         return real_write(path, *a, **k)
 
-    monkeypatch.setattr(fixmod.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     monkeypatch.setattr(fixmod, "write_fixed", vanish_then_write)
     r = _fix(".")
     assert "Traceback" not in r.output

@@ -1,8 +1,10 @@
 """Runs ONE fixture script inside its own process and writes what happened as JSON.
 
-    python -m devicelint.runtime.harness [--simulate] SCRIPT --out RESULT.json
+    python -m devicelint.runtime.harness [--simulate] [--max-memory MB] SCRIPT --out RESULT.json
 
-The script runs with runpy as ``__main__`` in a fresh temp cwd. Around it:
+The script runs with runpy as ``__main__`` in a fresh temp cwd, in a child of this process
+(which only waits: a script that kills its parent kills that guard, not the runner), with
+its private memory capped at MB. Around it:
 
 * real CUDA: a TorchDispatchMode counts ``aten._to_copy`` / ``aten.copy_`` calls that
   cross devices; a TorchFunctionMode counts host syncs and graph carries (below);
@@ -27,6 +29,7 @@ import json
 import os
 import platform
 import runpy
+import signal
 import sys
 import tempfile
 import traceback
@@ -348,12 +351,52 @@ def run_script(script: str, simulate: bool, scratch: str | None = None) -> dict:
     return result
 
 
+def _guard() -> None:
+    """Fork: the script runs in the child (this function returns there); this process only
+    waits for it and ends as it ended. A script that signals its parent
+    (`os.kill(os.getppid(), ...)`) thus stops this guard, never devicelint's runner or its
+    fork server, and the runner still sees a run that failed."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        return
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:  # end by the same signal, as the runner reports it (-9, -11, ...)
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code)
+
+
+def _cap_memory(megabytes: int) -> None:
+    """Limit the script's private writable memory (RLIMIT_DATA: the heap and anonymous
+    mappings, what tensors on the host take), so that a runaway script fails its own run
+    with PyTorch's "can't allocate memory" instead of taking the machine. Not RLIMIT_AS:
+    the CUDA driver reserves far more address space than it uses."""
+    if megabytes <= 0:
+        return
+    try:
+        import resource
+
+        limit = megabytes * 1024 * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # not on this platform: the run goes on uncapped
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m devicelint.runtime.harness")
     parser.add_argument("--simulate", action="store_true")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--max-memory", type=int, default=0, help="MB of memory the script may use (0: no cap)")
     parser.add_argument("script")
     ns = parser.parse_args(argv)
+    _guard()
+    _cap_memory(ns.max_memory)
     result = run_script(ns.script, ns.simulate, scratch=os.path.dirname(os.path.abspath(ns.out)))
     tmp = ns.out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:

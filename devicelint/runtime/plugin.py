@@ -15,7 +15,6 @@ loaded in every pytest run of the environment, so it imports nothing heavy.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -200,9 +199,7 @@ def pytest_unconfigure(config):
         from devicelint.runtime.verify import results_to_report
 
         report = results_to_report(state.runner.all_results(), state.mode == "simulated", state.runner.env)
+        from devicelint import atomic
+
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        tmp = f"{path}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(report, fh, indent=2)
-            fh.write("\n")
-        os.replace(tmp, path)
+        atomic.write(path, (json.dumps(report, indent=2) + "\n").encode("utf-8"))

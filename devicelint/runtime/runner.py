@@ -112,41 +112,70 @@ class Result:
         return asdict(self)
 
 
+def default_memory_mb() -> int:
+    """The memory cap of one script (MB): ``DEVICELINT_SCRIPT_MEMORY_MB`` (0 turns it off),
+    else half of this machine's memory, generous for a fixture script (seconds of a tiny
+    model) yet short of what would take the machine down with it."""
+    given = os.environ.get("DEVICELINT_SCRIPT_MEMORY_MB", "").strip()
+    if given:
+        try:
+            return max(0, int(given))
+        except ValueError:
+            pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (2 * 1024 * 1024)
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
 def run_script(script: str | Path, simulate: bool, timeout: float = 120.0, env_extra: dict | None = None,
-               server=None) -> Run:
+               server=None, memory_mb: int | None = None) -> Run:
     """Run one script through the harness in its own process (``env_extra`` is added to
     its environment, e.g. ``CUDA_VISIBLE_DEVICES=""``): a child forked by ``server`` (a
     warm.WarmServer that has imported torch already) or, without one, a fresh
     ``sys.executable``. A server that fails is not trusted with a verdict: the script
-    runs again in a fresh process."""
+    runs again in a fresh process. Either way the script runs in a session of its own,
+    which is killed when it ends (child processes and DataLoader workers with it), and
+    under a memory cap of ``memory_mb`` (default: ``default_memory_mb()``; 0: none)."""
     script = str(Path(script).resolve())
-    args = (["--simulate"] if simulate else []) + [script]
+    cap = default_memory_mb() if memory_mb is None else memory_mb
+    args = (["--simulate"] if simulate else []) + ["--max-memory", str(cap), script]
     with tempfile.TemporaryDirectory(prefix="devicelint-") as tmp:
         out = os.path.join(tmp, "result.json")
+        log = os.path.join(tmp, "output.log")
         start = time.monotonic()
         if server is not None:
-            log = os.path.join(tmp, "output.log")
             env = dict(env_extra or {}, PYTHONUNBUFFERED="1")
             try:
                 code, timed_out = server.run(args + ["--out", out], tmp, env, log, timeout)
             except OSError:
                 code, timed_out = "fallback", False
             if code != "fallback":
-                output = Path(log).read_bytes() if os.path.exists(log) else b""
-                return _finish(script, out, code, timed_out, output, timeout, time.monotonic() - start)
+                return _finish(script, out, code, timed_out, _read_log(log), timeout, time.monotonic() - start)
         cmd = [sys.executable, "-X", "faulthandler", "-m", "devicelint.runtime.harness", *args, "--out", out]
         env = root_on_path(dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {})))
-        # own session, so a timeout can kill the script's children (DataLoader workers) too
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp, env=env,
-                                start_new_session=True)
+        # the output goes to a file, not a pipe: a child the script leaves behind holding
+        # the pipe open would keep us waiting after the script is done
+        with open(log, "wb") as output:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, cwd=tmp,
+                                    env=env, start_new_session=True)
         timed_out = False
         try:
-            output, _ = proc.communicate(timeout=timeout)
+            proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            output, _ = proc.communicate()
             timed_out = True
-        return _finish(script, out, proc.returncode, timed_out, output, timeout, time.monotonic() - start)
+        finally:
+            _kill_group(proc)  # what the script started ends with it, on a normal exit too
+            proc.wait()
+        return _finish(script, out, proc.returncode, timed_out, _read_log(log), timeout, time.monotonic() - start)
+
+
+def _read_log(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 def _finish(script: str, out: str, code, timed_out: bool, output: bytes, timeout: float, seconds: float) -> Run:
@@ -155,16 +184,30 @@ def _finish(script: str, out: str, code, timed_out: bool, output: bytes, timeout
         return Run(script, None, f"timed out after {timeout:g}s", None, tail, seconds)
     if not os.path.exists(out):
         return Run(script, None, f"harness wrote no result (exit code {code})", code, tail, seconds)
-    with open(out, encoding="utf-8") as fh:
-        record = json.load(fh)
+    if isinstance(code, int) and code < 0:
+        # the harness's guard ends as the script's process ended: a signal here is the
+        # script's death or the guard's own (a script that kills its parent, whose result
+        # may still come in before its session is killed): not a finished run either way
+        return Run(script, None, f"the run was killed (exit code {code})", code, tail, seconds)
+    try:
+        with open(out, encoding="utf-8") as fh:
+            record = json.load(fh)
+    except (OSError, ValueError) as e:  # the script wrote over it, or died while it was written
+        return Run(script, None, f"harness result unreadable ({e})", code, tail, seconds)
     return Run(script, record, None, code, tail, seconds)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill the script's session (its process group: the harness started it with
+    ``start_new_session``). The group outlives its leader while any member lives, and
+    its id cannot be given to a new process meanwhile."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        proc.kill()
+        try:
+            proc.kill()
+        except OSError:
+            pass
 
 
 def _tail(output: bytes | None, limit: int = 4000) -> str:
@@ -468,7 +511,7 @@ def _judge_fixed(pair: Pair, fixed: Run | None, expected: str, base: dict) -> Re
 
 
 def autofix_run(pair: Pair, simulate: bool, timeout: float, env_extra: dict | None, server=None,
-                bad: Run | None = None, fixer=None) -> tuple[str, str]:
+                bad: Run | None = None, fixer=None, memory_mb: int | None = None) -> tuple[str, str]:
     """(verdict, detail) for the bad script of `pair` after `devicelint --fix --unsafe-fixes`
     (the default rules and the pair's own). For a counted waste, `bad` (the bad script's
     run) must show that waste over the fixed copy, as over the hand-fixed script. `fixer`
@@ -496,7 +539,7 @@ def autofix_run(pair: Pair, simulate: bool, timeout: float, env_extra: dict | No
         shutil.copytree(pair.folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
         copy = folder / pair.bad.name
         copy.write_bytes(new)
-        run = run_script(copy, simulate, timeout, env_extra, server)
+        run = run_script(copy, simulate, timeout, env_extra, server, memory_mb)
     result = _judge_fixed(pair, run, "", dict(code=pair.code, simulated=simulate))
     if result.verdict != "clean":
         return "fails", f"{result.verdict}: {result.observed} {result.detail}".strip()
@@ -516,8 +559,9 @@ class PairRunner:
     ``prefetch`` runs pairs in background threads (each run is its own process)."""
 
     def __init__(self, simulate: bool, timeout: float = 120.0, jobs: int | None = None, warm: bool | None = None,
-                 autofix: bool = True):
+                 autofix: bool = True, memory_mb: int | None = None):
         self.simulate = simulate
+        self.memory_mb = memory_mb  # each script's cap, MB (None: default_memory_mb())
         self.autofix = autofix
         self.timeout = timeout
         self.jobs = jobs or (min(4, os.cpu_count() or 1) if simulate else 1)
@@ -541,11 +585,13 @@ class PairRunner:
         if not pair.error:
             server = self._take_server()
             try:
-                bad = run_script(pair.bad, simulate, self.timeout, env_extra, server)
-                fixed = run_script(pair.fixed, simulate, self.timeout, env_extra, server) if pair.fixed else None
+                bad = run_script(pair.bad, simulate, self.timeout, env_extra, server, self.memory_mb)
+                fixed = (run_script(pair.fixed, simulate, self.timeout, env_extra, server, self.memory_mb)
+                         if pair.fixed else None)
                 if self.autofix and pair.header is not None:
                     try:
-                        auto = autofix_run(pair, simulate, self.timeout, env_extra, server, bad)
+                        auto = autofix_run(pair, simulate, self.timeout, env_extra, server, bad,
+                                           memory_mb=self.memory_mb)
                     except Exception as exc:  # noqa: BLE001 - a crash of --fix is a failed autofix
                         auto = ("fails", f"--fix raised {exc!r}")
             finally:

@@ -3,10 +3,12 @@
 Public API (torch is only needed by the scripts' subprocesses; this module imports it
 lazily, and only to check for a GPU):
 
-``verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None) -> list[Result]``
+``verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None, memory_mb: int | None = None) -> list[Result]``
     Find every ``<CODE>-<name>/bad*.py`` + ``fixed*.py`` pair under ``path`` (or treat
     ``path`` as one such folder), run each script in its own subprocess — on the real
-    GPU, or on the simulated device when ``simulate`` — and return one ``Result`` per
+    GPU, or on the simulated device when ``simulate``, in a session of its own that is
+    killed when it ends, under a memory cap of ``memory_mb`` (default
+    ``runner.default_memory_mb()``) — and return one ``Result`` per
     script (``runner.Result``: fixture, role, code, expected, observed, line, verdict,
     detail, simulated, flagged, lint; ``.ok`` is True for "confirmed"/"clean"). Each
     script also gets the static checks of ``runtime.static`` (bad: flagged at exactly its
@@ -65,17 +67,21 @@ def check_runtime(simulate: bool) -> None:
         )
 
 
-def verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None) -> list[Result]:
+def verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None = None,
+                  memory_mb: int | None = None) -> list[Result]:
     check_runtime(simulate)
     pairs = discover_pairs(path)
     if not pairs:
         raise VerifyError(f"no fixture pairs (<CODE>-<name>/bad.py + fixed.py) found under {path}")
-    runner = PairRunner(simulate, timeout, jobs)
+    runner = PairRunner(simulate, timeout, jobs, memory_mb=memory_mb)
     try:
         runner.prefetch(pairs)
         results: list[Result] = []
         for pair in pairs:
-            bad, fixed = runner.results(pair)
+            try:
+                bad, fixed = runner.results(pair)
+            except Exception as exc:  # noqa: BLE001 - one pair's failure must not cost the table
+                bad, fixed = _internal_error(pair, exc, simulate), None
             results.append(bad)
             if fixed is not None:
                 results.append(fixed)
@@ -88,6 +94,12 @@ def verify_folder(path, simulate: bool, timeout: float = 120, jobs: int | None =
         runner.close()
     verify_folder.last_env = runner.env  # type: ignore[attr-defined]  # for results_to_report
     return results
+
+
+def _internal_error(pair, exc: Exception, simulate: bool) -> Result:
+    expected = pair.header.outcome.describe() if pair.header else "?"
+    return Result(pair.name, "bad", code=pair.code, expected=expected, observed="", line=None, verdict="error",
+                  detail=f"internal error while running the pair: {type(exc).__name__}: {exc}", simulated=simulate)
 
 
 def _add_lint(result: Result, problems: list[str]) -> None:

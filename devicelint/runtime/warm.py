@@ -112,7 +112,8 @@ class WarmServer:
         return self.proc.poll() is None
 
     def run(self, args: list, cwd: str, env: dict, log: str, timeout: float) -> tuple[int | None, bool]:
-        """(exit code or None, timed out). Kills the child's whole session on timeout;
+        """(exit code or None, timed out). Kills the child's whole session when it ends
+        (its own processes, DataLoader workers) and on timeout;
         raises OSError when the server itself is gone (the caller falls back)."""
         request = {"args": args, "cwd": cwd, "env": env, "log": log}
         try:
@@ -127,6 +128,7 @@ class WarmServer:
             raise OSError(f"fork server did not start the script: {started!r}")
         done = self._read(timeout)
         if done:
+            _kill_session(started["pid"])  # what the script started ends with it
             return done["exit"], False
         if done is None:  # timed out: the server reaps the killed child and says so
             _kill_session(started["pid"])
