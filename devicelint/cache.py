@@ -12,8 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 import time
 from functools import lru_cache
 
@@ -108,6 +106,8 @@ def _write(cache_dir: str, k: str, obj) -> None:
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         _ensure_gitignore(cache_dir)
+        import tempfile  # only when writing: a cache hit writes nothing
+
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(obj, f)
@@ -179,6 +179,8 @@ def clean(cache_dir: str) -> bool:
                 raise ValueError
     except (OSError, ValueError):
         raise ValueError(f"{cache_dir} does not look like a devicelint cache (no {_MARKER} marker); not removed") from None
+    import shutil
+
     shutil.rmtree(cache_dir)
     return True
 

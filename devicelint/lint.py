@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import gc
 import os
-import shutil
 import signal
 import stat
 import sys
-import tempfile
 import traceback
 
 from devicelint import limits
@@ -93,6 +91,9 @@ def lint_many(tasks, jobs=None, progress=None):
         # Largest files first: a few huge files at the end would leave the other workers
         # idle. Output order does not depend on this (findings are sorted).
         tasks = sorted(tasks, key=_size, reverse=True)
+        import shutil
+        import tempfile
+
         shared = tempfile.mkdtemp(prefix="devicelint-summaries-") if any(t[4] is None for t in tasks) else None
         try:
             results = _pooled(tasks, jobs, tick, shared=shared)

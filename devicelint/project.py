@@ -15,8 +15,6 @@ import os
 import stat
 import sys
 
-from devicelint import torchapi as api
-
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Never looked up among the project's files: their meaning comes from the library tables.
 LIBRARIES = {
@@ -418,6 +416,8 @@ class FileView:
     def class_facts(self, path: str, name: str) -> dict | None:
         """Is this class an nn.Module (through any chain of bases, in any file), a Dataset,
         a framework module; does it place itself, does it hold weights?"""
+        from devicelint import torchapi as api  # the library tables: not needed on a cache hit
+
         key = (path, name)
         if key in self._classes:
             return self._classes[key]
@@ -484,6 +484,8 @@ class FileView:
         device, nor restores pickles, and neither does any project function it calls; no class
         it builds places itself; it calls no library factory named like a builder
         (`build_model`, `load_net`), which might."""
+        from devicelint import torchapi as api  # the library tables: not needed on a cache hit
+
         key = (path, name)
         if key in self._unplaced:
             return self._unplaced[key]
@@ -608,6 +610,8 @@ class FileView:
         return None
 
     def _library(self, path: str, q: str, kws, args, depth: int):
+        from devicelint import torchapi as api  # the library tables: not needed on a cache hit
+
         parts = q.split(".")
         last = parts[-1]
         if q == "torch.device":
