@@ -111,7 +111,7 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     from devicelint.lint import lint_many
 
     if explain_code:
-        _explain(explain_code, "text")
+        _explain(explain_code, "text", "'--explain'")
         return
     select_cli, extend_cli, ignore_cli = _codes(select), _codes(extend_select), _codes(ignore)
     paths = list(paths) or ["."]
@@ -360,14 +360,14 @@ def explain_cmd(code, output_format):
     _explain(code, output_format)
 
 
-def _explain(code: str, output_format: str) -> None:
+def _explain(code: str, output_format: str, param_hint: str = "CODE_OR_NAME") -> None:
     from devicelint import rules as registry
 
     entry = codes.lookup(code)
     if entry is None:
         close = codes.close_matches(code)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        raise click.BadParameter(f"unknown rule code or name {code!r}{hint} (see `devicelint rules`)", param_hint="CODE_OR_NAME")
+        raise click.BadParameter(f"unknown rule code or name {code!r}{hint} (see `devicelint rules`)", param_hint=param_hint)
     rule = registry.load(entry.code)
     if output_format == "json":
         data = {"code": rule.code, "name": rule.name, "default": rule.default, "fixable": rule.fixable,
