@@ -15,7 +15,7 @@ Parts, run round-robin `--rounds` times on the same file set (medians reported):
   project   the incremental case on a generated 300-file training project (project_speed.py
             writes it; --project-files): one script linted alone with the cache filled (as
             pre-commit runs it), and the whole project re-run with the cache after editing one
-            model file, checked to report exactly what a --no-cache run reports (after the rounds)
+            model file (each round a content the cache has not seen), checked to report exactly what a --no-cache run reports (after the rounds)
 TorchFix is installed into CACHE/torchfix-venv on first use.  Nothing is written into the repo.
 """
 

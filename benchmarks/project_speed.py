@@ -11,8 +11,10 @@ shared machine the CPU time is the steadier figure):
   cold        the whole project, --no-cache
   fill        the whole project, filling the cache
   one warm    one training script alone (as pre-commit runs it) with the cache filled
-  edit+rerun  after dropping the `.to(device)` of one model factory: the whole project again
-              with the cache, checked to report exactly what a --no-cache run reports
+  edit+rerun  after a new edit of one model factory that many scripts import (every round a
+              content the cache has not seen; every other round drops its `.to(device)`): the
+              whole project again with the cache, checked to report exactly what a --no-cache
+              run reports
 Nothing is written into the repository.
 """
 
@@ -269,12 +271,22 @@ def run(args, cwd) -> tuple[tuple, list]:
     return (wall, cpu), found
 
 
+def edited_model(original: str, round_: int, nonce: str) -> str:
+    """Round `round_`'s content of the edited model file, new to the cache every round (as a
+    real edit is): a function of its own, named after the run and the round, changes the
+    file's summary, so the file and every script that imports it are linted again; even
+    rounds also drop the factory's `.to(device)` (the findings change), odd rounds keep it.
+    Toggling between two contents would measure a cache hit from the third round on."""
+    text = original.replace("return model.to(device)", "return model") if round_ % 2 == 0 else original
+    return text + f"\n\ndef describe_{nonce}_{round_}():\n    return {round_!r}\n"
+
+
 def measure(root: Path, files: int, jobs: int, rounds: int, run) -> dict:
     """The incremental case on a generated project. `run(args)` lints in `root` and gives
     (what it took, the findings). Returns the cold run, the cache-filling run, `rounds` runs
     of one script alone with the cache filled, `rounds` whole-project re-runs with the cache
-    after editing one model factory that many scripts import (odd rounds drop its move, even
-    rounds restore it), and whether the filling run and every re-run reported exactly what a
+    after editing one model factory that many scripts import (each round a new content:
+    edited_model), and whether the filling run and every re-run reported exactly what a
     --no-cache run reports then."""
     generate(root, files)
     every = [".", "--jobs", str(jobs)]
@@ -283,14 +295,15 @@ def measure(root: Path, files: int, jobs: int, rounds: int, run) -> dict:
     ones = [run(["scripts/train_010.py"])[0] for _ in range(rounds)]
     model = root / "proj" / "models" / f"net{EDITED_MODEL}.py"
     original = model.read_text()
-    edited = original.replace("return model.to(device)", "return model")
-    assert edited != original, "the project generator changed: nothing to edit"
+    assert "return model.to(device)" in original, "the project generator changed: nothing to edit"
+    nonce = f"{os.getpid()}_{time.time_ns()}"  # a kept project's cache has not seen it either
     edits, same = [], True
     for r in range(rounds):
-        model.write_text(edited if r % 2 == 0 else original)
+        model.write_text(edited_model(original, r, nonce))
         took, warm_found = run(every)
         edits.append(took)
         same &= warm_found == run(every + ["--no-cache"])[1]
+    model.write_text(original)
     return {"files": sum(1 for _ in root.rglob("*.py")), "cold": cold, "cold_found": cold_found, "fill": fill,
             "fill_same": fill_found == cold_found, "ones": ones, "edits": edits, "edits_same": same}
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import time
 from functools import lru_cache
 
@@ -170,6 +169,8 @@ def clean(cache_dir: str) -> bool:
                 raise ValueError
     except (OSError, ValueError):
         raise ValueError(f"{cache_dir} does not look like a devicelint cache (no {_MARKER} marker); not removed") from None
+    import shutil
+
     shutil.rmtree(cache_dir)
     return True
 

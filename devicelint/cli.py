@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 
 import click
 
-from devicelint import __version__, report
-from devicelint import rules as registry
+from devicelint import __version__, codes, report
 from devicelint.lines import split_lines
 from devicelint.stop import Stopped
 from devicelint.stop import install as install_signal_handlers
 from devicelint.term import Progress, use_color
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+# What a mistyped command looks like: a word, with no `.py`, no dot, no path separator.
+_BARE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
 class DefaultGroup(click.Group):
@@ -26,8 +28,27 @@ class DefaultGroup(click.Group):
 
     def parse_args(self, ctx, args):
         if not args or (args[0] not in self.commands and args[0] not in ("--version", "--help", "-h")):
+            if args:
+                self._refuse_typo(ctx, args[0])
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def _refuse_typo(self, ctx, first: str) -> None:
+        """`devicelint explian DL001`: a first argument that is no file or folder and reads as
+        a command (close to one, or a bare word without `.py` or a path separator) is a usage
+        error, not a missing file. The known commands are this group's own: a command added
+        to the group is known here too."""
+        if first.startswith("-") or os.path.lexists(first):
+            return
+        import difflib
+
+        close = difflib.get_close_matches(first, list(self.commands), n=1, cutoff=0.6)
+        bare = _BARE_WORD.fullmatch(first) is not None
+        if not close and not bare:
+            return
+        hint = f" \N{EM DASH} did you mean '{close[0]}'?" if close else " (and no file or folder of that name)"
+        click.echo(f"error: unrecognized subcommand '{first}'{hint}", err=True)
+        ctx.exit(EXIT_ERROR)
 
     def format_usage(self, ctx, formatter):
         formatter.write_usage(ctx.command_path, "[OPTIONS] [PATHS]...")
@@ -48,7 +69,7 @@ def _codes(values) -> list:
     out = []
     for v in values or ():
         out.extend(c.strip().upper() for c in v.split(",") if c.strip())
-    bad = registry.unknown_codes(out)
+    bad = codes.unknown_codes(out)
     if bad:
         raise click.BadParameter(f"unknown rule code {', '.join(bad)}")
     return out
@@ -80,7 +101,7 @@ def cli():
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), help="Record the current findings in FILE (JSON), then exit.")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="Report only findings not recorded in FILE.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (for pre-commit).")
-@click.option("--explain", "explain_code", metavar="CODE", help="Explain one rule and exit.")
+@click.option("--explain", "explain_code", metavar="CODE", help="Explain one rule (a code or a name) and exit.")
 def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, fix, diff, unsafe_fixes, add_noqa, write_baseline, baseline_path, force_exclude, explain_code):
     """Lint PATHS (files or folders, default `.`; `-` reads stdin).
 
@@ -92,7 +113,7 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     from devicelint.lint import lint_many
 
     if explain_code:
-        _explain(explain_code, "text")
+        _explain(explain_code, "text", "'--explain'")
         return
     select_cli, extend_cli, ignore_cli = _codes(select), _codes(extend_select), _codes(ignore)
     paths = list(paths) or ["."]
@@ -106,7 +127,7 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     chosen = select_cli or cfg.select
     extend = list(cfg.extend_select) + extend_cli
     if extend:
-        base = chosen if chosen else [r.code for r in registry.ALL_RULES if r.default]
+        base = chosen if chosen else list(codes.DEFAULT)
         chosen = list(base) + extend
     ignored = list(cfg.ignore) + ignore_cli
 
@@ -173,7 +194,7 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
                 if f.path not in sources:
                     sources[f.path] = _read_lines(f.path)
         if output_format in ("full", "concise"):
-            text = report.RENDER[output_format](findings, sources, color=color) + report.summary(findings, fixed, color)
+            text = report.RENDER[output_format](findings, sources, color=color) + report.summary(findings, fixed, color, unsafe_fixes)
         else:
             text = report.RENDER[output_format](findings, sources)
     click.echo(text, nl=False, err=to_err, color=color)
@@ -360,6 +381,8 @@ def clean_cmd(path, cache_dir):
 def rules_cmd(output_format):
     """List every rule: code, fixable ([*]: `--fix` can repair it), name, summary, default on/off,
     and for fixable rules whether the fix is safe or unsafe (`--unsafe-fixes`)."""
+    from devicelint import rules as registry
+
     if output_format == "json":
         data = [{"code": r.code, "name": r.name, "default": r.default, "fixable": r.fixable,
                  "fix_applicability": list(r.fix_applicability) if r.fixable else [], "summary": r.summary()}
@@ -374,17 +397,22 @@ def rules_cmd(output_format):
 
 
 @cli.command("explain")
-@click.argument("code")
+@click.argument("code", metavar="CODE_OR_NAME")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def explain_cmd(code, output_format):
-    """Explain one rule: what it flags, why, and what to write instead."""
+    """Explain one rule (`DL001` or `model-not-moved`): what it flags, why, and what to write instead."""
     _explain(code, output_format)
 
 
-def _explain(code: str, output_format: str) -> None:
-    rule = registry.BY_CODE.get(code.strip().upper())
-    if rule is None:
-        raise click.BadParameter(f"unknown rule code {code!r}; see `devicelint rules`", param_hint="CODE")
+def _explain(code: str, output_format: str, param_hint: str = "CODE_OR_NAME") -> None:
+    from devicelint import rules as registry
+
+    entry = codes.lookup(code)
+    if entry is None:
+        close = codes.close_matches(code)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise click.BadParameter(f"unknown rule code or name {code!r}{hint} (see `devicelint rules`)", param_hint=param_hint)
+    rule = registry.load(entry.code)
     if output_format == "json":
         data = {"code": rule.code, "name": rule.name, "default": rule.default, "fixable": rule.fixable,
                 "summary": rule.summary(), "explanation": rule.docs()}

@@ -12,7 +12,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from devicelint.rules import unknown_codes
+from devicelint.codes import unknown_codes
 
 KEYS = {"select", "extend-select", "ignore", "exclude", "extend-exclude", "extend-include", "per-file-ignores"}
 

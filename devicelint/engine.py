@@ -19,6 +19,8 @@ from devicelint.flow import Facts, infer
 from devicelint.flow.nodes import indexed
 from devicelint.names import Imports
 from devicelint.positions import positions
+from devicelint.source import meta as _meta
+from devicelint.source import read_source  # noqa: F401  (engine.read_source: the API of old)
 from devicelint.suppress import Suppressions
 
 # A file that mentions none of these cannot hold a finding: it is not even parsed.
@@ -324,24 +326,6 @@ def _unused_noqa(path: str, suppressions: Suppressions, ran: set) -> list:
                           None, f"remove {listed} from the directive")
         out.append((finding, None))
     return out
-
-
-def read_source(path: str):
-    """(bytes, None), or (None, a DL000 finding saying why the file cannot be read)."""
-    try:
-        mode = os.stat(path).st_mode
-        if stat.S_ISDIR(mode):
-            return None, _meta(path, "unreadable-file", "is a directory")
-        if not stat.S_ISREG(mode):  # a FIFO or a device would block or never end
-            return None, _meta(path, "unreadable-file", "not a regular file")
-        with open(path, "rb") as f:
-            return f.read(), None
-    except FileNotFoundError:
-        return None, _meta(path, "unreadable-file", "no such file or directory")
-    except PermissionError:
-        return None, _meta(path, "unreadable-file", "permission denied")
-    except OSError as e:
-        return None, _meta(path, "unreadable-file", e.strerror or str(e))
 
 
 def lint_file(path: str, select=None, ignore=None, rule_classes=None) -> list[Finding]:

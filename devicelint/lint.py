@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import gc
 import os
-import shutil
 import signal
 import stat
 import sys
-import tempfile
 import traceback
-from concurrent.futures.process import BrokenProcessPool
 
-from devicelint import engine, limits, stop
-from devicelint.engine import _meta, lint_file, lint_source, read_source
+from devicelint import limits, stop
+from devicelint.source import meta as _meta
+from devicelint.source import read_source
+
+# The engine (LibCST, the inference, the rules) is imported only when a file is linted: a
+# run answered from the cache never loads it.
 
 # Below this many files a pool costs more to start than it saves.
 POOL_THRESHOLD = 24
@@ -32,9 +33,10 @@ def _one(task):
     try:
         if data is None and cache_dir is not None:
             return path, _cached(path, select, ignore, cache_dir), None
+        engine = _engine()
         if data is not None:
-            return path, lint_source(data, path, select, ignore), None
-        return path, lint_file(path, select, ignore), None
+            return path, engine.lint_source(data, path, select, ignore), None
+        return path, engine.lint_file(path, select, ignore), None
     except Exception as e:  # an internal error on one file must not stop the others
         where = traceback.extract_tb(e.__traceback__)[-1]
         return path, [], f"{type(e).__name__}: {e} ({os.path.basename(where.filename)}:{where.lineno})"
@@ -42,21 +44,23 @@ def _one(task):
 
 def _cached(path, select, ignore, cache_dir):
     from devicelint import cache, project
-    from devicelint.engine import project_view
-    from devicelint.rules import resolve
+    from devicelint.codes import resolve_codes
 
     source, problem = read_source(path)
     if problem is not None:
         return [problem]
-    rules = resolve(select, ignore)
-    k = cache.key(source, [r.code for r in rules])
+    k = cache.key(source, resolve_codes(select, ignore))
     store = project.store_for(cache_dir)
     deps = cache.load_deps(cache_dir, k)
     # findings that depended on other files hold only while those files' summaries do
     found = cache.load(cache_dir, cache.with_deps(k, project.dependency_key(store, deps)) if deps else k, path)
     if found is None:
-        view = project_view(path, store)
-        found = lint_source(source, path, rule_classes=rules, project=view)
+        from devicelint.rules import resolve
+
+        engine = _engine()
+        rules = resolve(select, ignore)
+        view = engine.project_view(path, store)
+        found = engine.lint_source(source, path, rule_classes=rules, project=view)
         deps = [p for p in view.deps if p != view.path] if view is not None else []
         if any(f.name == "too-complex" for f in found):
             pass  # a timeout depends on how busy the machine was: never remember one
@@ -87,6 +91,10 @@ def lint_many(tasks, jobs=None, progress=None):
         # Largest files first: a few huge files at the end would leave the other workers
         # idle. Output order does not depend on this (findings are sorted).
         tasks = sorted(tasks, key=_size, reverse=True)
+        import shutil
+        import tempfile
+
+        _preload()
         shared = tempfile.mkdtemp(prefix="devicelint-summaries-") if any(t[4] is None for t in tasks) else None
         try:
             results = _pooled(tasks, jobs, tick, shared=shared)
@@ -149,6 +157,7 @@ def fix_many(tasks, jobs=None):
     printed does not depend on --jobs. Nothing is written here."""
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(tasks) >= POOL_THRESHOLD:
+        _preload()
         order = sorted(range(len(tasks)), key=lambda i: _size((tasks[i][0], None)), reverse=True)
         results = _pooled([tasks[i] for i in order], jobs, lambda _n: None, work=_fix_one,
                           crashed=lambda path, e: (path, None, str(e)))
@@ -168,6 +177,8 @@ def _pooled(tasks, jobs, tick, work=_one, crashed=_too_complex, shared=None):
     memory exhaustion) or hangs loses only its own file: the files without a result are
     done again one at a time in a fresh worker, and the one that kills it again gets
     `crashed(path, error)` (for linting, DL000 too-complex)."""
+    from concurrent.futures.process import BrokenProcessPool  # only runs with a pool need it
+
     done: dict = {}
     try:
         _run_pool(tasks, range(len(tasks)), jobs, done, tick, work, shared)
@@ -199,6 +210,7 @@ def _run_pool(tasks, indices, jobs, done, tick, work=_one, shared=None) -> None:
     or no file finished within HUNG_AFTER seconds."""
     import queue
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(indices)), initializer=_worker_start, initargs=(os.getpid(), shared))
     futures: dict = {}
@@ -257,13 +269,41 @@ def _kill_workers(pool, wait: bool = False) -> None:
             pass
 
 
+# Whether this process is inside a run (_run_settings); handed to the engine when a file
+# first needs it (_engine), so that setting it does not import the engine.
+_in_run = False
+
+
 def _run_settings(on: bool) -> None:
     """While this process lints the files of one run (which do not change under it): what a
     path is gets asked once, and trees are parsed out of the collector's sight."""
+    global _in_run
     from devicelint import project
 
     project.remember_paths(on)
-    engine.FREEZE_TREES = on
+    _in_run = on
+    engine = sys.modules.get("devicelint.engine")
+    if engine is not None:
+        engine.FREEZE_TREES = on
+
+
+def _preload() -> None:
+    """Before a pool starts: import the engine and every rule here, once. The workers are
+    forked from this process and share them; imported lazily, each worker would import them
+    again (a third of a second of CPU each), though a single file answered from the cache
+    still imports none of them."""
+    from devicelint import engine, rules  # noqa: F401
+
+    rules.resolve(["ALL"])
+
+
+def _engine():
+    """The engine module, imported on the first file that is linted (not answered from
+    the cache), with this run's settings."""
+    from devicelint import engine
+
+    engine.FREEZE_TREES = _in_run
+    return engine
 
 
 def _worker_start(parent: int, shared: str | None = None) -> None:

@@ -15,7 +15,6 @@ import os
 import stat
 import sys
 
-from devicelint import summary as sm
 from devicelint import knowledge as kb
 from devicelint import naming
 
@@ -119,6 +118,7 @@ class Store:
         return found
 
     def summary_of(self, data: bytes):
+        from devicelint import summary as sm  # not on a cache hit without dependencies
         from devicelint.cache import _code_fingerprint
 
         digest = hashlib.sha256(_code_fingerprint().encode() + b"\0" + data).hexdigest()

@@ -6,7 +6,6 @@ import json
 from collections import Counter
 
 from devicelint import __version__
-from devicelint.rules import ALL_RULES
 
 FORMATS = ("full", "concise", "json", "github", "sarif")
 
@@ -133,6 +132,8 @@ def _sarif_location(f, sources, cache: dict) -> dict:
 
 
 def sarif(findings, sources) -> str:
+    from devicelint.rules import ALL_RULES  # every rule's docs: imported only for SARIF
+
     rules = [
         {"id": r.code, "name": r.name, "shortDescription": {"text": r.summary()}, "fullDescription": {"text": r.docs()}}
         for r in ALL_RULES
@@ -159,15 +160,23 @@ def sarif(findings, sources) -> str:
 RENDER = {"full": full, "concise": concise, "json": as_json, "github": github, "sarif": sarif}
 
 
+def _unsafe_only(f) -> bool:
+    """A finding that only `--fix --unsafe-fixes` edits (plain `--fix` leaves it)."""
+    return f.fix is not None and f.fix.get("applicability") == "unsafe"
+
+
 def statistics(findings, fmt: str, color: bool = False) -> str:
     """A row per rule, most frequent first, then the closing line; with `json`, an array of
-    {code, name, count, fixable (every one fixable), fixable_count}."""
+    {code, name, count, fixable (every one fixable), fixable_count, unsafe_fixable_count
+    (fixable only with --unsafe-fixes)}."""
     counts = Counter((f.code, f.name) for f in findings)
     fixable = Counter((f.code, f.name) for f in findings if f.fixable)
+    unsafe = Counter((f.code, f.name) for f in findings if _unsafe_only(f))
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if fmt == "json":
         return json.dumps(
-            [{"code": c, "name": n, "count": k, "fixable": fixable[c, n] == k, "fixable_count": fixable[c, n]}
+            [{"code": c, "name": n, "count": k, "fixable": fixable[c, n] == k, "fixable_count": fixable[c, n],
+              "unsafe_fixable_count": unsafe[c, n]}
              for (c, n), k in rows],
             indent=2,
         ) + "\n"
@@ -178,21 +187,34 @@ def statistics(findings, fmt: str, color: bool = False) -> str:
         # like Ruff: [*] all fixable, [-] some, blank none
         mark = "[*] " if fixable[c, n] == k else "[-] " if fixable[c, n] else "    "
         mark = mark.replace("*", st("*", fg="cyan")).replace("-", st("-", fg="cyan"))
-        out.append(f"{st(str(k).rjust(width), bold=True)}\t{st(c, fg='red', bold=True)}\t{mark}{n}\n")
+        hidden = f" ({unsafe[c, n]} fixable with --unsafe-fixes)" if unsafe[c, n] else ""
+        out.append(f"{st(str(k).rjust(width), bold=True)}\t{st(c, fg='red', bold=True)}\t{mark}{n}{hidden}\n")
     return "".join(out) + summary(findings, color=color)
 
 
-def summary(findings, fixed: int | None = None, color: bool = False) -> str:
+def summary(findings, fixed: int | None = None, color: bool = False, unsafe: bool = False) -> str:
     """The closing line. `fixed`: how many findings `--fix` just fixed (they are no longer
-    in `findings`), None when not fixing."""
+    in `findings`), None when not fixing; `unsafe`: that fix ran with --unsafe-fixes. The
+    findings only `--unsafe-fixes` can fix are counted too: plain `--fix` leaves them."""
     st = _style(color)
+    n_unsafe = sum(map(_unsafe_only, findings))
     if fixed:
         total = len(findings) + fixed
         noun = "finding" if total == 1 else "findings"
-        return f"Found {total} {noun} ({fixed} fixed, {len(findings)} remaining).\n"
+        # left by `--fix` alone; after `--fix --unsafe-fixes` nothing unsafe is left to offer
+        hidden = f", {n_unsafe} fixable with --unsafe-fixes" if n_unsafe and not unsafe else ""
+        return f"Found {total} {noun} ({fixed} fixed, {len(findings)} remaining{hidden}).\n"
     if not findings:
         return st("All checks passed!", fg="green", bold=True) + "\n"
     noun = "finding" if len(findings) == 1 else "findings"
     n_fixable = sum(f.fixable for f in findings)
-    tail = f" ({n_fixable} fixable with --fix)" if n_fixable else ""
+    # like Ruff's "(N hidden fixes can be enabled with the `--unsafe-fixes` option)"
+    if n_fixable and n_unsafe:
+        tail = f" ({n_fixable} fixable with --fix, {n_unsafe} more with --unsafe-fixes)"
+    elif n_fixable:
+        tail = f" ({n_fixable} fixable with --fix)"
+    elif n_unsafe:
+        tail = f" ({n_unsafe} fixable with --fix --unsafe-fixes)"
+    else:
+        tail = ""
     return f"Found {len(findings)} {noun}{tail}.\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from devicelint import engine
+from devicelint import engine, source
 from devicelint.cli import cli
 
 # DL001 at line 9 (`out = model(x)`)
@@ -190,7 +190,7 @@ def test_unreadable_file_simulated(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", os.fspath(file))
         return real_open(file, *a, **k)
 
-    monkeypatch.setattr(engine, "open", fake_open, raising=False)
+    monkeypatch.setattr(source, "open", fake_open, raising=False)  # where files are read
     r, found = lint_dir(tmp_path, "--jobs", "1")
     assert_dl000(r, found, "secret.py", 1, "unreadable-file")
     assert "permission" in only(found, "secret.py")[0]["message"]

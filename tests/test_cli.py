@@ -212,7 +212,7 @@ def test_full_format_shows_source_and_carets(proj):
     caret_line = lines[i + 3]
     assert caret_line.endswith("      ^^^^^^^^")  # under `model(x)`: 6 spaces, 8 carets
     assert caret_line.index("^") == lines[i + 2].index("model(x)")
-    assert "Found 1 finding." in r.stdout
+    assert "Found 1 finding (1 fixable with --fix --unsafe-fixes)." in r.stdout
     r2 = run("train.py", "--output-format", "full")
     assert r2.stdout == r.stdout
 
@@ -227,7 +227,7 @@ def test_concise_one_line_per_finding(proj):
         "m.py:6:10: DL005 [*] [deprecated-cuda-amp] " + lines[0].split("] ", 2)[2],
         "m.py:9:7: DL001 [model-not-moved] " + lines[1].split("] ", 1)[1],
     ]
-    assert lines[2:] == ["Found 2 findings (1 fixable with --fix)."]
+    assert lines[2:] == ["Found 2 findings (1 fixable with --fix, 1 more with --unsafe-fixes)."]
     assert "|" not in r.stdout  # no source excerpt
 
 
@@ -327,8 +327,9 @@ def test_statistics_text(proj):
     *rows, total = r.stdout.splitlines()
     rows = [line.split("\t") for line in rows]
     # like Ruff: count, code, `[*] ` when every finding of the rule is fixable, name
-    assert [(int(n), c, name) for n, c, name in rows] == [(2, "DL001", "    model-not-moved"), (1, "DL005", "[*] deprecated-cuda-amp")]
-    assert total == "Found 3 findings (1 fixable with --fix)."
+    assert [(int(n), c, name) for n, c, name in rows] == [(2, "DL001", "    model-not-moved (2 fixable with --unsafe-fixes)"),
+                                                          (1, "DL005", "[*] deprecated-cuda-amp")]
+    assert total == "Found 3 findings (1 fixable with --fix, 2 more with --unsafe-fixes)."
 
 
 def test_statistics_json(proj):
@@ -337,8 +338,8 @@ def test_statistics_json(proj):
     r = run("a.py", "b.py", "--statistics", "--output-format", "json")
     assert r.exit_code == 1
     assert json.loads(r.stdout) == [
-        {"code": "DL001", "name": "model-not-moved", "count": 2, "fixable": False, "fixable_count": 0},
-        {"code": "DL005", "name": "deprecated-cuda-amp", "count": 1, "fixable": True, "fixable_count": 1},
+        {"code": "DL001", "name": "model-not-moved", "count": 2, "fixable": False, "fixable_count": 0, "unsafe_fixable_count": 2},
+        {"code": "DL005", "name": "deprecated-cuda-amp", "count": 1, "fixable": True, "fixable_count": 1, "unsafe_fixable_count": 0},
     ]
 
 

@@ -232,9 +232,9 @@ def test_statistics_total_line_and_json(proj):
     ]
     data = json.loads(run("eval.py", "--statistics", "--output-format", "json").stdout)
     assert data == [
-        {"code": "DL003", "name": "numpy-on-cuda", "count": 2, "fixable": False, "fixable_count": 1},
-        {"code": "DL005", "name": "deprecated-cuda-amp", "count": 1, "fixable": True, "fixable_count": 1},
-        {"code": "DL006", "name": "discarded-to", "count": 1, "fixable": False, "fixable_count": 0},
+        {"code": "DL003", "name": "numpy-on-cuda", "count": 2, "fixable": False, "fixable_count": 1, "unsafe_fixable_count": 0},
+        {"code": "DL005", "name": "deprecated-cuda-amp", "count": 1, "fixable": True, "fixable_count": 1, "unsafe_fixable_count": 0},
+        {"code": "DL006", "name": "discarded-to", "count": 1, "fixable": False, "fixable_count": 0, "unsafe_fixable_count": 0},
     ]
 
 

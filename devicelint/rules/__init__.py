@@ -1,65 +1,38 @@
-"""The rule registry: one module per rule, listed here in code order."""
+"""The rule registry: one module per rule, listed in devicelint/codes.py in code order.
+
+A rule's module is imported when the rule is first needed (`resolve` for the rules of a run,
+`ALL_RULES` / `BY_CODE` for every rule): a run imports only the rules it runs, and a cache
+hit none.
+"""
 
 from __future__ import annotations
 
-from devicelint.rules.dl001_model_not_moved import ModelNotMoved
-from devicelint.rules.dl002_batch_not_moved import BatchNotMoved
-from devicelint.rules.dl003_numpy_on_cuda import NumpyOnCuda
-from devicelint.rules.dl004_redundant_to import RedundantTo
-from devicelint.rules.dl005_deprecated_cuda_amp import DeprecatedCudaAmp
-from devicelint.rules.dl006_discarded_to import DiscardedTo
-from devicelint.rules.dl007_hardcoded_cuda import HardcodedCuda
-from devicelint.rules.dl008_cpu_alloc_then_move import CpuAllocThenMove
-from devicelint.rules.dl009_load_without_map_location import LoadWithoutMapLocation
-from devicelint.rules.dl010_loss_accumulates_graph import LossAccumulatesGraph
-from devicelint.rules.dl011_new_tensor_wrong_device import NewTensorWrongDevice
-from devicelint.rules.dl012_data_parallel import DataParallel
-from devicelint.rules.dl013_sync_in_loop import SyncInLoop
-from devicelint.rules.dl014_dataloader_not_pinned import DataloaderNotPinned
-from devicelint.rules.dl015_plain_tensor_attribute import PlainTensorAttribute
-from devicelint.rules.dl016_layer_built_in_forward import LayerBuiltInForward
-from devicelint.rules.dl100_unused_noqa import UnusedNoqa
+from devicelint.codes import META, TABLE, resolve_codes, unknown_codes  # noqa: F401  (the registry's API)
 
-ALL_RULES = (
-    ModelNotMoved,
-    BatchNotMoved,
-    NumpyOnCuda,
-    RedundantTo,
-    DeprecatedCudaAmp,
-    DiscardedTo,
-    HardcodedCuda,
-    CpuAllocThenMove,
-    LoadWithoutMapLocation,
-    LossAccumulatesGraph,
-    NewTensorWrongDevice,
-    DataParallel,
-    SyncInLoop,
-    DataloaderNotPinned,
-    PlainTensorAttribute,
-    LayerBuiltInForward,
-    UnusedNoqa,
-)
-BY_CODE = {r.code: r for r in ALL_RULES}
+__all__ = ["ALL_RULES", "BY_CODE", "META", "load", "resolve", "unknown_codes"]
 
-# Codes that are not rules but describe a file we could not lint.
-META = {"DL000": ("syntax-error", "unreadable-file", "internal-error")}
+
+def load(code: str):
+    """The class of the rule with this code (importing its module)."""
+    from devicelint.codes import BY_CODE as entries
+
+    entry = entries[code]
+    # __import__ rather than importlib.import_module: `python -X importtime` sees it
+    return getattr(__import__(f"{__name__}.{entry.module}", fromlist=[entry.cls]), entry.cls)
 
 
 def resolve(select=None, ignore=None) -> list:
     """The enabled rule classes. Codes and prefixes (`DL00`, `DL`, `ALL`) are accepted."""
+    return [load(code) for code in resolve_codes(select, ignore)]
 
-    def matches(code, pattern):
-        return pattern == "ALL" or code.startswith(pattern)
 
-    if select:
-        chosen = [r for r in ALL_RULES if any(matches(r.code, p) for p in select)]
+def __getattr__(name: str):
+    # every rule at once, for what lists or documents them all (`rules`, SARIF, tests)
+    if name == "ALL_RULES":
+        value = tuple(load(e.code) for e in TABLE)
+    elif name == "BY_CODE":
+        value = {r.code: r for r in __getattr__("ALL_RULES")}
     else:
-        chosen = [r for r in ALL_RULES if r.default]
-    if ignore:
-        chosen = [r for r in chosen if not any(matches(r.code, p) for p in ignore)]
-    return chosen
-
-
-def unknown_codes(patterns) -> list:
-    known = list(BY_CODE) + list(META)
-    return [p for p in patterns if p != "ALL" and not any(c.startswith(p) for c in known)]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value

@@ -1,7 +1,5 @@
 import libcst as cst
 
-from devicelint.bindonce import Binder
-from devicelint.dictbatch import entry_fix
 from devicelint.flow import walk
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, device_var
@@ -183,6 +181,10 @@ for step, (x, y) in enumerate(loader):
         for node, msg in found:
             loop, names, device = fixes.get(id(node), (None, None, None))
             if loop is None:
+                # the dict-batch fix's machinery, imported only for a file that needs it
+                from devicelint.bindonce import Binder
+                from devicelint.dictbatch import entry_fix
+
                 binder = binder or Binder(ctx.module, ctx.line)
                 entries = entry_fix(ctx, binder, node)
                 if entries is not None:

@@ -1,15 +1,18 @@
 import re
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from devicelint import knowledge as kb
 from devicelint import naming
-from devicelint.cpu_run import CpuRun
 from devicelint.flow import child_nodes
 from devicelint.flow.nodes import is_string
 from devicelint.names import dotted, source_of
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
+
+if TYPE_CHECKING:
+    from devicelint.cpu_run import CpuRun
 
 _GUARD_WORDS = re.compile(r"cuda|gpu|accelerat|is_available|device_count", re.IGNORECASE)
 _ARG_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat", re.IGNORECASE)
@@ -206,6 +209,8 @@ for x in torch.randn(3, 8, 4):
         if finder.fallback:
             # The file thought about machines without CUDA: judge each site by whether such
             # a machine's run gets there.
+            from devicelint.cpu_run import CpuRun  # only for files with a CUDA fallback
+
             run = CpuRun(ctx.module, ctx.imports, ctx.calls, skip=_gpu_only)
             found = [(n, m) for n, m in found if _reached_and_fails(n, run, scopes, ctx.imports)]
         why = _UNGUARDED if finder.fallback else _NO_CHECK
@@ -217,7 +222,7 @@ for x in torch.randn(3, 8, 4):
                          edit=edit, applicability="unsafe")
 
 
-def _reached_and_fails(node, run: CpuRun, scopes: Scopes, imports) -> bool:
+def _reached_and_fails(node, run: "CpuRun", scopes: Scopes, imports) -> bool:
     """In a file that checks for CUDA somewhere: whether a CPU-only run gets to this site and
     fails there (or, for a device it defines, at every later use of it)."""
     if not run.reaches(node):
