@@ -18,8 +18,8 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class DefaultGroup(click.Group):
-    """`devicelint PATHS` means `devicelint check PATHS`; `rules`, `explain`, `verify`, `clean`
-    are subcommands. `devicelint --help` is the group's own help: the commands, and the
+    """`devicelint PATHS` means `devicelint check PATHS`; `rules`, `explain`, `verify`, `clean`,
+    `server` are subcommands. `devicelint --help` is the group's own help: the commands, and the
     options of the default command."""
 
     def parse_args(self, ctx, args):
@@ -83,7 +83,7 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     """Lint PATHS (files or folders, default `.`; `-` reads stdin).
 
     Also: `devicelint rules`, `devicelint explain CODE`, `devicelint verify [--simulate] DIR`,
-    `devicelint clean`.
+    `devicelint clean`, `devicelint server` (the language server for editors).
     """
     from devicelint import config as cfgmod
     from devicelint.files import discover, ignored_codes
@@ -101,12 +101,7 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
         click.echo(f"devicelint: error: {e}", err=True)
         sys.exit(EXIT_ERROR)
 
-    chosen = select_cli or cfg.select
-    extend = list(cfg.extend_select) + extend_cli
-    if extend:
-        base = chosen if chosen else [r.code for r in registry.ALL_RULES if r.default]
-        chosen = list(base) + extend
-    ignored = list(cfg.ignore) + ignore_cli
+    chosen, ignored = cfgmod.selection(cfg, select_cli, extend_cli, ignore_cli)
 
     sources = {}
     tasks = []
@@ -380,6 +375,20 @@ def verify_cmd(folder, simulate, timeout, report_path):
             json.dump(verify.results_to_report(results, simulate), f, indent=2)
     ok = all(getattr(r, "ok", False) for r in results)
     sys.exit(EXIT_CLEAN if ok and results else EXIT_FINDINGS)
+
+
+@cli.command("server")
+def server_cmd():
+    """Run the language server (LSP over stdio) for editors: diagnostics as you type, fixes,
+    rule docs. Needs the lsp extra."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(m) is None for m in ("pygls", "lsprotocol")):
+        click.echo("error: devicelint server needs the lsp extra: pip install 'devicelint[lsp]'", err=True)
+        sys.exit(EXIT_ERROR)
+    from devicelint.lsp.server import serve
+
+    serve()
 
 
 def main() -> None:

@@ -112,20 +112,24 @@ def _parses(source: bytes, path: str) -> bool:
         return False
 
 
-def fix_source(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False) -> tuple[bytes, int]:
+def fix_source(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False,
+               project=None) -> tuple[bytes, int]:
     """(the fixed source, how many fixes were applied). Returns the input unchanged when no
-    fix applies or when the fixed code would not parse. Unsafe fixes only with `unsafe`."""
+    fix applies or when the fixed code would not parse. Unsafe fixes only with `unsafe`.
+    `project`: the project.FileView to follow imports with (the editor's, which sees unsaved
+    documents); by default the files on disk."""
     if path.lower().endswith(".ipynb"):
         from devicelint import notebook
 
         return notebook.fix(source, path, select, ignore, unsafe)
-    return fix_python(source, path, select, ignore, unsafe)
+    return fix_python(source, path, select, ignore, unsafe, project)
 
 
-def fix_python(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False) -> tuple[bytes, int]:
+def fix_python(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False,
+               project=None) -> tuple[bytes, int]:
     applied = 0
     for _ in range(MAX_ROUNDS):
-        pairs, module = analyse_python(source, path, select, ignore)
+        pairs, module = analyse_python(source, path, select, ignore, project=project)
         if module is None:
             break
         chosen = [report for _finding, report in pairs
