@@ -79,7 +79,8 @@ def cli():
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="Report only findings not recorded in FILE.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (for pre-commit).")
 @click.option("--explain", "explain_code", metavar="CODE", help="Explain one rule and exit.")
-def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, fix, diff, unsafe_fixes, add_noqa, write_baseline, baseline_path, force_exclude, explain_code):
+@click.option("--watch", is_flag=True, help="Lint again whenever a file changes (needs the lsp extra); Ctrl-C stops.")
+def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, fix, diff, unsafe_fixes, add_noqa, write_baseline, baseline_path, force_exclude, explain_code, watch):
     """Lint PATHS (files or folders, default `.`; `-` reads stdin).
 
     Also: `devicelint rules`, `devicelint explain CODE`, `devicelint verify [--simulate] DIR`,
@@ -92,6 +93,8 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     if explain_code:
         _explain(explain_code, "text")
         return
+    if watch:
+        _watch(click.get_current_context(), list(paths) or ["."], add_noqa or write_baseline)
     select_cli, extend_cli, ignore_cli = _codes(select), _codes(extend_select), _codes(ignore)
     paths = list(paths) or ["."]
     try:
@@ -173,6 +176,48 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     if errors:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+
+
+def _watch(ctx, paths: list, adopting) -> None:
+    """`--watch`: lint, then lint again each time a Python file or notebook under `paths`
+    changes (the result cache makes the files that did not change cost a lookup), clearing
+    the screen first. Never returns: Ctrl-C exits 130 without a word."""
+    if "-" in paths or adopting:
+        click.echo("devicelint: error: --watch lints files; it cannot read stdin or be combined with "
+                   "--add-noqa or --write-baseline", err=True)
+        sys.exit(EXIT_ERROR)
+    try:
+        import watchfiles
+    except ImportError:
+        click.echo("error: devicelint --watch needs the lsp extra: pip install 'devicelint[lsp]'", err=True)
+        sys.exit(EXIT_ERROR)
+    import time
+
+    params = dict(ctx.params, watch=False)
+
+    def once() -> None:
+        click.clear()  # only on a terminal
+        try:
+            ctx.invoke(check, **params)
+        except SystemExit as e:
+            if e.code == 130:
+                raise KeyboardInterrupt from None
+        click.echo(f"[{time.strftime('%H:%M:%S')}] watching {', '.join(paths)} for changes (Ctrl-C to stop)", err=True)
+
+    only_sources = watchfiles.PythonFilter(extra_extensions=(".ipynb",))
+    # yield_on_timeout: the first (empty) yield says the watcher is running, so that the
+    # first lint starts only when no later change can be missed
+    events = watchfiles.watch(*paths, watch_filter=only_sources, debounce=300, rust_timeout=200,
+                              yield_on_timeout=True, raise_interrupt=True)
+    try:
+        next(events)
+        once()
+        for changes in events:
+            if changes:
+                once()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    sys.exit(EXIT_CLEAN)  # the watched paths went away
 
 
 def _adopt(findings, tasks, errors, add_noqa: bool, write_baseline) -> None:

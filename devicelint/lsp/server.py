@@ -197,8 +197,9 @@ class DeviceLintServer(LanguageServer):
         gone = self.cells_of.get(uri, set()) - set(by_cell)
         for cell_uri in gone:
             self.publish(cell_uri, convert.Text("", self.workspace.position_codec), [], None)
+        text_of = dict(texts.values())  # cell uri -> Text
         for cell_uri, pairs in by_cell.items():
-            self.publish(cell_uri, texts[next(i for i, t in texts.items() if t[0] == cell_uri)][1], pairs, None)
+            self.publish(cell_uri, text_of[cell_uri], pairs, None)
         self.cells_of[uri] = set(by_cell)
 
     def publish(self, uri: str, text: convert.Text, pairs: list, version) -> None:
