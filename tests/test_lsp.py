@@ -20,83 +20,13 @@ from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, client_capabilities  # noqa: E402
 
 from devicelint.fix import fix_source  # noqa: E402
+from lsp_project import MODELS, MOVED, PLACED, UNMOVED  # noqa: E402
 
 # the async tests share the module-scoped server and its event loop
 lsp_test = pytest.mark.asyncio(loop_scope="module")
 TIMEOUT = 60  # seconds for one awaited notification: generous for a loaded 2-core machine
 ROOT = Path(__file__).resolve().parent.parent
 
-MODELS = '''\
-"""Models for the classifier."""
-import torch.nn as nn
-
-
-class Classifier(nn.Module):
-    def __init__(self, in_features: int, hidden: int, classes: int) -> None:
-        super().__init__()
-        self.body = nn.Sequential(
-            nn.Linear(in_features, hidden),
-            nn.ReLU(),
-            nn.Linear(hidden, classes),
-        )
-
-    def forward(self, x):
-        return self.body(x)
-'''
-
-TRAIN = '''\
-"""Train a small classifier on random features and report its accuracy."""
-import argparse
-
-import numpy as np
-import torch
-import torch.nn as nn
-from torch.utils.data import DataLoader, TensorDataset
-
-from models import Classifier
-
-
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--batch-size", type=int, default=32)
-    return parser.parse_args()
-
-
-def main():
-    args = parse_args()
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    features = torch.randn(512, 20)
-    labels = torch.randint(0, 4, (512,))
-    loader = DataLoader(TensorDataset(features, labels), batch_size=args.batch_size, shuffle=True)
-
-    model = Classifier(20, 64, 4){move}
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
-    class_weights = torch.tensor([1.0, 2.0, 1.0, 1.0]).cuda()
-    loss_fn = nn.CrossEntropyLoss(weight=class_weights)
-
-    for epoch in range(args.epochs):
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            optimizer.step()
-        print(f"epoch {{epoch}}: loss {{loss.item():.4f}}")
-
-    with torch.no_grad():
-        logits = model(features.to(device))
-        predictions = logits.argmax(dim=1).numpy()
-    accuracy = np.mean(predictions == labels.numpy())
-    print(f"accuracy: {{accuracy:.3f}}")
-
-
-if __name__ == "__main__":
-    main()
-'''
-MOVED = TRAIN.format(move=".to(device)")  # DL003 (safe fix) on line 43, DL007 (unsafe) on 29
-UNMOVED = TRAIN.format(move="")  # the model is never moved: DL001 where it is called
 PYPROJECT = '[project]\nname = "trainer"\n\n[tool.devicelint]\nper-file-ignores = {"scratch_*.py" = ["DL007"]}\n'
 
 
@@ -249,10 +179,7 @@ async def test_edit_to_imported_module_updates_the_importer(client, project):
     models = open_doc(client, project / "models.py", MODELS)
     await until(client, lambda: models in client.diagnostics)
     # unsaved: the class now places itself, so the script's model is no longer unmoved
-    placed = MODELS.replace("import torch.nn as nn", "import torch\nimport torch.nn as nn").replace(
-        "            nn.Linear(hidden, classes),\n        )\n",
-        "            nn.Linear(hidden, classes),\n        )\n        self.to(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n")
-    change_doc(client, models, placed, 2)
+    change_doc(client, models, PLACED, 2)
     await until(client, lambda: "DL001" not in codes(client, train), "importer update")
     assert "DL003" in codes(client, train)
 
@@ -332,19 +259,6 @@ async def test_notebook_gets_diagnostics_per_cell(client, project):
     assert fix["uri"] == last and fix["newText"] == "out.cpu().numpy()"
 
 
-@lsp_test
-async def test_shutdown_and_exit_are_clean(tmp_path, project):
-    lsp = await start(tmp_path / "xdg-cache")
-    try:
-        open_doc(lsp, project / "train.py", MOVED)
-        await until(lsp, lambda: bool(lsp.diagnostics))
-        server = lsp._server
-        await lsp.shutdown_session()  # shutdown, then exit: the process must end by itself, with 0
-        assert await asyncio.wait_for(server.wait(), TIMEOUT) == 0
-    finally:
-        await stop(lsp)
-
-
 def test_server_without_the_extra_says_how_to_get_it():
     code = ("import sys; sys.modules['pygls'] = None; sys.argv = ['devicelint', 'server']\n"
             "from devicelint.cli import main; main()")
@@ -374,3 +288,93 @@ def test_server_is_a_listed_subcommand():
     result = CliRunner().invoke(cli, ["--help"])
     assert result.exit_code == 0
     assert any(line.split()[:1] == ["server"] for line in result.output.splitlines())
+
+
+@lsp_test
+async def test_a_second_line_named_in_the_message_is_related_information(client, project):
+    text = MOVED.replace("        logits = model(features.to(device))",
+                         "        features = features.to(device)\n        logits = model(features.to(device))")
+    uri = open_doc(client, project / "evaluate.py", text)
+    await until(client, lambda: "DL004" in codes(client, uri))
+    diag = next(d for d in client.diagnostics[uri] if d.code == "DL004")
+    assert "since line 42" in diag.message and diag.range.start.line == 42
+    [related] = diag.related_information
+    assert related.location.uri == uri and related.location.range.start == types.Position(41, 8)
+
+
+# ---------------------------------------------------------------- the README's editor snippets
+
+def _readme_section() -> str:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("### In your editor: `devicelint server`")
+    return text[start:text.index("\n### ", start + 1)]
+
+
+def _blocks(lang: str) -> list:
+    import re
+
+    return re.findall(rf"```{lang}\n(.*?)```", _readme_section(), re.S)
+
+
+def readme_commands() -> dict:
+    """{editor: the server command its snippet in the README starts}."""
+    import json
+    import re
+
+    vscode, jupyter = (json.loads(b) for b in _blocks("json"))
+    [lua] = _blocks("lua")
+    cmd = re.search(r"cmd = \{(.*?)\}", lua).group(1)
+    return {
+        "vscode": [vscode["glspc.server.command"], *vscode["glspc.server.commandArguments"]],
+        "neovim": re.findall(r"'([^']*)'", cmd),
+        "jupyterlab": jupyter["LanguageServerManager"]["language_servers"]["devicelint"]["argv"],
+    }
+
+
+def test_readme_snippets_are_valid_and_name_the_server():
+    import json
+
+    vscode, jupyter = (json.loads(b) for b in _blocks("json"))
+    assert vscode["glspc.server.languageId"] == ["python"]
+    assert vscode["editor.codeActionsOnSave"] == {"source.fixAll.devicelint": "explicit"}
+    assert jupyter["LanguageServerManager"]["language_servers"]["devicelint"]["languages"] == ["python"]
+    assert readme_commands() == {e: ["devicelint", "server"] for e in ("vscode", "neovim", "jupyterlab")}
+
+
+@lsp_test
+async def test_readme_neovim_command_starts_a_server_that_shuts_down_cleanly(tmp_path, project):
+    """The Neovim snippet's `cmd` exactly, found on PATH as Neovim would find it (this
+    environment's scripts folder first, where `devicelint` is installed): the server answers,
+    lints, and after shutdown and exit ends by itself with status 0. (The VS Code and
+    JupyterLab snippets name the same command: see the test above.)"""
+    cmd = readme_commands()["neovim"]
+    bindir = Path(sys.executable).parent
+    assert (bindir / cmd[0]).exists(), f"{cmd[0]} is not installed beside {sys.executable}"
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "XDG_CACHE_HOME": str(tmp_path / "xdg-cache")}
+    lsp = await ClientServerConfig(server_command=cmd, server_env=env).start()
+    try:
+        result = await lsp.initialize_session(types.InitializeParams(capabilities=client_capabilities("neovim")))
+        assert result.server_info.name == "devicelint"
+        uri = open_doc(lsp, project / "train.py", MOVED)
+        await until(lsp, lambda: codes(lsp, uri) == ["DL003", "DL007"])
+        server = lsp._server
+        await lsp.shutdown_session()
+        assert await asyncio.wait_for(server.wait(), TIMEOUT) == 0
+    finally:
+        await stop(lsp)
+
+
+def test_latency_benchmark_builds_a_1000_line_script_of_functions():
+    import ast
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from lsp_latency import large_script
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    text = large_script()
+    assert text.count("\n") >= 1000
+    kinds = {type(node) for node in ast.parse(text).body}
+    assert kinds <= {ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef}
+    assert sum(isinstance(n, ast.FunctionDef) for n in ast.parse(text).body) >= 20
