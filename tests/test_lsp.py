@@ -45,6 +45,12 @@ async def start(cache: Path):
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     config = ClientServerConfig(server_command=[sys.executable, "-m", "devicelint", "server"], server_env=env)
     lsp = await config.start()
+    lsp.registrations = []
+
+    @lsp.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams):
+        lsp.registrations.extend(params.registrations)
+
     await lsp.initialize_session(types.InitializeParams(capabilities=client_capabilities("visual-studio-code")))
     lsp.docs_cache = cache
     return lsp
@@ -197,6 +203,16 @@ async def test_file_saved_outside_the_editor_is_picked_up(client, project):
 
 
 @lsp_test
+async def test_server_asks_to_be_told_of_python_files_saved_elsewhere(client, project):
+    uri = open_doc(client, project / "train.py", MOVED)  # a round trip: registration is done by now
+    await until(client, lambda: uri in client.diagnostics)
+    [reg] = [r for r in client.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    globs = {w.glob_pattern for w in client.protocol._converter.structure(
+        reg.register_options, types.DidChangeWatchedFilesRegistrationOptions).watchers}
+    assert {"**/*.py", "**/pyproject.toml"} <= globs
+
+
+@lsp_test
 async def test_per_file_ignores_apply(client, project):
     uri = open_doc(client, project / "scratch_run.py", MOVED)
     await until(client, lambda: uri in client.diagnostics)
@@ -257,6 +273,10 @@ async def test_notebook_gets_diagnostics_per_cell(client, project):
     assert codes(client, cells[0].uri) == [] and codes(client, cells[2].uri) == []
     fix = diag.data["fix"]["edits"][0]
     assert fix["uri"] == last and fix["newText"] == "out.cpu().numpy()"
+    [fix_all] = await actions(client, last, [], only=[types.CodeActionKind.SourceFixAll])
+    assert fix_all.kind == "source.fixAll.devicelint"
+    assert {uri: [e.new_text for e in edits] for uri, edits in fix_all.edit.changes.items()} == {
+        last: [NOTEBOOK_CELLS[3][1].replace("out.numpy()", "out.cpu().numpy()")]}  # only the cell it fixes
 
 
 def test_server_without_the_extra_says_how_to_get_it():

@@ -16,6 +16,7 @@ import logging
 import os
 import tempfile
 import traceback
+from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -55,7 +56,7 @@ def write_docs() -> dict:
             text = convert.explain(rule.code)
             if not _same(target, text):
                 _write_atomically(target, text)
-            out[rule.code] = "file://" + target
+            out[rule.code] = Path(target).as_uri()
     except OSError:
         return {}
     return out
@@ -175,12 +176,7 @@ class DeviceLintServer(LanguageServer):
 
     def lint_notebook(self, uri: str) -> None:
         nb = self.workspace.get_notebook_document(notebook_uri=uri)
-        cells = [(c, self.workspace.get_text_document(c.document)) for c in nb.cells]
-        data = json.dumps({
-            "cells": [{"cell_type": "code" if c.kind == types.NotebookCellKind.Code else "markdown",
-                       "source": doc.source, "metadata": {}} for c, doc in cells],
-            "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5,
-        }).encode("utf-8")
+        cells, data = self._notebook_json(nb)
         path = _notebook_path(uri)
         settings = self.settings(path)
         texts = {i + 1: (doc.uri, convert.Text(doc.source, self.workspace.position_codec))
@@ -202,6 +198,16 @@ class DeviceLintServer(LanguageServer):
             self.publish(cell_uri, text_of[cell_uri], pairs, None)
         self.cells_of[uri] = set(by_cell)
 
+    def _notebook_json(self, nb) -> tuple[list, bytes]:
+        """([(cell, its text document)], the notebook as .ipynb JSON): what notebook.py reads."""
+        cells = [(c, self.workspace.get_text_document(c.document)) for c in nb.cells]
+        data = json.dumps({
+            "cells": [{"cell_type": "code" if c.kind == types.NotebookCellKind.Code else "markdown",
+                       "source": doc.source, "metadata": {}} for c, doc in cells],
+            "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5,
+        }).encode("utf-8")
+        return cells, data
+
     def publish(self, uri: str, text: convert.Text, pairs: list, version) -> None:
         self.published[uri] = Published(text, pairs)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -210,6 +216,19 @@ class DeviceLintServer(LanguageServer):
     def clear(self, uri: str) -> None:
         self.published.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def watch_files(self) -> None:
+        """Ask the client to report Python files and pyproject.toml changed outside the
+        editor (clients send workspace/didChangeWatchedFiles only for registered globs)."""
+        caps = self.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        globs = ["**/*.py", "**/*.pyi", "**/pyproject.toml"]
+        self.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
+            id="devicelint-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=g) for g in globs]))]))
 
     # ------------------------------------------------------------------ code actions
     def code_actions(self, params: types.CodeActionParams) -> list:
@@ -251,8 +270,11 @@ class DeviceLintServer(LanguageServer):
 
     def _fix_all(self, uri: str):
         """One edit replacing the document with its safely fixed text, or None."""
+        nb = self.workspace.get_notebook_document(cell_uri=uri)
+        if nb is not None:
+            return self._fix_all_cells(nb)
         path = path_of(uri)
-        if path is None or self.workspace.get_notebook_document(cell_uri=uri) is not None:
+        if path is None:
             return None
         settings = self.settings(path)
         if settings is None:
@@ -268,6 +290,26 @@ class DeviceLintServer(LanguageServer):
             edit=types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
                 edits=[edit])]))
+
+    def _fix_all_cells(self, nb):
+        """The notebook's safe fixes (notebook.fix, as `devicelint --fix` makes them), one
+        whole-cell edit per changed cell; None when nothing changes."""
+        path = _notebook_path(nb.uri)
+        settings = self.settings(path) if path is not None else _default_settings()
+        if settings is None:
+            return None
+        cells, data = self._notebook_json(nb)
+        new, count = self.project.fix_all(path or "untitled.ipynb", data, settings)
+        if not count:
+            return None
+        changes = {}
+        for (_cell, doc), fixed in zip(cells, json.loads(new)["cells"]):
+            text = fixed["source"] if isinstance(fixed["source"], str) else "".join(fixed["source"])
+            if text != doc.source:
+                whole = convert.Text(doc.source, self.workspace.position_codec).whole()
+                changes[doc.uri] = [types.TextEdit(whole, text)]
+        return types.CodeAction(title=f"devicelint: apply {count} safe fix{'es' if count > 1 else ''}",
+                                kind=FIX_ALL, edit=types.WorkspaceEdit(changes=changes))
 
     # ------------------------------------------------------------------ docs
     def hover(self, params: types.HoverParams):
@@ -328,6 +370,7 @@ def build() -> DeviceLintServer:
     @server.feature(types.INITIALIZED)
     def initialized(ls: DeviceLintServer, _params):
         ls.docs = write_docs()
+        ls.watch_files()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: DeviceLintServer, params: types.DidOpenTextDocumentParams):
