@@ -1,6 +1,6 @@
 """`devicelint server`: the language server for editors (the `lsp` extra).
 
-Only server.py imports pygls and lsprotocol; project.py and edits.py are plain Python over
-devicelint's own config, engine, fix and project-summary machinery, so the plain linter
-never needs the extra.
+server.py imports pygls and lsprotocol (only `devicelint server` imports it); convert.py
+puts findings and fixes in LSP terms; workspace.py is plain Python over devicelint's own
+config, engine, fix and project-summary machinery. The plain linter never imports this package.
 """
