@@ -213,6 +213,29 @@ async def test_server_asks_to_be_told_of_python_files_saved_elsewhere(client, pr
 
 
 @lsp_test
+async def test_a_burst_of_keystrokes_is_linted_once_for_the_last_text(client, project):
+    uri = open_doc(client, project / "typing_fast.py", MOVED)
+    await until(client, lambda: uri in client.diagnostics)
+    versions = []
+    features = client.protocol.fm.features
+    record = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def spy(params):
+        if params.uri == uri:
+            versions.append(params.version)
+        return record(params)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = spy
+    try:
+        for version in range(2, 7):  # five keystrokes sent at once: within the 150 ms debounce
+            change_doc(client, uri, MOVED + "#" * version + "\n", version)
+        await until(client, lambda: 6 in versions)
+    finally:
+        features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+    assert versions == [6]
+
+
+@lsp_test
 async def test_per_file_ignores_apply(client, project):
     uri = open_doc(client, project / "scratch_run.py", MOVED)
     await until(client, lambda: uri in client.diagnostics)
