@@ -145,7 +145,6 @@ class DeviceLintServer(LanguageServer):
         path = path_of(uri)
         data = doc.source.encode("utf-8")
         if path is not None:
-            before = self._state(path)
             self.project.open(path, data)
         settings = self.settings(path)
         text = convert.Text(doc.source, self.workspace.position_codec)
@@ -154,13 +153,8 @@ class DeviceLintServer(LanguageServer):
             return
         findings = self.project.lint(path or "<stdin>", data, settings) if path else _lint_untitled(data, settings)
         self.publish(uri, text, [(convert.diagnostic(f, text, uri, self.docs), f) for f in findings], doc.version)
-        if path is not None and self._state(path) != before:
-            self.relint_importers(path)
-
-    def _state(self, path: str) -> str:
-        from devicelint.project import file_state
-
-        return file_state(self.project.store, os.path.abspath(path))
+        if path is not None:
+            self.relint_importers(path)  # only those that read it, and only if they could see the edit
 
     def relint_importers(self, path: str) -> None:
         """Open documents whose findings read `path`'s summary as it was: lint them again."""
@@ -394,10 +388,8 @@ def build() -> DeviceLintServer:
             pending.cancel()
         path = path_of(uri)
         if path is not None:
-            before = ls._state(path)
             ls.project.close(path)  # importers now read the file on disk
-            if ls._state(path) != before:
-                ls.relint_importers(path)
+            ls.relint_importers(path)
         ls.clear(uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
