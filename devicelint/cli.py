@@ -22,8 +22,8 @@ _BARE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
 class DefaultGroup(click.Group):
-    """`devicelint PATHS` means `devicelint check PATHS`; `rules`, `explain`, `verify`, `clean`
-    are subcommands. `devicelint --help` is the group's own help: the commands, and the
+    """`devicelint PATHS` means `devicelint check PATHS`; `rules`, `explain`, `verify`, `clean`,
+    `server` are subcommands. `devicelint --help` is the group's own help: the commands, and the
     options of the default command."""
 
     def parse_args(self, ctx, args):
@@ -102,11 +102,12 @@ def cli():
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="Report only findings not recorded in FILE.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (for pre-commit).")
 @click.option("--explain", "explain_code", metavar="CODE", help="Explain one rule (a code or a name) and exit.")
-def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, fix, diff, unsafe_fixes, add_noqa, write_baseline, baseline_path, force_exclude, explain_code):
+@click.option("--watch", is_flag=True, help="Lint again whenever a file changes (needs the lsp extra); Ctrl-C stops.")
+def check(paths, select, extend_select, ignore, output_format, exit_zero, statistics, config_path, stdin_filename, jobs, no_cache, cache_dir, fix, diff, unsafe_fixes, add_noqa, write_baseline, baseline_path, force_exclude, explain_code, watch):
     """Lint PATHS (files or folders, default `.`; `-` reads stdin).
 
     Also: `devicelint rules`, `devicelint explain CODE`, `devicelint verify [--simulate] DIR`,
-    `devicelint clean`.
+    `devicelint clean`, `devicelint server` (the language server for editors).
     """
     from devicelint import config as cfgmod
     from devicelint.files import discover, ignored_codes
@@ -115,6 +116,8 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     if explain_code:
         _explain(explain_code, "text", "'--explain'")
         return
+    if watch:
+        _watch(click.get_current_context(), list(paths) or ["."], add_noqa or write_baseline)
     select_cli, extend_cli, ignore_cli = _codes(select), _codes(extend_select), _codes(ignore)
     paths = list(paths) or ["."]
     try:
@@ -124,12 +127,7 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
         click.echo(f"devicelint: error: {e}", err=True)
         sys.exit(EXIT_ERROR)
 
-    chosen = select_cli or cfg.select
-    extend = list(cfg.extend_select) + extend_cli
-    if extend:
-        base = chosen if chosen else list(codes.DEFAULT)
-        chosen = list(base) + extend
-    ignored = list(cfg.ignore) + ignore_cli
+    chosen, ignored = cfgmod.selection(cfg, select_cli, extend_cli, ignore_cli)
 
     sources = {}
     tasks = []
@@ -204,6 +202,48 @@ def check(paths, select, extend_select, ignore, output_format, exit_zero, statis
     if errors:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+
+
+def _watch(ctx, paths: list, adopting) -> None:
+    """`--watch`: lint, then lint again each time a Python file or notebook under `paths`
+    changes (the result cache makes the files that did not change cost a lookup), clearing
+    the screen first. Never returns: Ctrl-C exits 130 without a word."""
+    if "-" in paths or adopting:
+        click.echo("devicelint: error: --watch lints files; it cannot read stdin or be combined with "
+                   "--add-noqa or --write-baseline", err=True)
+        sys.exit(EXIT_ERROR)
+    try:
+        import watchfiles
+    except ImportError:
+        click.echo("error: devicelint --watch needs the lsp extra: pip install 'devicelint[lsp]'", err=True)
+        sys.exit(EXIT_ERROR)
+    import time
+
+    params = dict(ctx.params, watch=False)
+
+    def once() -> None:
+        click.clear()  # only on a terminal
+        try:
+            ctx.invoke(check, **params)
+        except SystemExit as e:
+            if e.code == 130:
+                raise KeyboardInterrupt from None
+        click.echo(f"[{time.strftime('%H:%M:%S')}] watching {', '.join(paths)} for changes (Ctrl-C to stop)", err=True)
+
+    only_sources = watchfiles.PythonFilter(extra_extensions=(".ipynb",))
+    # yield_on_timeout: the first (empty) yield says the watcher is running, so that the
+    # first lint starts only when no later change can be missed
+    events = watchfiles.watch(*paths, watch_filter=only_sources, debounce=300, rust_timeout=200,
+                              yield_on_timeout=True, raise_interrupt=True)
+    try:
+        next(events)
+        once()
+        for changes in events:
+            if changes:
+                once()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    sys.exit(EXIT_CLEAN)  # the watched paths went away
 
 
 def _adopt(findings, tasks, errors, add_noqa: bool, write_baseline) -> None:
@@ -459,6 +499,20 @@ def verify_cmd(folder, simulate, timeout, report_path, max_memory):
             sys.exit(EXIT_ERROR)
     ok = all(getattr(r, "ok", False) for r in results)
     sys.exit(EXIT_CLEAN if ok and results else EXIT_FINDINGS)
+
+
+@cli.command("server")
+def server_cmd():
+    """Run the language server (LSP over stdio) for editors: diagnostics as you type, fixes,
+    rule docs. Needs the lsp extra."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(m) is None for m in ("pygls", "lsprotocol")):
+        click.echo("error: devicelint server needs the lsp extra: pip install 'devicelint[lsp]'", err=True)
+        sys.exit(EXIT_ERROR)
+    from devicelint.lsp.server import serve
+
+    serve()
 
 
 def main() -> None:

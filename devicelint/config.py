@@ -34,6 +34,20 @@ class Config:
     root: str = "."
 
 
+def selection(cfg: Config, select=(), extend_select=(), ignore=()) -> tuple:
+    """(the codes to select, or None for the default rules; the codes to ignore) from the
+    config and the command line's --select / --extend-select / --ignore. The editor's
+    server asks the same question for every file it lints."""
+    from devicelint import rules as registry
+
+    chosen = list(select) or cfg.select
+    extend = list(cfg.extend_select) + list(extend_select)
+    if extend:
+        base = chosen if chosen else [r.code for r in registry.ALL_RULES if r.default]
+        chosen = list(base) + extend
+    return chosen, list(cfg.ignore) + list(ignore)
+
+
 def find_pyproject(start: str) -> str | None:
     """The closest pyproject.toml, upwards from `start`, that has a [tool.devicelint] table."""
     here = os.path.abspath(start)

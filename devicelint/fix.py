@@ -35,25 +35,26 @@ def _parses(source: bytes, path: str) -> bool:
 
 
 def fix_source(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False,
-               refused: list | None = None) -> tuple[bytes, int]:
+               refused: list | None = None, project=None) -> tuple[bytes, int]:
     """(the fixed source, how many fixes were applied). Returns the input unchanged when no
     fix applies or when the fixed code would not parse. Unsafe fixes only with `unsafe`.
     `refused` (a list) gets one line per chosen fix that cannot be applied (a notebook's
     fix that would edit a magic line), `cell N:line:col: DL000 ...`, for the caller to
-    print after the path."""
+    print after the path. `project`: the project.FileView to follow imports with (the
+    editor's, which sees unsaved documents); by default the files on disk."""
     if path.lower().endswith(".ipynb"):
         return notebook.fix(source, path, select, ignore, unsafe, refused, fix_python=fix_python,
                             max_rounds=MAX_ROUNDS)
-    return fix_python(source, path, select, ignore, unsafe)
+    return fix_python(source, path, select, ignore, unsafe, project=project)
 
 
 def fix_python(source: bytes, path: str = "<stdin>", select=None, ignore=None, unsafe: bool = False,
-               accept=None, rounds: int = MAX_ROUNDS) -> tuple[bytes, int]:
+               accept=None, rounds: int = MAX_ROUNDS, project=None) -> tuple[bytes, int]:
     """`fix_source` for Python source. `accept(finding)`, when given, vetoes the fixes of
     chosen findings (a notebook's fix that its cells cannot take)."""
     applied = 0
     for _ in range(rounds):
-        pairs, module = analyse_python(source, path, select, ignore)
+        pairs, module = analyse_python(source, path, select, ignore, project=project)
         if module is None:
             break
         chosen = [report for finding, report in pairs

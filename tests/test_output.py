@@ -326,7 +326,7 @@ def test_help_lists_the_commands():
         assert "Usage: devicelint check" not in r.stdout
         assert r.stdout.startswith("Usage: devicelint [OPTIONS] [PATHS]...")
         commands = r.stdout.split("Commands:")[1].split("\n\n")[0]
-        assert [line.split()[0] for line in commands.strip().splitlines()] == ["check", "clean", "explain", "rules", "verify"]
+        assert [line.split()[0] for line in commands.strip().splitlines()] == ["check", "clean", "explain", "rules", "server", "verify"]
         assert "--select" in r.stdout and "--output-format" in r.stdout
     r = run("check", "--help")
     assert r.exit_code == 0 and r.stdout.startswith("Usage: devicelint check [OPTIONS] [PATHS]...")

@@ -1,0 +1,228 @@
+"""Keystroke-to-diagnostics latency of `devicelint server`, measured as an editor sees it.
+
+Starts `python -m devicelint server` and drives it over stdio with a minimal JSON-RPC client
+(the standard library only; the server needs the lsp extra). In a temporary project folder:
+
+- `small`: a 50-line training script (argparse, a model from `models.py`, a loop); each
+  keystroke is a `didChange` (one character of a comment added or removed), timed until the
+  `publishDiagnostics` of that document version arrives. The server waits 150 ms after the
+  last change before linting (its debounce): that wait is part of every figure.
+- `large`: the same for a 1,000-line training script, made by concatenating the fixture
+  scripts (realistic training and evaluation code, one after the other).
+- `cross-file`: with the script and `models.py` open, `models.py` is edited so that its
+  class places itself on the device (or no longer does); timed until the script's new
+  diagnostics (DL001 gone, or back) arrive, the script itself untouched.
+
+Prints a table of the medians (and min/max) over `--rounds` keystrokes; `--json FILE` writes
+them. Nothing is written into the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from lsp_project import MODELS, PLACED, UNMOVED  # noqa: E402  the end-to-end tests' realistic project
+
+
+class Client:
+    """Just enough of an LSP client: framed JSON-RPC over the server's stdin/stdout."""
+
+    def __init__(self, cmd: list, cwd: str) -> None:
+        env = {**os.environ, "XDG_CACHE_HOME": os.path.join(cwd, ".xdg-cache")}
+        self.proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.next_id = 0
+
+    def send(self, obj: dict) -> None:
+        body = json.dumps(obj).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def notify(self, method: str, params) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method: str, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            msg = self.read()
+            if msg.get("id") == self.next_id and "method" not in msg:
+                return msg.get("result")
+
+    def read(self) -> dict:
+        length = None
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("the server closed its output")
+            if line in (b"\r\n", b"\n"):
+                break
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        return json.loads(self.proc.stdout.read(length))
+
+    def diagnostics(self, uri: str, version=None) -> list:
+        """Wait for the next publishDiagnostics of `uri` (of `version`, when given)."""
+        while True:
+            msg = self.read()
+            if msg.get("method") == "textDocument/publishDiagnostics":
+                p = msg["params"]
+                if p["uri"] == uri and (version is None or p.get("version") == version):
+                    return p["diagnostics"]
+
+    def cpu(self) -> float | None:
+        """The server's CPU seconds so far (Linux /proc), or None: on a busy machine the wall
+        time also counts the waits for a core, the CPU time does not."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None)
+            self.notify("exit", None)
+            self.proc.wait(30)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+def large_script(lines: int = 1000) -> str:
+    """About `lines` lines of training code made of realistic functions: the fixture scripts'
+    functions and classes as they are, each script's top-level statements wrapped in a
+    function of their own (`run_<script>`), the imports gathered at the top."""
+    imports, parts, total = {}, [], 0
+    for path in sorted(ROOT.glob("fixtures/DL*/*.py")):
+        text = path.read_text()
+        if "from __future__" in text:
+            continue
+        src = text.splitlines()
+        body = []
+        for node in ast.parse(text).body:
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+            chunk = src[first - 1:node.end_lineno]
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                imports.update(dict.fromkeys(chunk))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                parts.append("\n".join(chunk) + "\n\n\n")
+            elif not (isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)):
+                body.extend("    " + line if line.strip() else "" for line in chunk)
+        if body:
+            name = re.sub(r"\W", "_", f"{path.parent.name}_{path.stem}").lower()
+            parts.append(f"def run_{name}():\n" + "\n".join(body) + "\n\n\n")
+        total = sum(p.count("\n") for p in parts) + len(imports)
+        if total >= lines:
+            break
+    out = "\n".join(imports) + "\n\n\n" + "".join(parts)
+    compile(out, "large.py", "exec")
+    return out
+
+
+def keystrokes(client: Client, uri: str, text: str, rounds: int) -> list:
+    """Seconds from each didChange to the diagnostics of that version."""
+    times = []
+    base = text + "# last step\n"
+    for version in range(2, rounds + 2):
+        new = base if version % 2 else base.replace("# last step\n", "# last steps\n")
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": new}]})
+        start, cpu = time.perf_counter(), client.cpu()
+        client.diagnostics(uri, version)
+        times.append((time.perf_counter() - start, _spent(client, cpu)))
+    return times
+
+
+def _spent(client: Client, before):
+    after = client.cpu()
+    return after - before if before is not None and after is not None else None
+
+
+def cross_file(client: Client, train_uri: str, models_uri: str, rounds: int) -> list:
+    times = []
+    for version in range(2, rounds + 2):
+        placed = version % 2 == 0
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": models_uri, "version": version},
+            "contentChanges": [{"text": PLACED if placed else MODELS}]})
+        start, cpu = time.perf_counter(), client.cpu()
+        while True:
+            codes = {d["code"] for d in client.diagnostics(train_uri)}
+            if ("DL001" in codes) != placed:
+                break
+        times.append((time.perf_counter() - start, _spent(client, cpu)))
+    return times
+
+
+def open_doc(client: Client, path: Path, text: str) -> str:
+    uri = path.resolve().as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    client.diagnostics(uri, 1)
+    return uri
+
+
+def summary(times: list) -> dict:
+    ms = [wall * 1000 for wall, _cpu in times]
+    out = {"median_ms": round(statistics.median(ms), 1), "min_ms": round(min(ms), 1), "max_ms": round(max(ms), 1),
+           "n": len(ms)}
+    cpu = [c * 1000 for _wall, c in times if c is not None]
+    if cpu:
+        out["median_cpu_ms"] = round(statistics.median(cpu), 1)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15, help="keystrokes per case (default 15)")
+    parser.add_argument("--json", help="write the figures here")
+    args = parser.parse_args()
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    with tempfile.TemporaryDirectory(prefix="devicelint-lsp-bench-") as tmp:
+        folder = Path(tmp)
+        (folder / "pyproject.toml").write_text('[project]\nname = "bench"\n\n[tool.devicelint]\n')
+        (folder / "models.py").write_text(MODELS)
+        (folder / "train.py").write_text(UNMOVED)
+        large = large_script()
+        (folder / "large_train.py").write_text(large)
+        client = Client([sys.executable, "-m", "devicelint", "server"], tmp)
+        try:
+            client.request("initialize", {"processId": os.getpid(), "rootUri": folder.as_uri(), "capabilities": {}})
+            client.notify("initialized", {})
+            train = open_doc(client, folder / "train.py", UNMOVED)
+            results = {"small": summary(keystrokes(client, train, UNMOVED, args.rounds))}
+            big = open_doc(client, folder / "large_train.py", large)
+            results["large"] = summary(keystrokes(client, big, large, args.rounds))
+            models = open_doc(client, folder / "models.py", MODELS)
+            results["cross-file"] = summary(cross_file(client, train, models, args.rounds))
+        finally:
+            client.close()
+    lines = {"small": UNMOVED.count("\n") + 1, "large": large.count("\n") + 1, "cross-file": MODELS.count("\n") + 1}
+    print(f"devicelint server latency, {os.cpu_count()} cores, Python {platform.python_version()} "
+          f"(includes the server's 150 ms debounce)")
+    print(f"load average before: {load[0]:.1f}, after: {os.getloadavg()[0]:.1f}" if load else "")
+    print(f"{'case':<12} {'lines':>6} {'median':>9} {'min':>9} {'max':>9} {'server CPU':>11}")
+    for case, r in results.items():
+        cpu = f"{r['median_cpu_ms']:>9.0f}ms" if "median_cpu_ms" in r else f"{'-':>11}"
+        print(f"{case:<12} {lines[case]:>6} {r['median_ms']:>7.0f}ms {r['min_ms']:>7.0f}ms {r['max_ms']:>7.0f}ms {cpu}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"cases": results, "lines": lines, "debounce_ms": 150}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

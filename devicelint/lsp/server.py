@@ -1,0 +1,452 @@
+"""The language server: LSP over stdio on pygls. Lints a document when it is opened, saved,
+and 150 ms after the last change; publishes diagnostics with their fixes, offers code
+actions (each fix, `# noqa`, `source.fixAll.devicelint`), hovers and a command with the
+rule's docs, re-lints open importers when a module they use changes, and syncs notebooks
+(LSP 3.17) with diagnostics per cell.
+
+Linting runs on the server's event-loop thread, one document at a time: a lint is a
+deterministic function of the text, and a change that arrives meanwhile reschedules the
+document (the debounce), so only the newest text's diagnostics are published."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import tempfile
+import traceback
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from devicelint import __version__
+from devicelint import config as cfgmod
+from devicelint import rules as registry
+from devicelint.lsp import convert
+from devicelint.lsp.workspace import Workspace
+
+DEBOUNCE = 0.15  # seconds after the last keystroke
+FIX_ALL = "source.fixAll.devicelint"
+EXPLAIN = "devicelint.explain"
+log = logging.getLogger("devicelint.lsp")
+
+
+def path_of(uri: str) -> str | None:
+    """The file system path of a `file:` URI, else None (untitled buffers, cells)."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return os.path.normpath(unquote(parsed.path))
+
+
+def write_docs() -> dict:
+    """{code: file URI of its Markdown docs}, written once per version under the user's
+    cache (XDG), for `codeDescription`: a link any client can open. {} when nowhere is
+    writable: the hover and the command still give the docs."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "devicelint", "docs", __version__)
+    out = {}
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for rule in registry.ALL_RULES:
+            target = os.path.join(folder, f"{rule.code}-{rule.name}.md")
+            text = convert.explain(rule.code)
+            if not _same(target, text):
+                _write_atomically(target, text)
+            out[rule.code] = Path(target).as_uri()
+    except OSError:
+        return {}
+    return out
+
+
+def _same(path: str, text: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read() == text
+    except OSError:
+        return False
+
+
+def _write_atomically(path: str, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+class Published:
+    """What the server last said about one document (or cell): its diagnostics, the findings
+    behind them, and the text they were computed on."""
+
+    def __init__(self, text: convert.Text, pairs: list) -> None:
+        self.text = text
+        self.pairs = pairs  # [(Diagnostic, Finding)]
+
+
+class DeviceLintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "devicelint", __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                notebook_selector=[types.NotebookDocumentFilterWithCells(
+                    notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
+                save=True),
+        )
+        self.project = Workspace()
+        self.docs: dict = {}
+        self.published: dict = {}  # uri (document or cell) -> Published
+        self.cells_of: dict = {}  # notebook uri -> cell uris published
+        self._pending: dict = {}  # uri -> asyncio.TimerHandle
+        self._told: set = set()  # config errors already shown
+
+    # ------------------------------------------------------------------ scheduling
+    def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
+        old = self._pending.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        self._pending[uri] = asyncio.get_running_loop().call_later(delay, self._run, uri)
+
+    def _run(self, uri: str) -> None:
+        self._pending.pop(uri, None)
+        try:
+            if self.workspace.get_notebook_document(notebook_uri=uri) is not None:
+                self.lint_notebook(uri)
+            else:
+                self.lint_text(uri)
+        except Exception as e:  # one document's failure must not take the server down
+            log.error("linting %s failed: %s", uri, traceback.format_exc())
+            self.window_show_message(types.ShowMessageParams(
+                types.MessageType.Error, f"devicelint: internal error while linting {uri}: {type(e).__name__}: {e}"))
+
+    # ------------------------------------------------------------------ linting
+    def settings(self, path: str | None):
+        """The file's settings, or None after showing why its config cannot be read."""
+        if path is None:
+            return _default_settings()
+        try:
+            return self.project.settings(path)
+        except cfgmod.ConfigError as e:
+            message = f"devicelint: {e}"
+            if message not in self._told:
+                self._told.add(message)
+                self.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
+            return None
+
+    def lint_text(self, uri: str) -> None:
+        doc = self.workspace.get_text_document(uri)
+        path = path_of(uri)
+        data = doc.source.encode("utf-8")
+        if path is not None:
+            self.project.open(path, data)
+        settings = self.settings(path)
+        text = convert.Text(doc.source, self.workspace.position_codec)
+        if settings is None:
+            self.publish(uri, text, [], doc.version)
+            return
+        findings = self.project.lint(path or "<stdin>", data, settings) if path else _lint_untitled(data, settings)
+        self.publish(uri, text, [(convert.diagnostic(f, text, uri, self.docs), f) for f in findings], doc.version)
+        if path is not None:
+            self.relint_importers(path)  # only those that read it, and only if they could see the edit
+
+    def relint_importers(self, path: str) -> None:
+        """Open documents whose findings read `path`'s summary as it was: lint them again."""
+        for stale in self.project.stale(path):
+            for uri in self._open_uris(stale):
+                self.schedule(uri, 0)
+
+    def _open_uris(self, path: str) -> list:
+        out = [d.uri for d in self.workspace.text_documents.values()
+               if path_of(d.uri) == path and self.workspace.get_notebook_document(cell_uri=d.uri) is None]
+        out += [uri for uri in self.workspace.notebook_documents if _notebook_path(uri) == path]
+        return out
+
+    def lint_notebook(self, uri: str) -> None:
+        nb = self.workspace.get_notebook_document(notebook_uri=uri)
+        cells, data = self._notebook_json(nb)
+        path = _notebook_path(uri)
+        settings = self.settings(path)
+        texts = {i + 1: (doc.uri, convert.Text(doc.source, self.workspace.position_codec))
+                 for i, (_c, doc) in enumerate(cells)}
+        by_cell: dict = {doc.uri: [] for c, doc in cells if c.kind == types.NotebookCellKind.Code}
+        if settings is not None:
+            findings = self.project.lint(path, data, settings) if path else _lint_untitled(data, settings, ".ipynb")
+            for f in findings:
+                cell_uri, text = texts.get(f.cell or 1, (None, None))
+                if cell_uri is None:
+                    continue
+                d = convert.diagnostic(f, text, cell_uri, self.docs, place=texts.get)
+                by_cell.setdefault(cell_uri, []).append((d, f))
+        gone = self.cells_of.get(uri, set()) - set(by_cell)
+        for cell_uri in gone:
+            self.publish(cell_uri, convert.Text("", self.workspace.position_codec), [], None)
+        text_of = dict(texts.values())  # cell uri -> Text
+        for cell_uri, pairs in by_cell.items():
+            self.publish(cell_uri, text_of[cell_uri], pairs, None)
+        self.cells_of[uri] = set(by_cell)
+
+    def _notebook_json(self, nb) -> tuple[list, bytes]:
+        """([(cell, its text document)], the notebook as .ipynb JSON): what notebook.py reads."""
+        cells = [(c, self.workspace.get_text_document(c.document)) for c in nb.cells]
+        data = json.dumps({
+            "cells": [{"cell_type": "code" if c.kind == types.NotebookCellKind.Code else "markdown",
+                       "source": doc.source, "metadata": {}} for c, doc in cells],
+            "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5,
+        }).encode("utf-8")
+        return cells, data
+
+    def publish(self, uri: str, text: convert.Text, pairs: list, version) -> None:
+        self.published[uri] = Published(text, pairs)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=[d for d, _f in pairs], version=version))
+
+    def clear(self, uri: str) -> None:
+        self.published.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def watch_files(self) -> None:
+        """Ask the client to report Python files and pyproject.toml changed outside the
+        editor (clients send workspace/didChangeWatchedFiles only for registered globs)."""
+        caps = self.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        globs = ["**/*.py", "**/*.pyi", "**/pyproject.toml"]
+        self.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
+            id="devicelint-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=g) for g in globs]))]))
+
+    # ------------------------------------------------------------------ code actions
+    def code_actions(self, params: types.CodeActionParams) -> list:
+        uri = params.text_document.uri
+        only = params.context.only
+        out = []
+        seen = self.published.get(uri)
+        if _wanted(types.CodeActionKind.QuickFix, only) and seen is not None:
+            for diag in params.context.diagnostics:
+                if diag.source == convert.SOURCE:
+                    out.extend(self._quick_fixes(uri, diag, seen))
+        if _wanted(FIX_ALL, only):
+            action = self._fix_all(uri)
+            if action is not None:
+                out.append(action)
+        return out
+
+    def _quick_fixes(self, uri: str, diag: types.Diagnostic, seen: Published) -> list:
+        finding = next((f for d, f in seen.pairs if d.range == diag.range and d.code == diag.code), None)
+        data = diag.data if isinstance(diag.data, dict) else None
+        if data is None and finding is not None:
+            data = next(d.data for d, f in seen.pairs if f is finding)
+        out = []
+        fix = (data or {}).get("fix")
+        if fix:
+            changes: dict = {}
+            for e in fix["edits"]:
+                changes.setdefault(e["uri"], []).append(types.TextEdit(_range(e["range"]), e["newText"]))
+            out.append(types.CodeAction(title=fix["title"], kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                                        edit=types.WorkspaceEdit(changes=changes),
+                                        is_preferred=fix["applicability"] == "safe"))
+        if finding is not None and finding.code != "DL000":
+            edit = convert.noqa_edit(finding, seen.text)
+            if edit is not None:
+                out.append(types.CodeAction(title=f"Suppress {finding.code} with # noqa",
+                                            kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                                            edit=types.WorkspaceEdit(changes={uri: [edit]}), is_preferred=False))
+        return out
+
+    def _fix_all(self, uri: str):
+        """One edit replacing the document with its safely fixed text, or None."""
+        nb = self.workspace.get_notebook_document(cell_uri=uri)
+        if nb is not None:
+            return self._fix_all_cells(nb)
+        path = path_of(uri)
+        if path is None:
+            return None
+        settings = self.settings(path)
+        if settings is None:
+            return None
+        doc = self.workspace.get_text_document(uri)
+        new, count = self.project.fix_all(path, doc.source.encode("utf-8"), settings)
+        if not count:
+            return None
+        text = convert.Text(doc.source, self.workspace.position_codec)
+        edit = types.TextEdit(text.whole(), new.decode("utf-8"))
+        return types.CodeAction(
+            title=f"devicelint: apply {count} safe fix{'es' if count > 1 else ''}", kind=FIX_ALL,
+            edit=types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
+                edits=[edit])]))
+
+    def _fix_all_cells(self, nb):
+        """The notebook's safe fixes (notebook.fix, as `devicelint --fix` makes them), one
+        whole-cell edit per changed cell; None when nothing changes."""
+        path = _notebook_path(nb.uri)
+        settings = self.settings(path) if path is not None else _default_settings()
+        if settings is None:
+            return None
+        cells, data = self._notebook_json(nb)
+        new, count = self.project.fix_all(path or "untitled.ipynb", data, settings)
+        if not count:
+            return None
+        changes = {}
+        for (_cell, doc), fixed in zip(cells, json.loads(new)["cells"]):
+            text = fixed["source"] if isinstance(fixed["source"], str) else "".join(fixed["source"])
+            if text != doc.source:
+                whole = convert.Text(doc.source, self.workspace.position_codec).whole()
+                changes[doc.uri] = [types.TextEdit(whole, text)]
+        return types.CodeAction(title=f"devicelint: apply {count} safe fix{'es' if count > 1 else ''}",
+                                kind=FIX_ALL, edit=types.WorkspaceEdit(changes=changes))
+
+    # ------------------------------------------------------------------ docs
+    def hover(self, params: types.HoverParams):
+        seen = self.published.get(params.text_document.uri)
+        if seen is None:
+            return None
+        pos = params.position
+        codes = []
+        for d, _f in seen.pairs:
+            if _contains(d.range, pos) and d.code not in codes:
+                codes.append(d.code)
+        docs = [convert.explain(c) for c in codes]
+        docs = [d for d in docs if d]
+        if not docs:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n---\n".join(docs)))
+
+
+def _default_settings():
+    from devicelint.lsp.workspace import Settings
+
+    return Settings(None, [])
+
+
+def _lint_untitled(data: bytes, settings, suffix: str = ".py") -> list:
+    """A buffer with no file behind it: linted alone, with the default settings."""
+    from devicelint.engine import analyse
+
+    return [f for f, _r in analyse(data, "untitled" + suffix, settings.select, settings.ignore)[0]]
+
+
+def _notebook_path(uri: str) -> str | None:
+    path = path_of(uri)
+    if path is None:
+        return None
+    return path if path.lower().endswith(".ipynb") else path + ".ipynb"
+
+
+def _range(r: dict) -> types.Range:
+    return types.Range(types.Position(r["start"]["line"], r["start"]["character"]),
+                       types.Position(r["end"]["line"], r["end"]["character"]))
+
+
+def _contains(r: types.Range, p: types.Position) -> bool:
+    return (r.start.line, r.start.character) <= (p.line, p.character) <= (r.end.line, r.end.character)
+
+
+def _wanted(kind: str, only) -> bool:
+    """Whether a code action of `kind` answers a request limited to `only` (kinds nest by dots)."""
+    if not only:
+        return True
+    return any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+def build() -> DeviceLintServer:
+    server = DeviceLintServer()
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: DeviceLintServer, _params):
+        ls.docs = write_docs()
+        ls.watch_files()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: DeviceLintServer, params: types.DidOpenTextDocumentParams):
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: DeviceLintServer, params: types.DidChangeTextDocumentParams):
+        uri = params.text_document.uri
+        nb = ls.workspace.get_notebook_document(cell_uri=uri)
+        ls.schedule(nb.uri if nb is not None else uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: DeviceLintServer, params: types.DidSaveTextDocumentParams):
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: DeviceLintServer, params: types.DidCloseTextDocumentParams):
+        uri = params.text_document.uri
+        pending = ls._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        path = path_of(uri)
+        if path is not None:
+            ls.project.close(path)  # importers now read the file on disk
+            ls.relint_importers(path)
+        ls.clear(uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def nb_open(ls: DeviceLintServer, params: types.DidOpenNotebookDocumentParams):
+        ls.schedule(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def nb_change(ls: DeviceLintServer, params: types.DidChangeNotebookDocumentParams):
+        ls.schedule(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def nb_save(ls: DeviceLintServer, params: types.DidSaveNotebookDocumentParams):
+        ls.schedule(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def nb_close(ls: DeviceLintServer, params: types.DidCloseNotebookDocumentParams):
+        uri = params.notebook_document.uri
+        pending = ls._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        for cell in params.cell_text_documents:
+            ls.clear(cell.uri)
+        ls.cells_of.pop(uri, None)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: DeviceLintServer, params: types.DidChangeWatchedFilesParams):
+        for change in params.changes:
+            path = path_of(change.uri)
+            if path is None:
+                continue
+            if os.path.basename(path) == "pyproject.toml":  # settings may have changed: everything
+                for uri in list(ls.published):
+                    nb = ls.workspace.get_notebook_document(cell_uri=uri)
+                    ls.schedule(nb.uri if nb is not None else uri, 0)
+                continue
+            ls.relint_importers(path)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False))
+    def code_action(ls: DeviceLintServer, params: types.CodeActionParams):
+        return ls.code_actions(params)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: DeviceLintServer, params: types.HoverParams):
+        return ls.hover(params)
+
+    @server.command(EXPLAIN)
+    def explain(ls: DeviceLintServer, code: str):
+        """The rule's docs as Markdown (what `devicelint explain CODE` prints)."""
+        text = convert.explain(str(code).strip().upper())
+        if text is None:
+            raise ValueError(f"unknown rule code {code!r}")
+        return text
+
+    return server
+
+
+def serve() -> None:
+    logging.basicConfig(level=logging.WARNING)  # stderr: stdout is the protocol's
+    build().start_io()

@@ -1,0 +1,114 @@
+"""What the server keeps warm between keystrokes: each file's configuration, the summaries
+of the project's files (open documents' from their unsaved text), and which files each lint
+depended on, so that an edit to `models.py` re-lints the open files that import it.
+
+No pygls here: the server hands in paths and text and gets findings back, through the same
+config discovery (`config.find_pyproject` / `load` / `selection`, per-file-ignores) and
+engine (`engine.analyse` with a `project.FileView`) as the command line.
+"""
+
+from __future__ import annotations
+
+import os
+
+from devicelint import config as cfgmod
+from devicelint import project
+from devicelint.engine import analyse
+from devicelint.files import ignored_codes
+
+# Summaries of texts typed in the editor are kept by content; past this many the memory is
+# dropped and rebuilt from the texts asked about next (one summary is a few milliseconds).
+MAX_SUMMARIES = 4000
+
+
+class OverlayStore(project.Store):
+    """A project.Store that reads an open document's text instead of its file on disk."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.overlay: dict = {}  # absolute path -> bytes of the open document
+
+    def entry_for(self, path: str):
+        text = self.overlay.get(path)
+        if text is None:
+            return super().entry_for(path)
+        if len(self.memory) > MAX_SUMMARIES:
+            self.memory.clear()
+        return self.summary_of(text)
+
+
+class Settings:
+    """(select, ignore) for one file, as `devicelint check FILE` would choose them."""
+
+    def __init__(self, chosen, ignored) -> None:
+        self.select, self.ignore = chosen, ignored
+
+
+class Workspace:
+    def __init__(self) -> None:
+        self.store = OverlayStore()
+        self.deps: dict = {}  # linted path -> {path it read: that file's state then}
+        self._configs: dict = {}  # pyproject path -> ((mtime, size), Config)
+
+    # ------------------------------------------------------------------ configuration
+    def config(self, path: str) -> cfgmod.Config:
+        """The Config of the project `path` belongs to; ConfigError when it is broken.
+        Re-read whenever the pyproject.toml changed on disk."""
+        where = cfgmod.find_pyproject(path)
+        if where is None:
+            return cfgmod.Config()
+        try:
+            st = os.stat(where)
+            stamp = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        known = self._configs.get(where)
+        if known is not None and known[0] == stamp and stamp is not None:
+            return known[1]
+        cfg = cfgmod.load(where)
+        self._configs[where] = (stamp, cfg)
+        return cfg
+
+    def settings(self, path: str) -> Settings:
+        cfg = self.config(path)
+        chosen, ignored = cfgmod.selection(cfg)
+        return Settings(chosen, ignored + ignored_codes(path, cfg.per_file_ignores, cfg.root))
+
+    # ------------------------------------------------------------------ documents
+    def open(self, path: str, data: bytes) -> None:
+        """Lints and summaries see `data` for `path` from now on."""
+        self.store.overlay[os.path.abspath(path)] = data
+
+    def close(self, path: str) -> None:
+        full = os.path.abspath(path)
+        self.store.overlay.pop(full, None)
+        self.deps.pop(full, None)
+
+    def lint(self, path: str, data: bytes, settings: Settings) -> list:
+        """The findings of `data` (the text of `path`), with what they depended on recorded."""
+        full = os.path.abspath(path)
+        view = project.FileView(full, self.store)
+        pairs, _module = analyse(data, path, settings.select, settings.ignore, project=view)
+        self.deps[full] = {p: s for p, s in view.deps.items() if p != full}
+        return [f for f, _report in pairs]
+
+    def fix_all(self, path: str, data: bytes, settings: Settings) -> tuple[bytes, int]:
+        """(the text with the file's safe fixes applied, how many), like `devicelint --fix`."""
+        from devicelint.fix import fix_source
+
+        return fix_source(data, path, settings.select, settings.ignore, unsafe=False,
+                          project=project.FileView(os.path.abspath(path), self.store))
+
+    # ------------------------------------------------------------------ cross-file
+    def stale(self, changed: str) -> list:
+        """The linted paths whose findings depended on `changed` as it was then, and that
+        may read differently now (its summary changed, or it appeared or went)."""
+        changed = os.path.abspath(changed)
+        out = []
+        for path, deps in self.deps.items():
+            if changed not in deps or path == changed:
+                continue
+            before = deps[changed]
+            if before is None or before != project.file_state(self.store, changed):
+                out.append(path)
+        return out
