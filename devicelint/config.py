@@ -38,12 +38,12 @@ def selection(cfg: Config, select=(), extend_select=(), ignore=()) -> tuple:
     """(the codes to select, or None for the default rules; the codes to ignore) from the
     config and the command line's --select / --extend-select / --ignore. The editor's
     server asks the same question for every file it lints."""
-    from devicelint import rules as registry
+    from devicelint import codes  # the rule table as data: a cache hit imports no rule
 
     chosen = list(select) or cfg.select
     extend = list(cfg.extend_select) + list(extend_select)
     if extend:
-        base = chosen if chosen else [r.code for r in registry.ALL_RULES if r.default]
+        base = chosen if chosen else list(codes.DEFAULT)
         chosen = list(base) + extend
     return chosen, list(cfg.ignore) + list(ignore)
 
