@@ -114,7 +114,7 @@ def _bad_bytes(source: bytes, path: str) -> Finding | None:
 
 def _unparsable(path: str, e: SyntaxError) -> Finding:
     version = f"Python {sys.version_info[0]}.{sys.version_info[1]}"
-    message = f"cannot parse: {e.msg} ({version}; nested too deeply to try LibCST's grammar, which may know newer syntax)"
+    message = f"cannot parse: {e.msg} ({version}; not tried with LibCST's newer grammar: it may nest too deeply for it)"
     return _meta(path, "syntax-error", message, e.lineno or 1, e.offset if e.offset and e.offset > 0 else 1)
 
 
