@@ -7,6 +7,7 @@ import gc
 import os
 import re
 import stat
+import sys
 import threading
 
 import libcst as cst
@@ -53,7 +54,8 @@ class Context:
     @property
     def facts(self) -> Facts:
         if self._facts is None:
-            self._facts = infer(self.module, self.imports, default_device_set=sets_default_device(self.source))
+            self._facts = infer(self.module, self.imports, default_device_set=sets_default_device(self.source),
+                                budget=limits.step_budget(self.source))
         return self._facts
 
     @property
@@ -122,13 +124,14 @@ def _bad_bytes(source: bytes, path: str) -> Finding | None:
     return None
 
 
+def _unparsable(path: str, e: SyntaxError) -> Finding:
+    version = f"Python {sys.version_info[0]}.{sys.version_info[1]}"
+    message = f"cannot parse: {e.msg} ({version}; not tried with LibCST's newer grammar: it may nest too deeply for it)"
+    return _meta(path, "syntax-error", message, e.lineno or 1, e.offset if e.offset and e.offset > 0 else 1)
+
+
 def _too_complex(path: str, reason: str, line: int = 1) -> Finding:
     return _meta(path, "too-complex", f"not analysed: {reason}", line)
-
-
-def _risky(source: bytes) -> bool:
-    """A line long enough to nest deeper than LibCST's native parser can take."""
-    return max(map(len, limits.LINE_SPLIT(source))) > limits.MAX_DEPTH
 
 
 _LIBCST_AT = re.compile(r"^(?:parser error: )?error at \d+:\d+: ")
@@ -178,8 +181,9 @@ def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None
 
 def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None,
                    project=None):
-    """`analyse` for Python source. The file is analysed within limits.FILE_TIMEOUT seconds
-    and limits.MAX_MEMORY bytes; over a limit it is one `DL000 too-complex` finding."""
+    """`analyse` for Python source. The file is analysed within limits.step_budget steps,
+    limits.CPU_BACKSTOP seconds of CPU and limits.MAX_MEMORY bytes; over a limit it is one
+    `DL000 too-complex` finding."""
     if isinstance(source, str):
         source = source.encode("utf-8")
     bad = _bad_bytes(source, path)
@@ -190,10 +194,9 @@ def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, igno
     problem = limits.precheck(source)
     if isinstance(problem, limits.TooComplex):
         return [(_too_complex(path, problem.reason, problem.line), None)], None
-    if isinstance(problem, SyntaxError) and _risky(source):
+    if isinstance(problem, SyntaxError) and limits.may_nest_too_deep(source):
         # LibCST may know newer syntax than this Python, but not on input that can crash it
-        bad = _meta(path, "syntax-error", f"cannot parse: {problem.msg}", problem.lineno or 1, problem.offset or 1)
-        return [(bad, None)], None
+        return [(_unparsable(path, problem), None)], None
     try:
         # reading the user's literals (`"\d"`) warns as compiling them would: not ours to print
         with limits.bounded(), limits.quiet(SyntaxWarning, DeprecationWarning):

@@ -1,17 +1,24 @@
 """Bounds on what one file may cost.
 
 LibCST's native parser takes super-linear time and memory on deep expressions (a chain of
-3,000 `.to()` calls: 54 s; 3,000 nested lambdas: 1.7 GB) and overflows its stack (a
-segfault) on a 10,000-operand `and`. So before LibCST sees a file, CPython's own parser
-(fast, and it refuses what it cannot compile) measures it; what is too big or too deep is
-reported as `DL000 too-complex` with the reason. While the file is then analysed, a timer
-and an address-space limit bound what no pre-check can foresee.
+3,000 `.to()` calls: 54 s; 3,000 nested lambdas: 1.7 GB), overflows its stack (a
+segfault) on a 10,000-operand `and`, and needs about 2.5 KB per token (a 1.3 M-item list:
+an abort in its allocator under the 3 GB cap). None of that can be interrupted once it
+has started, so before LibCST sees a file its size, its token count and its nesting are
+measured: by CPython's own parser (fast, and it refuses what it cannot compile), or, for
+syntax newer than the running Python, by its tokenizer. What is too big or too deep is
+reported as `DL000 too-complex` with the reason.
+
+The analysis that follows is bounded by a count of its own steps (see `step_budget`), not
+by a clock: the same file gives the same findings however busy the machine is. A CPU-time
+backstop far above any real file, and an address-space cap, bound what no count foresees.
 """
 
 from __future__ import annotations
 
 import ast
 import io
+import itertools
 import re
 import signal
 import sys
@@ -19,6 +26,7 @@ import threading
 import tokenize
 import warnings
 from contextlib import contextmanager
+from tokenize import COMMENT, DEDENT, INDENT, NAME, NEWLINE, NL, OP, STRING
 
 MAX_BYTES = 4 * 1024 * 1024
 MAX_LINES = 200_000
@@ -26,7 +34,18 @@ MAX_LINES = 200_000
 # `+` or `not` in well under a second, while calls, attributes, subscripts, lambdas and
 # conditional expressions cost it much more per level: they count twice.
 MAX_DEPTH = 1000
-FILE_TIMEOUT = 60.0  # seconds for one file, parse and rules together
+# LibCST keeps about 2.5 KB per token (4 KB with the analysis): under MAX_MEMORY with room.
+# Real files stay far below (torch's 1.4 MB common_methods_invocations.py: 230,000).
+MAX_TOKENS = 600_000
+# Steps the analysis may take (expressions evaluated): STEP_BASE, and STEPS_PER_BYTE more
+# for each byte of source. Real code takes at most 2.5 a byte (1,383 files: 1,199 of training
+# repositories, torch's own largest; the most: 7 % of the budget).
+STEP_BASE = 200_000
+STEPS_PER_BYTE = 20
+# CPU seconds for one file, parse and rules together: a last resort, far above what the
+# counts above let a file take (the largest real files: ~15 s). CPU, not wall-clock time, so
+# that a busy machine does not change the findings.
+CPU_BACKSTOP = 300.0
 MAX_MEMORY = 3 * 1024**3  # bytes of address space one file may add to the process
 
 # LibCST's visitors take three Python frames per level of nesting.
@@ -62,6 +81,8 @@ def precheck(source: bytes) -> TooComplex | SyntaxError | None:
     lines = count_lines(source)
     if lines > MAX_LINES:
         return TooComplex(f"file has {lines:,} lines (limit {MAX_LINES:,})")
+    if _token_count(source, lines) > MAX_TOKENS:
+        return TooComplex(f"file has more than {MAX_TOKENS:,} tokens")
     if _no_long_statement(source):
         return None
     try:
@@ -77,6 +98,28 @@ def precheck(source: bytes) -> TooComplex | SyntaxError | None:
     except ValueError:  # NUL bytes: reported by the caller
         return None
     return _too_deep(tree, source)
+
+
+# Every token but a DEDENT (one per INDENT at most) or the end takes at least a byte.
+_FEW_TOKENS = MAX_TOKENS // 2 - 1
+# An estimate at C speed: a word, or a character of punctuation (every token has one;
+# words in comments and strings make it too high, which the exact count then corrects).
+_TOKENISH = re.compile(rb"\w+|[^\w\s]")
+
+
+def _token_count(source: bytes, lines: int) -> int:
+    """As many tokens as LibCST will make of `source`, counted up to MAX_TOKENS + 1: exact
+    (Python's tokenizer) only where a cheap estimate says it may be over the limit, which
+    almost no file is."""
+    if len(source) <= _FEW_TOKENS:
+        return len(source)  # a bound, below the limit: not worth measuring
+    estimate = _TOKENISH.subn(b"", source)[1] + 2 * lines  # NEWLINE, INDENT/DEDENT
+    if estimate <= MAX_TOKENS:
+        return estimate
+    try:
+        return sum(1 for _ in itertools.islice(tokenize.tokenize(io.BytesIO(source).readline), MAX_TOKENS + 1))
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError):
+        return estimate  # LibCST will refuse it too; the estimate still says what it costs
 
 
 _BRACKET = re.compile(rb"[()\[\]{}]")
@@ -160,6 +203,87 @@ def _too_deep(tree: ast.AST, source: bytes) -> TooComplex | None:
     return None
 
 
+# How much one token can nest an expression, as LibCST builds it (see _too_deep): a binary
+# or comparison operator, a boolean word, a unary prefix: one level; a `.`, a `lambda` or an
+# `if`: two. Others (`=`, `:`, `->`, `;`) nest nothing. A comma separates siblings.
+_OP_LEVELS = {op: 1 for op in "+ - * / % @ & | ^ ~ < > == != <= >= ** // << >> := *= ".split()}
+_OP_LEVELS["."] = 2
+_WORD_LEVELS = {"and": 1, "or": 1, "not": 1, "in": 1, "is": 1, "await": 1, "yield": 1,
+                "if": 2, "lambda": 2}
+_GROUP = 3  # a bracket: the call, subscript or literal, its argument or element, and the value
+_BLOCK = 2  # an indented block: the compound statement and its body
+
+
+def may_nest_too_deep(source: bytes) -> bool:
+    """Whether some statement may nest deeper than MAX_DEPTH, told from tokens alone: for
+    syntax newer than the running Python, whose parser cannot measure it (`type X = int`
+    under 3.11), so that the native parser never sees what can crash it. An upper bound:
+    along any path from a statement down to a leaf, the levels are those of the tokens
+    before it in its comma-separated part of each bracket it enters, plus the brackets;
+    the deepest path is taken. What cannot be tokenized counts as too deep."""
+    try:
+        return _deepest_statement(_tokens(source)) > MAX_DEPTH
+    except (SyntaxError, UnicodeDecodeError, LookupError):  # a bad indent, an unknown coding...
+        return True
+
+
+def _tokens(source: bytes):
+    try:
+        yield from tokenize.tokenize(io.BytesIO(source).readline)
+    except tokenize.TokenError:
+        return  # the end came inside brackets or a string: every token before it was seen
+
+
+def _deepest_statement(tokens) -> int:
+    deepest = indent = 0
+    stack = [[0, 0, 0]]  # per open bracket: [levels so far in this part, its deepest bracket, deepest part]
+    after_string = False
+    for tok in tokens:
+        kind, text = tok.type, tok.string
+        if kind in (NL, COMMENT):
+            continue
+        top = stack[-1]
+        if kind == OP and text in "([{":
+            stack.append([0, 0, 0])
+        elif kind == OP and text in ")]}" and len(stack) > 1:
+            inner = stack.pop()
+            top = stack[-1]
+            top[1] = max(top[1], _part_depth(inner) + _GROUP)
+            top[0] += 1  # a call or subscript wraps what it is applied to
+        elif kind == OP and text == ",":
+            top[2] = _part_depth(top)
+            top[0] = top[1] = 0
+        elif kind == OP:
+            top[0] += _OP_LEVELS.get(text, 0)
+        elif kind == NAME:
+            top[0] += _WORD_LEVELS.get(text, 0)
+        elif kind == STRING and after_string:
+            top[0] += 1  # `"a" "b"`: LibCST nests each joined pair
+        elif kind == NEWLINE:
+            deepest = max(deepest, _open_depth(stack) + _BLOCK * indent)
+            if deepest > MAX_DEPTH:
+                break
+            stack = [[0, 0, 0]]
+        elif kind == INDENT:
+            indent += 1
+        elif kind == DEDENT:
+            indent -= 1
+        after_string = kind == STRING
+    return max(deepest, _open_depth(stack) + _BLOCK * indent)
+
+
+def _part_depth(group: list) -> int:
+    return max(group[2], group[0] + group[1])
+
+
+def _open_depth(stack: list) -> int:
+    """The statement's depth so far, brackets still open included."""
+    depth = 0
+    for group in reversed(stack):
+        depth = max(group[2], group[0] + max(group[1], depth)) + _GROUP
+    return depth - _GROUP
+
+
 def _span(offsets: list, node) -> int:
     return offsets[node.end_lineno - 1] + node.end_col_offset - offsets[node.lineno - 1] - node.col_offset
 
@@ -206,48 +330,35 @@ def quiet(*categories):
         yield
 
 
+def step_budget(source: bytes) -> int:
+    """The steps the analysis of `source` may take: a function of its size only, so that a
+    file's findings never depend on how fast the machine runs."""
+    return STEP_BASE + STEPS_PER_BYTE * len(source)
+
+
+def over_budget(steps: int) -> TooComplex:
+    return TooComplex(f"analysis needed more than {steps:,} steps (the limit for a file of this size)")
+
+
 @contextmanager
-def bounded(timeout: float | None = None, memory: int | None = None):
-    """Run the body under a wall-clock timer (raises TooComplex), an address-space cap
+def bounded(cpu: float | None = None, memory: int | None = None):
+    """Run the body under a CPU-time backstop (raises TooComplex), an address-space cap
     (allocation fails with MemoryError) and a recursion limit deep enough for LibCST, all
-    undone afterwards. The timer needs the main thread (signals); the cap needs Linux. The
-    cap and the recursion limit are the whole process's: changed from another thread they
-    would race with the main thread's own (a test runner running beside the runtime checker's
-    threads), so only the main thread sets them. The cap binds every thread's allocations, so
-    it is set only while no other thread runs: under it the runtime checker's threads would
-    fail theirs (an autofix abandoned mid-way). Elsewhere the pre-check is the only bound."""
-    timeout = FILE_TIMEOUT if timeout is None else timeout
+    undone afterwards. The backstop counts the process's CPU time, not wall-clock time: a
+    loaded machine slows a file down without changing its result. It needs the main thread
+    (signals); the cap needs Linux. The cap and the recursion limit are the whole process's:
+    changed from another thread they would race with the main thread's own (a test runner
+    running beside the runtime checker's threads), so only the main thread sets them. The
+    cap binds every thread's allocations, so it is set only while no other thread runs:
+    under it the runtime checker's threads would fail theirs (an autofix abandoned mid-way).
+    Elsewhere the pre-check and the step budget are the bounds."""
+    cpu = CPU_BACKSTOP if cpu is None else cpu
     memory = MAX_MEMORY if memory is None else memory
-    restore_timer = restore_limit = None
     if not _main_thread():
         yield
         return
-    if timeout and hasattr(signal, "setitimer"):
-
-        def expired(_signum, _frame):
-            raise TooComplex(f"analysis took longer than {timeout:g} s")
-
-        old_handler = signal.signal(signal.SIGALRM, expired)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-
-        def restore_timer():
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old_handler)
-
-    used = _address_space() if memory and threading.active_count() == 1 else None
-    if used is not None:
-        import resource
-
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        cap = used + memory
-        if (soft == resource.RLIM_INFINITY or cap < soft) and (hard == resource.RLIM_INFINITY or cap <= hard):
-            try:
-                resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-
-                def restore_limit():
-                    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-            except (ValueError, OSError):
-                pass
+    restore_timer = _cpu_timer(cpu) if cpu and hasattr(signal, "setitimer") else None
+    restore_limit = _address_cap(memory) if memory and threading.active_count() == 1 else None
     old_recursion = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_recursion, RECURSION_LIMIT))
     try:
@@ -258,3 +369,37 @@ def bounded(timeout: float | None = None, memory: int | None = None):
             restore_timer()
         if restore_limit is not None:
             restore_limit()
+
+
+def _cpu_timer(seconds: float):
+    """SIGPROF after `seconds` of this process's CPU time; returns what undoes it."""
+
+    def expired(_signum, _frame):
+        raise TooComplex(f"analysis took more than {seconds:g} s of CPU time")
+
+    old_handler = signal.signal(signal.SIGPROF, expired)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+
+    def restore():
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old_handler)
+
+    return restore
+
+
+def _address_cap(memory: int):
+    """Cap the address space at what is used now plus `memory`; returns what undoes it."""
+    used = _address_space()
+    if used is None:
+        return None
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = used + memory
+    if (soft != resource.RLIM_INFINITY and cap >= soft) or (hard != resource.RLIM_INFINITY and cap > hard):
+        return None
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ValueError, OSError):
+        return None
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

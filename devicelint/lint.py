@@ -23,9 +23,11 @@ POOL_THRESHOLD = 24
 # at Python's default (700) the collector walks them over and over, about a tenth of the
 # run's CPU, for little garbage. Only the pace of collection changes, not what the analysis finds.
 GC_THRESHOLD = (10_000, 10, 10)
-# A worker's own timer stops a file after limits.FILE_TIMEOUT; a worker that is silent much
-# longer is stuck in native code, where no timer reaches.
-HUNG_AFTER = limits.FILE_TIMEOUT + 60
+# A worker's own backstop stops a file after limits.CPU_BACKSTOP seconds of CPU time; a worker
+# silent for far longer (as if it got a third of a core all along) is stuck in native code,
+# where no timer reaches. Wall-clock time, so only as a last resort: a busy machine must not
+# turn a slow file into a finding.
+HUNG_AFTER = 3 * limits.CPU_BACKSTOP + 60
 
 
 def _one(task):
@@ -63,7 +65,7 @@ def _cached(path, select, ignore, cache_dir):
         found = engine.lint_source(source, path, rule_classes=rules, project=view)
         deps = [p for p in view.deps if p != view.path] if view is not None else []
         if any(f.name == "too-complex" for f in found):
-            pass  # a timeout depends on how busy the machine was: never remember one
+            pass  # the CPU backstop and the memory cap depend on the machine: never remember one
         elif deps:
             cache.store_deps(cache_dir, k, deps)
             cache.store(cache_dir, cache.with_deps(k, project.dependency_key(store, deps)), found)

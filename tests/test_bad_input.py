@@ -209,9 +209,9 @@ def test_missing_path(tmp_path):
 
 def test_deeply_nested_expression(tmp_path):
     (tmp_path / "deep.py").write_text("import torch\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n")
-    start = time.monotonic()
+    start = time.process_time()  # CPU time (linted in this process): the same on a busy machine
     r, found = lint_dir(tmp_path)
-    assert time.monotonic() - start < 30
+    assert time.process_time() - start < 30
     deep = only(found, "deep.py")
     assert all(f["code"] == "DL000" for f in deep)
     assert [(f["code"], f["line"]) for f in deep] in ([], [("DL000", 2)])
@@ -246,13 +246,15 @@ def test_100k_line_file(tmp_path):
     head = GOOD.decode().replace("out = model(x)\n", "")
     body = "".join(f"v{i} = {i}\n" if i % 10 == 0 else "# padding\n" for i in range(100_000))
     (tmp_path / "big.py").write_text(head + body + "out = model(x)\n")
-    start = time.monotonic()
+    # CPU time (one file is linted in this process): a busy machine takes longer to give it,
+    # and must change neither the findings (no clock stops the analysis) nor this figure
+    start = time.process_time()
     r = run(str(tmp_path / "big.py"), "--output-format", "json")
-    elapsed = time.monotonic() - start
+    cpu = time.process_time() - start
     assert r.exit_code == 1
     n_lines = head.count("\n") + 100_000 + 1
     assert [(f["code"], f["line"]) for f in as_json(r)] == [("DL001", n_lines)]
-    assert elapsed < 45, f"100k lines took {elapsed:.1f}s"
+    assert cpu < 45, f"100k lines took {cpu:.1f} CPU-s"
 
 
 def test_symlink_loop_in_folder(tmp_path):

@@ -127,6 +127,7 @@ class Expressions:
         return None
 
     def eval(self, node) -> Val:
+        self.work += 1
         try:
             method = self.dispatch[type(node)]
         except KeyError:

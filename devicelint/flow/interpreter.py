@@ -56,7 +56,9 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
         self.facts = facts
         self.frame: Frame | None = None
         self.module_frame: Frame | None = None
-        self.steps = 0
+        self.steps = 0  # statements run: inlining stops after STEP_BUDGET
+        self.work = 0  # expressions evaluated: the file is too complex after work_limit
+        self.work_limit = None
         self.class_info: dict = {}
         self.escaped_so_far: set = set()  # models handed to code we cannot see, in this run, up to here
         self.loop_cache: dict = {}
@@ -169,18 +171,22 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
 Interpreter.dispatch = {node_type: getattr(Interpreter, name) for node_type, name in EVAL_METHODS.items()}
 
 
-def infer(module: cst.Module, imports: Imports, default_device_set: bool = False) -> Facts:
-    """Run the interpreter twice; the second run's facts know every model's placement."""
+def infer(module: cst.Module, imports: Imports, default_device_set: bool = False, budget: int | None = None) -> Facts:
+    """Run the interpreter twice; the second run's facts know every model's placement.
+    `budget`: the expressions both runs may evaluate together (limits.TooComplex beyond)."""
     first = Facts()
     interp = Interpreter(module, imports, None, first)
     interp.default_device_set = default_device_set
+    interp.work_limit = budget
     interp.run()
     if not _mentions_built_model(first):
         return first  # the second run only refines models built in this file: none took part
     final = Facts(model_moves=first.model_moves, escaped=first.escaped, gpu_wraps=first.gpu_wraps)
     final.accel_classes = _accel_classes(first, interp)
+    used = interp.work
     interp = Interpreter(module, imports, first, final)
     interp.default_device_set = default_device_set
+    interp.work, interp.work_limit = used, budget
     interp.run()
     # Moves and escapes seen only in the second run (new contexts) still count.
     return final

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint import knowledge as kb
+from devicelint import limits
 from devicelint import naming
 from devicelint.names import dotted, source_of
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, on_device
@@ -45,6 +46,8 @@ class Statements:
             if self.frame.state.dead:
                 return
             self.steps += 1
+            if self.work_limit is not None and self.work > self.work_limit:
+                raise limits.over_budget(self.work_limit)
             self.exec_stmt(stmt)
 
     def exec_suite(self, suite) -> None:
