@@ -243,6 +243,8 @@ def _watch(ctx, paths: list, adopting) -> None:
                 once()
     except KeyboardInterrupt:
         sys.exit(130)
+    except Stopped as e:  # Ctrl-C or SIGTERM, through devicelint's own handler: no word either
+        sys.exit(e.exit_code)
     sys.exit(EXIT_CLEAN)  # the watched paths went away
 
 

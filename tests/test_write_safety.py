@@ -193,8 +193,9 @@ def test_a_signal_during_fix_leaves_no_temporary_file(tmp_path, signum, code, sa
 def test_sigterm_during_a_pooled_run_removes_the_shared_summaries(tmp_path, whole_group):
     src = tmp_path / "project"
     src.mkdir()
-    for i in range(40):
-        (src / f"train_{i:02d}.py").write_text(TRAIN.replace("hidden: int", f"hidden: int = {i}"))
+    # enough files that the run is still linting when the signal comes, on an idle machine too
+    for i in range(600):
+        (src / f"train_{i:03d}.py").write_text(TRAIN.replace("hidden: int", f"hidden: int = {i}"))
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp))
