@@ -158,7 +158,7 @@ class ApiCalls:
         if q in ("numpy.array", "numpy.asarray", "numpy.asanyarray"):
             pos, kw = self.args(node)
             if pos:
-                self.facts.numpy.append(NumpyConv(node, pos[0]))
+                self.note_numpy(NumpyConv(node, pos[0]))
             return OTHER
         if parts[0] == "torch" and len(parts) == 2 and last in api.TENSOR_FACTORIES:
             return self.factory(node)
@@ -203,7 +203,7 @@ class ApiCalls:
             delegates = parts[0] == "numpy" and last in api.NUMPY_DELEGATING
             for a, v in zip((a for a in node.args if not a.keyword and not a.star), pos):
                 if not (delegates and v.kind is Kind.TENSOR):  # `np.mean(t)` calls `t.mean()`
-                    self.facts.numpy.append(NumpyConv(node, v, arg=a.value))
+                    self.note_numpy(NumpyConv(node, v, arg=a.value))
             return OTHER
         self.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
