@@ -234,6 +234,21 @@ def to_numpy(t):
 
 print(to_numpy(model(torch.randn(2, 8, device=device))))
 """,
+    "device_chosen_by_a_flag_set_from_availability": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--no-cuda", action="store_true", default=False)
+args = parser.parse_args()
+args.cuda = not args.no_cuda and torch.cuda.is_available()
+device = torch.device("cuda" if args.cuda else "cpu")
+model = Net().to(device)
+for data, target in make_loader():
+    out = model(data.to(device))
+    pred = out.numpy() if not args.cuda else out.cpu().numpy()
+    if not args.cuda:
+        print(out.argmax(1).numpy())
+    else:
+        print(out.argmax(1).numpy())  # <- DL003
+""",
     # ------------------------------------------------ b. isinstance narrows the name it tests
     "d2l_evaluate_accuracy_plain_function_arm": """
 import time

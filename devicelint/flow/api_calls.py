@@ -125,7 +125,7 @@ class ApiCalls:
             pos, kw = self.args(node)
             v = pos[0] if pos else kw.get("type", UNKNOWN)
             if v.kind is Kind.DEVICE:
-                return v.with_(key=("dev", id(node)))
+                return self.flagged_device(v.with_(key=("dev", id(node))))
             if isinstance(node.args[0].value if node.args else None, cst.Integer):
                 return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))
             return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator

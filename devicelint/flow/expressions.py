@@ -309,10 +309,16 @@ class Expressions:
         body = self.eval_assuming(node.test, True, node.body)
         orelse = self.eval_assuming(node.test, False, node.orelse)
         flag = self.flag_of(node.test)
-        if flag is None or body.kind is Kind.DEVICE:
-            # `"cuda" if use_cuda else "cpu"`: a device chosen by the flag is the accelerator
-            # wherever one is used; what is moved to it follows it, not the flag
+        if flag is None:
             return join(body, orelse)
+        if body.kind is Kind.DEVICE:
+            # `"cuda" if use_cuda else "cpu"`: the accelerator wherever one is used (what is
+            # moved to it follows the device, not the flag); where the flag says not, the host
+            chosen = join(body, orelse)
+            if orelse.kind is Kind.DEVICE and {body.dev, orelse.dev} == {Dev.ACCEL, Dev.CPU}:
+                chosen = self.flagged_device(chosen.with_(key=("dev", id(node)),
+                                                          flag=(flag[0], flag[1] == (body.dev is Dev.ACCEL))))
+            return chosen
         return flag_join(body, orelse, flag) or join(body, orelse)
 
     def eval_assuming(self, test, truth: bool, node) -> Val:

@@ -165,6 +165,13 @@ class DeviceFlags:
                 return base.ref.attrs.get(node.attr.value)
         return None
 
+    def flagged_device(self, v: Val) -> Val:
+        """A device the code chose by a flag (`flag` set on it: the accelerator exactly when the
+        flag has that truth value): what is moved to it is on the host where the flag says so."""
+        if v.flag is not None and v.key is not None:
+            self.device_flags[v.key] = v.flag
+        return v
+
     def no_device(self) -> bool:
         """The path being run assumes CUDA is not available (and no other accelerator is)."""
         if not any(ident == _CUDA and not pol for ident, pol in self.assumed):
@@ -205,7 +212,7 @@ class DeviceFlags:
             return None
         if isinstance(test, (cst.Name, cst.Attribute)):
             known = self.stored(test)
-            if known is not None and known.flag is not None:
+            if known is not None and known.flag is not None and known.kind is Kind.OTHER:
                 # `train_on_gpu = torch.cuda.is_available()`: the test it was set from
                 return (known.flag[0], pol == known.flag[1])
             text = dotted(test)
@@ -249,6 +256,7 @@ class DeviceFlags:
             return v
         if self.no_device():
             return on_host(v)
+        placed_by = self.device_flags.get(v.key) if v.key is not None and v.cond is None else None
         for ident, pol in reversed(self.assumed):
             if (v.cond is not None and v.cond[0] == ident) or (
                 isinstance(ident, tuple) and v.key is not None and ident[1] == v.key
@@ -257,4 +265,7 @@ class DeviceFlags:
                 if pol == expect:
                     return v.with_(cond=None)
                 return v.with_(dev=Dev.CPU, key=None, cond=None, moved_at=None)
+            if placed_by is not None and placed_by[0] == ident:
+                # moved to `torch.device("cuda" if args.cuda else "cpu")`, seen under `args.cuda`
+                return v if pol == placed_by[1] else on_host(v)
         return v
