@@ -74,6 +74,9 @@ class Val:
     # on the accelerator only when a device flag has this truth value: (flag, bool), from a
     # move under `if args.cuda:` / `if torch.cuda.is_available():`
     cond: tuple | None = None
+    # a truth value that is a device condition: (flag, truth value it has when this is true),
+    # as `train_on_gpu = torch.cuda.is_available()` or a `gpu_mode=torch.cuda.is_available()` default
+    flag: tuple | None = None
     name: str | None = None  # how the code spells it, for messages
     # a moved model one of whose layers was then replaced by a new one on the host
     # (`model.fc = nn.Linear(512, 10)` after `model.to(device)`): that layer's name
@@ -185,6 +188,7 @@ def join(a: Val | None, b: Val | None) -> Val:
         name=same("name"),
         inplace=a.inplace and b.inplace,
         cond=same("cond"),
+        flag=same("flag"),
     )
 
 

@@ -96,7 +96,7 @@ class ApiCalls:
             pos, kw = self.args(node)
             v = pos[0] if pos else kw.get("type", UNKNOWN)
             if v.kind is Kind.DEVICE:
-                return v.with_(key=("dev", id(node)))
+                return self.flagged_device(v.with_(key=("dev", id(node))))
             if isinstance(node.args[0].value if node.args else None, cst.Integer):
                 return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))
             return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator
@@ -129,7 +129,7 @@ class ApiCalls:
         if q in kb.consumers.ARRAY_CONSTRUCTORS:
             pos, kw = self.args(node)
             if pos:
-                self.facts.numpy.append(NumpyConv(node, pos[0]))
+                self.note_numpy(NumpyConv(node, pos[0]))
             return OTHER
         if parts[0] == "torch" and len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:
             return self.factory(node)
@@ -174,7 +174,7 @@ class ApiCalls:
             delegates = parts[0] == "numpy" and last in kb.consumers.NUMPY_DELEGATING
             for a, v in zip((a for a in node.args if not a.keyword and not a.star), pos):
                 if not (delegates and v.kind is Kind.TENSOR):  # `np.mean(t)` calls `t.mean()`
-                    self.facts.numpy.append(NumpyConv(node, v, arg=a.value))
+                    self.note_numpy(NumpyConv(node, v, arg=a.value))
             return OTHER
         self.escape(pos + list(kw.values()))
         if parts[0] == "numpy":

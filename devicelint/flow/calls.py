@@ -14,6 +14,7 @@ from devicelint.names import dotted
 from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, PresetFactory, Val, contents_on_accel, host_batch_in,
                                join, mid_parts)
 from devicelint.flow.facts import ModuleCall
+from devicelint.flow.flags import AVAILABILITY
 from devicelint.flow.nodes import spelled
 from devicelint.flow.expressions import result_of
 from devicelint.flow.library import SCATTERS
@@ -39,6 +40,8 @@ class Calls:
             if out is not None:
                 return out
         q = self.qual(func)
+        if q in AVAILABILITY and not node.args:
+            return Val(Kind.OTHER, flag=(q, True))  # `train_on_gpu = torch.cuda.is_available()`
         if q is not None:
             return self.call_api(node, q)
         if isinstance(func, cst.Attribute):

@@ -12,6 +12,7 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
 from devicelint.flow.nodes import child_nodes, expr_text, is_string
+from devicelint.flow.flags import flag_join
 
 
 # Parameters named like modules (`new_module`, `child`, `backbone`) are not a forward's tensors.
@@ -286,6 +287,8 @@ class Expressions:
 
     def eval_unary(self, node: cst.UnaryOperation) -> Val:
         v = self.eval(node.expression)
+        if isinstance(node.operator, cst.Not) and v.flag is not None:
+            return Val(Kind.OTHER, flag=(v.flag[0], not v.flag[1]))  # `cpu_only = not torch.cuda.is_available()`
         return v if v.kind is Kind.TENSOR else OTHER if isinstance(node.operator, cst.Not) else v
 
     def eval_compare(self, node: cst.Comparison) -> Val:
@@ -296,11 +299,45 @@ class Expressions:
         return out.with_(grad=False) if out.grad else out  # a bool tensor has no history
 
     def eval_boolop(self, node: cst.BooleanOperation) -> Val:
-        return join(self.eval(node.left), self.eval(node.right))
+        """`a and b` runs `b` only where `a` is true, `a or b` only where it is false."""
+        left = self.eval(node.left)
+        right = self.eval_assuming(node.left, isinstance(node.operator, cst.And), node.right)
+        return join(left, right)
 
     def eval_ifexp(self, node: cst.IfExp) -> Val:
+        """`t.numpy() if not on_gpu else t.cpu().numpy()`: each arm runs where the test says."""
         self.eval(node.test)
-        return join(self.eval(node.body), self.eval(node.orelse))
+        body = self.eval_assuming(node.test, True, node.body)
+        orelse = self.eval_assuming(node.test, False, node.orelse)
+        flag = self.flag_of(node.test)
+        if flag is None:
+            return join(body, orelse)
+        if body.kind is Kind.DEVICE:
+            # `"cuda" if use_cuda else "cpu"`: the accelerator wherever one is used (what is
+            # moved to it follows the device, not the flag); where the flag says not, the host
+            chosen = join(body, orelse)
+            if orelse.kind is Kind.DEVICE and {body.dev, orelse.dev} == {Dev.ACCEL, Dev.CPU}:
+                chosen = self.flagged_device(chosen.with_(key=("dev", id(node)),
+                                                          flag=(flag[0], flag[1] == (body.dev is Dev.ACCEL))))
+            return chosen
+        return flag_join(body, orelse, flag) or join(body, orelse)
+
+    def eval_assuming(self, test, truth: bool, node) -> Val:
+        """Evaluate `node` on the path where `test` is `truth`: its device flags assumed, its
+        narrowed names narrowed (the names as they were come back after)."""
+        flags, narrowings = self.facts_of(test, truth)
+        if not flags and not narrowings:
+            return self.eval(node)
+        self.assumed.extend(flags)
+        saved = self.frame.state
+        if narrowings:
+            self.frame.state = self.arm_entry(saved, narrowings)
+        try:
+            return self.eval(node)
+        finally:
+            if narrowings:
+                self.frame.state = saved
+            del self.assumed[len(self.assumed) - len(flags):]
 
     def eval_string(self, node) -> Val:
         s = is_string(node)

@@ -10,7 +10,7 @@ import libcst as cst
 
 from devicelint import knowledge as kb
 from devicelint.names import dotted
-from devicelint.values import Dev, Kind, Val, made_on_host, on_device
+from devicelint.values import UNKNOWN, Dev, Instance, Kind, Val, made_on_host, on_device
 from devicelint.flow.state import State
 from devicelint.flow.nodes import is_string
 
@@ -20,6 +20,30 @@ from devicelint.flow.nodes import is_string
 _FLAG_NAME = re.compile(r"cuda|gpu|cpu|accel", re.IGNORECASE)
 
 _CPU_FLAG = re.compile(r"no_?cuda|no_?gpu|cpu|disable_cuda", re.IGNORECASE)
+
+# the tests that ask whether an accelerator exists at all; where CUDA's is false, nothing is
+# on CUDA (a `.cuda()` there would have failed first), unless another kind of device is known
+# to exist on that path
+AVAILABILITY = kb.torch_core.FLAG_AVAILABILITY_TESTS  # an arm assuming one of these false runs on the host
+_CUDA = "torch.cuda.is_available"
+
+# what `isinstance(x, T)` being false says x is not: a module, a tensor
+_NOT_A = {"torch.nn.Module": Kind.MODULE, "torch.Tensor": Kind.TENSOR}
+
+
+def on_host(v: Val) -> Val:
+    """v on a path where it cannot be on the accelerator."""
+    return v.with_(dev=Dev.CPU, key=None, cond=None, moved_at=None) if v.dev is Dev.ACCEL else v
+
+
+def not_a(v: Val, kind: Kind) -> Val:
+    """v where `isinstance(v, kind)` is false: a value of that kind (or a model candidate from
+    code we cannot see) is something we cannot tell; anything else stays what it was."""
+    # (an unknown value moved with `.to()` is called as a module)
+    unknown_module = v.kind is Kind.UNKNOWN and (v.mid is not None or v.dev is not Dev.UNKNOWN)
+    if v.kind is kind or (kind is Kind.MODULE and unknown_module):
+        return UNKNOWN
+    return v
 
 
 def _unmoved(v: Val) -> bool:
@@ -31,15 +55,23 @@ def _unmoved(v: Val) -> bool:
 def flag_merge(merged: State, body: State, other: State, flag) -> None:
     """After `if F: x = x.cuda()`: x is on the accelerator exactly when F holds, not unknown."""
     for k, v in merged.vars.items():
-        a, b = body.vars.get(k), other.vars.get(k)
-        if a is None or b is None or a.kind is not b.kind:
-            continue
-        # the other path may leave it where we cannot tell (`images = Variable(images)`): on the
-        # flag's path it is still on the accelerator, which is what meets the flag's model there
-        if a.dev is Dev.ACCEL and _unmoved(b) and a.cond in (None, flag):
-            merged.vars[k] = a.with_(cond=flag)
-        elif b.dev is Dev.ACCEL and _unmoved(a) and b.cond in (None, (flag[0], not flag[1])):
-            merged.vars[k] = b.with_(cond=(flag[0], not flag[1]))
+        out = flag_join(body.vars.get(k), other.vars.get(k), flag)
+        if out is not None:
+            merged.vars[k] = out
+
+
+def flag_join(a: Val | None, b: Val | None, flag) -> Val | None:
+    """The value that is `a` where `flag` holds and `b` where it does not, when one of them is
+    on the accelerator and the other not: on the accelerator exactly when the flag says so."""
+    if a is None or b is None or a.kind is not b.kind:
+        return None
+    # the other path may leave it where we cannot tell (`images = Variable(images)`): on the
+    # flag's path it is still on the accelerator, which is what meets the flag's model there
+    if a.dev is Dev.ACCEL and _unmoved(b) and a.cond in (None, flag):
+        return a.with_(cond=flag)
+    if b.dev is Dev.ACCEL and _unmoved(a) and b.cond in (None, (flag[0], not flag[1])):
+        return b.with_(cond=(flag[0], not flag[1]))
+    return None
 
 
 def partial_move_merge(merged: State, before: State, body: State, other: State) -> None:
@@ -79,6 +111,73 @@ def number_to_tensor_merge(merged: State, name: str | None, body: State, other: 
 
 
 class DeviceFlags:
+    def facts_of(self, test, truth: bool) -> tuple:
+        """What a test being `truth` says on the path it guards: (device flags as (flag, truth
+        value), narrowings as (name, how)), where `how` is a Kind the name is not, or Dev.CPU for
+        a tensor known to be on the host (`not x.is_cuda`). `a and b` true says both, `a or b`
+        false says both; anything else that is not itself a device test says nothing."""
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, truth = test.expression, not truth
+        if isinstance(test, cst.BooleanOperation):
+            both = (isinstance(test.operator, cst.And) and truth) or (isinstance(test.operator, cst.Or) and not truth)
+            if not both:
+                return (), ()
+            fl, nl = self.facts_of(test.left, truth)
+            fr, nr = self.facts_of(test.right, truth)
+            return fl + fr, nl + nr
+        narrowed = self._narrowing(test, truth)
+        flag = self.flag_of(test)
+        flags = ((flag[0], flag[1] == truth),) if flag is not None else ()
+        return flags, (narrowed,) if narrowed is not None else ()
+
+    def _narrowing(self, test, truth: bool):
+        """`isinstance(net, nn.Module)` false -> ("net", Kind.MODULE); `x.is_cuda` false ->
+        ("x", Dev.CPU)."""
+        if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda" and isinstance(test.value, cst.Name):
+            return (test.value.value, Dev.CPU) if not truth else None
+        if truth or not isinstance(test, cst.Call) or len(test.args) != 2 or not isinstance(test.args[0].value, cst.Name):
+            return None
+        if (self.qual(test.func) or dotted(test.func)) != "isinstance":
+            return None
+        kinds = test.args[1].value
+        kinds = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        for k in kinds:
+            kind = _NOT_A.get(self.qual(k) or dotted(k) or "")
+            if kind is not None:
+                return (test.args[0].value.value, kind)
+        return None
+
+    def narrow(self, v: Val, how) -> Val:
+        return on_host(v) if how is Dev.CPU else not_a(v, how)
+
+    def stored(self, node) -> Val | None:
+        """What a name or a `self` attribute holds, looked up without running anything."""
+        if isinstance(node, cst.Name):
+            v = self.frame.lookup(node.value)
+            if v is None and self.module_frame is not None:
+                v = self.module_frame.state.vars.get(node.value)
+            if v is None and node.value == "self":
+                v = self.frame.self_val
+            return v
+        if isinstance(node, cst.Attribute):
+            base = self.stored(node.value)
+            if base is not None and base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+                return base.ref.attrs.get(node.attr.value)
+        return None
+
+    def flagged_device(self, v: Val) -> Val:
+        """A device the code chose by a flag (`flag` set on it: the accelerator exactly when the
+        flag has that truth value): what is moved to it is on the host where the flag says so."""
+        if v.flag is not None and v.key is not None:
+            self.device_flags[v.key] = v.flag
+        return v
+
+    def no_device(self) -> bool:
+        """The path being run assumes CUDA is not available (and no other accelerator is)."""
+        if not any(ident == _CUDA and not pol for ident, pol in self.assumed):
+            return False
+        return not any(ident in AVAILABILITY and pol for ident, pol in self.assumed)
+
     def converted_number(self, test) -> str | None:
         """The name an `if` test asks to be a number or a list rather than a tensor:
         `not torch.is_tensor(t)`, `not isinstance(t, torch.Tensor)`, `isinstance(t, (int, float))`."""
@@ -108,10 +207,14 @@ class DeviceFlags:
             test, pol = test.expression, not pol
         if isinstance(test, cst.Call):
             q = self.qual(test.func)
-            if q in kb.torch_core.FLAG_AVAILABILITY_TESTS:
+            if q in AVAILABILITY:
                 return (q, pol)
             return None
         if isinstance(test, (cst.Name, cst.Attribute)):
+            known = self.stored(test)
+            if known is not None and known.flag is not None and known.kind is Kind.OTHER:
+                # `train_on_gpu = torch.cuda.is_available()`: the test it was set from
+                return (known.flag[0], pol == known.flag[1])
             text = dotted(test)
             if text is None or not _FLAG_NAME.search(text.rsplit(".", 1)[-1]):
                 return None
@@ -147,9 +250,13 @@ class DeviceFlags:
 
     def under(self, v: Val) -> Val:
         """v as seen under the device flags assumed here: a value moved only when a flag is
-        set is on the host where the flag is known to be unset."""
+        set is on the host where the flag is known to be unset, and anything is where no
+        accelerator exists."""
         if v.dev is not Dev.ACCEL or not self.assumed:
             return v
+        if self.no_device():
+            return on_host(v)
+        placed_by = self.device_flags.get(v.key) if v.key is not None and v.cond is None else None
         for ident, pol in reversed(self.assumed):
             if (v.cond is not None and v.cond[0] == ident) or (
                 isinstance(ident, tuple) and v.key is not None and ident[1] == v.key
@@ -158,4 +265,7 @@ class DeviceFlags:
                 if pol == expect:
                     return v.with_(cond=None)
                 return v.with_(dev=Dev.CPU, key=None, cond=None, moved_at=None)
+            if placed_by is not None and placed_by[0] == ident:
+                # moved to `torch.device("cuda" if args.cuda else "cpu")`, seen under `args.cuda`
+                return v if pol == placed_by[1] else on_host(v)
         return v

@@ -69,6 +69,8 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
         self.body_cache: dict = {}
         # device flags the statement being run sits under: `if args.cuda:` body -> ("args.cuda", True)
         self.assumed: list = []
+        # device key -> (flag, truth value): devices chosen by a flag (`"cuda" if args.cuda else "cpu"`)
+        self.device_flags: dict = {}
         self.assigning = None  # the value node of the `=` statement being bound
 
     def run(self) -> None:

@@ -277,7 +277,7 @@ class Methods:
         pos, kw = self.args(node)
         if name == "numpy":
             if not any(a.keyword is not None and a.keyword.value == "force" for a in node.args):
-                self.facts.numpy.append(NumpyConv(node, recv, module_input=self._aware_module_input(recv)))
+                self.note_numpy(NumpyConv(node, recv, module_input=self._aware_module_input(recv)))
             return OTHER
         if name in ("item", "tolist"):
             self.note_sync(node, name, recv)

@@ -27,6 +27,8 @@ class Recording:
     def record_mix(self, node, operands, in_forward: bool | None = None) -> None:
         """Tensors (or a model and its inputs) meeting at `node`, with the calls that brought
         the analysis here: a value made by a caller is reported where the caller hands it on."""
+        if self.no_device():
+            return  # where no accelerator exists, nothing meets the device
         calls, f = [], self.frame
         while f is not None and f.call is not None and f.parent is not None:
             calls.append((f.call, f.parent.func, f.func))
@@ -168,8 +170,13 @@ class Recording:
             return  # the sum is differentiated: summing the graphs is the point
         self.facts.accums.append(Accum(node, value, self.no_grad > 0))
 
+    def note_numpy(self, conv) -> None:
+        """A conversion to NumPy, unless it runs where no accelerator exists."""
+        if not self.no_device():
+            self.facts.numpy.append(conv)
+
     def note_sync(self, node, what: str, val: Val) -> None:
-        if not contents_on_accel(val):
+        if not contents_on_accel(val) or self.no_device():
             return
         loop, conds = self._loader_loop()
         if loop is None or conds or not self._body_info(loop)["steps"]:

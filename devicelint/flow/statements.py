@@ -158,39 +158,55 @@ class Statements:
         self.eval(stmt.test)
         flag = self.flag_of(stmt.test)
         before = self.frame.state
-        self.frame.state = before.copy()
         frame = self.frame
         frame.conds += 1
         try:
-            if flag is not None:
-                self.assumed.append(flag)
-            try:
-                self.exec_suite(stmt.body)
-            finally:
-                if flag is not None:
-                    self.assumed.pop()
-            after_body = self.frame.state
-            self.frame.state = before.copy()
-            if flag is not None:
-                self.assumed.append((flag[0], not flag[1]))
-            try:
-                if isinstance(stmt.orelse, cst.If):
-                    self.exec_if(stmt.orelse)
-                elif isinstance(stmt.orelse, cst.Else):
-                    self.exec_suite(stmt.orelse.body)
-            finally:
-                if flag is not None:
-                    self.assumed.pop()
+            body_entry, after_body = self.run_arm(before, stmt.test, True, lambda: self.exec_suite(stmt.body))
+            else_entry, other = self.run_arm(before, stmt.test, False, lambda: self._exec_orelse(stmt.orelse))
         finally:
             frame.conds -= 1
-        merged = State.merge(after_body, self.frame.state)
-        if not after_body.dead and not self.frame.state.dead:
+        merged = State.merge(after_body, other)
+        _keep_untouched(merged, before, ((body_entry, after_body), (else_entry, other)))
+        if not after_body.dead and not other.dead:
             if flag is not None:
-                flag_merge(merged, after_body, self.frame.state, flag)
+                flag_merge(merged, after_body, other, flag)
             elif stmt.orelse is not None:
-                partial_move_merge(merged, before, after_body, self.frame.state)
-            number_to_tensor_merge(merged, self.converted_number(stmt.test), after_body, self.frame.state)
+                partial_move_merge(merged, before, after_body, other)
+            number_to_tensor_merge(merged, self.converted_number(stmt.test), after_body, other)
         self.frame.state = merged
+
+    def _exec_orelse(self, orelse) -> None:
+        if isinstance(orelse, cst.If):
+            self.exec_if(orelse)
+        elif isinstance(orelse, cst.Else):
+            self.exec_suite(orelse.body)
+
+    def run_arm(self, before: State, test, truth: bool, run) -> tuple:
+        """Run one arm of a branch on `test` from the state `before`, with what the test being
+        `truth` says there assumed (device flags) and applied (narrowed names, values seen under
+        the flags): (the state it started from, the state it ends in)."""
+        flags, narrowings = self.facts_of(test, truth)
+        self.assumed.extend(flags)
+        try:
+            entry = self.arm_entry(before, narrowings)
+            self.frame.state = entry.copy()
+            run()
+            return entry, self.frame.state
+        finally:
+            del self.assumed[len(self.assumed) - len(flags):]
+
+    def arm_entry(self, before: State, narrowings) -> State:
+        """`before` as one arm of a branch sees it: under its device flags (a tensor moved only
+        when the flag is set is on the host where it is not), with its narrowings applied
+        (`net` is no module where `isinstance(net, nn.Module)` is false)."""
+        entry = before.copy()
+        if self.assumed:
+            entry.vars = {k: self.under(v) for k, v in entry.vars.items()}
+        for name, how in narrowings:
+            v = self.frame.lookup(name)
+            if v is not None:
+                entry.vars[name] = self.narrow(v, how)
+        return entry
 
     def exec_loop(self, stmt) -> None:
         is_for = isinstance(stmt, cst.For)
@@ -435,6 +451,19 @@ class Statements:
         if moves:
             for k in [k for k in moves if k[0] == text or k[0].startswith((text + ".", text + "["))]:
                 del moves[k]
+
+
+def _keep_untouched(merged: State, before: State, arms) -> None:
+    """A name neither arm of a branch rebinds holds after it what it held before: the arms'
+    views of it (narrowed, seen under a flag) say where it is on their path only. A name that
+    one arm rebinds joins that arm's value with the other arm's view, which is where it is on
+    that path (`if use_gpu: p = p.cpu()` leaves `p` on the host on both)."""
+    for k in list(merged.vars):
+        if all(out.dead or out.vars.get(k) is entry.vars.get(k) for entry, out in arms):
+            if k in before.vars:
+                merged.vars[k] = before.vars[k]
+            else:
+                del merged.vars[k]
 
 
 def _slot_text(node) -> str | None:

@@ -158,6 +158,7 @@ for step, (x, y) in enumerate(loader):
 
     def check(self, ctx):
         found = []
+        seen = set()
         for mix in ctx.facts.mixes:
             host = None
             for v in mix.operands:
@@ -171,6 +172,11 @@ for step, (x, y) in enumerate(loader):
             ]
             if not on_device:
                 continue
+            if (ctx.line(mix.node), host.loader) in seen:
+                # `(net(X).argmax(1) == y)`: the batch meets the model, then its output meets
+                # the labels: one unmoved batch, reported once, where it first meets the device
+                continue
+            seen.add((ctx.line(mix.node), host.loader))
             what = "the model" if on_device[0].kind is Kind.MODULE else "tensors"
             shown = dotted(getattr(mix.node, "func", None)) if hasattr(mix.node, "func") else None
             where = f" in `{shown}(...)`" if shown else ""
