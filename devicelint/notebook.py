@@ -226,6 +226,22 @@ class Notebook:
         """The code cell holding `row` (1-based, joined); past the end: the last cell."""
         return self.cells[max(0, bisect.bisect_right(self._starts, row) - 1)]
 
+    def displayed(self, finding) -> bool:
+        """Is the finding's statement the expression a cell ends with, which Jupyter shows
+        (`m.to(device)` as a cell's last line displays the moved copy: its value is used)?
+        A trailing `;` hides it, and so does any code after it in the cell."""
+        if not self.cells or finding.column != 1:
+            return False
+        cell = self.cell_at(finding.line)
+        last = self.cell_at(finding.end_line)
+        if last is not cell:
+            return False
+        rest = cell.lines[finding.end_line - cell.start + 1:]
+        if any(line.strip() and not line.lstrip().startswith("#") for line in rest):
+            return False
+        end = cell.lines[finding.end_line - cell.start].split("#", 1)[0].rstrip()
+        return not end.endswith(";")
+
     def locate(self, finding):
         """The finding with `cell` set and its line/column relative to that cell."""
         if not self.cells:
@@ -540,6 +556,10 @@ def json_region(text: str, cell: int, line: int, column: int, end_line: int, end
 
 
 # ---- the hooks the engine, the fixer, the reporter and the CLI call ----------------------
+# Rules whose finding says a statement's result is thrown away: not so for the expression a
+# cell ends with, which the notebook displays
+_DISPLAYED_RESULT_RULES = frozenset({"DL006"})
+
 def analyse(source: bytes | str, path: str, select=None, ignore=None, rule_classes=None, project=None, *,
             analyse_python):
     """engine.analyse for a notebook: the findings carry `cell` and cell-relative lines.
@@ -562,6 +582,7 @@ def analyse(source: bytes | str, path: str, select=None, ignore=None, rule_class
         broken = nb.mask_broken(path)
         if broken:
             pairs, module = analyse_python(nb.source.encode("utf-8"), path, select, ignore, rule_classes, project)
+    pairs = [(f, report) for f, report in pairs if not (f.code in _DISPLAYED_RESULT_RULES and nb.displayed(f))]
     located = [(f, None) for f in broken] + [(nb.locate(_placeable(nb, f)), report) for f, report in pairs]
     return sorted(located, key=lambda fr: fr[0]), module
 

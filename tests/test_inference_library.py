@@ -1726,6 +1726,21 @@ valid = torch.tensor([5, 4, 3, 2], device=device)
 l = loss(pred, label, valid)
 w = wloss(pred.reshape(-1, 3), label.reshape(-1))  # <- DL001
 """,
+    # `np.squeeze(t)` calls `t.squeeze()`: a tensor where `t` was, nothing converted
+    "numpy_squeeze_of_a_device_tensor_is_its_own_method": """
+use_cuda = torch.cuda.is_available()
+model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 3))
+if use_cuda:
+    model = model.cuda()
+correct = 0.0
+for data, target in DataLoader(TensorDataset(torch.randn(64, 16), torch.randint(0, 3, (64,))), batch_size=16):
+    if use_cuda:
+        data, target = data.cuda(), target.cuda()
+    output = model(data)
+    pred = output.data.max(1, keepdim=True)[1]
+    correct += np.sum(np.squeeze(pred.eq(target.data.view_as(pred))).cpu().numpy())
+    top = np.squeeze(pred).numpy()  # <- DL003
+""",
 }
 
 

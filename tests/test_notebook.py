@@ -741,3 +741,18 @@ def test_rebuild_cuts_a_change_across_a_boundary_at_the_cells():
         1: train.replace("logits.numpy()", "logits.cpu().numpy()"),
         2: 'model = model.to(device)\n' + amp.replace("torch.cuda.amp.GradScaler()", 'torch.amp.GradScaler("cuda")'),
     }
+
+
+def test_a_move_a_cell_ends_with_is_displayed_not_discarded():
+    """`m.to(device)` as a cell's last line shows the moved copy (a tensor tutorial does it on
+    purpose): its result is used. The same move followed by more code, or hidden by `;`, is
+    thrown away (DL006)."""
+    src = notebook(
+        code("import torch\nm = torch.arange(6.0).view(2, 3)"),
+        code('# Move your tensor to the GPU if there is one\ndevice = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")\nm.to(device)\n'),
+        code("# Converts the tensor to a NumPy array\nm_np = m.numpy()\nm_np"),
+        code("w = torch.ones(3)\nw.to(device)\nprint(w.sum())"),
+        code("b = torch.zeros(2)\nb.to(device);"),
+    )
+    found = [(f.code, f.cell, f.line) for f in lint_source(src.encode(), "tensor_tutorial.ipynb")]
+    assert found == [("DL006", 4, 2), ("DL006", 5, 2)]

@@ -170,6 +170,9 @@ class ApiCalls:
         if parts[0] == "torch":
             return self.torch_function(node, q, parts)
         pos, kw = self.args(node)
+        if parts[0] == "numpy" and last in kb.consumers.NUMPY_FORWARDING and len(pos) == 1 and \
+                pos[0].kind is Kind.TENSOR and not kw:
+            return pos[0].with_(inplace=False)  # `np.squeeze(t)` is `t.squeeze()`
         if kb.consumers.converts_to_numpy(q):
             delegates = parts[0] == "numpy" and last in kb.consumers.NUMPY_DELEGATING
             for a, v in zip((a for a in node.args if not a.keyword and not a.star), pos):

@@ -10,6 +10,9 @@ LIBRARY = "numpy"
 # fail on any tensor: no device matter.
 CONVERTING_ROOTS = ("numpy.", "sklearn.", "matplotlib.pyplot.", "pandas.DataFrame", "pandas.Series")
 NUMPY_DELEGATING = {"mean", "std", "var", "sum", "prod", "max", "min", "amax", "amin", "all", "any"}
+# NumPy functions that call the argument's own method when it has one (`np.squeeze(t)` is
+# `t.squeeze()`): a tensor comes back, where the tensor was; nothing is converted
+NUMPY_FORWARDING = frozenset({"squeeze"})
 NOT_CONVERTING = {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.iinfo", "numpy.finfo"}
 # The NumPy array constructors (their first argument is converted).
 ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
