@@ -170,15 +170,8 @@ class ApiCalls:
         if parts[0] == "torch":
             return self.torch_function(node, q, parts)
         pos, kw = self.args(node)
-        if parts[0] == "numpy" and last in kb.consumers.NUMPY_FORWARDING and len(pos) == 1 and \
-                pos[0].kind is Kind.TENSOR and not kw:
-            return pos[0].with_(inplace=False)  # `np.squeeze(t)` is `t.squeeze()`
         if kb.consumers.converts_to_numpy(q):
-            delegates = parts[0] == "numpy" and last in kb.consumers.NUMPY_DELEGATING
-            for a, v in zip((a for a in node.args if not a.keyword and not a.star), pos):
-                if not (delegates and v.kind is Kind.TENSOR):  # `np.mean(t)` calls `t.mean()`
-                    self.note_numpy(NumpyConv(node, v, arg=a.value))
-            return OTHER
+            return self._consumer_call(node, parts, pos, kw)
         self.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
             return OTHER
@@ -287,6 +280,20 @@ class ApiCalls:
         """`arange = partial(torch.arange, device=device)`: a factory with its keywords set."""
         _, kw = self.args(node)
         return Val(Kind.OBJECT, ref=PresetFactory(factory, tuple(kw.items())), name=factory)
+
+    def _consumer_call(self, node: cst.Call, parts: list, pos: list, kw: dict) -> Val:
+        """A NumPy, scikit-learn, pyplot or pandas call that converts its arguments to NumPy,
+        except the NumPy functions that call a tensor's own method (`np.mean(t)` is `t.mean()`,
+        `np.squeeze(t)` is `t.squeeze()`, which gives the tensor back where it was)."""
+        last = parts[-1]
+        numpy = parts[0] == "numpy"
+        if numpy and last in kb.consumers.NUMPY_FORWARDING and len(pos) == 1 and pos[0].kind is Kind.TENSOR and not kw:
+            return pos[0].with_(inplace=False)
+        delegates = numpy and last in kb.consumers.NUMPY_DELEGATING
+        for a, v in zip((a for a in node.args if not a.keyword and not a.star), pos):
+            if not (delegates and v.kind is Kind.TENSOR):
+                self.note_numpy(NumpyConv(node, v, arg=a.value))
+        return OTHER
 
     def _dataset_view(self, last: str, node: cst.Call) -> Val:
         """`random_split(ds, ...)` (a list of parts), `Subset(ds, idx)`, `ConcatDataset([a, b])`:
