@@ -33,6 +33,8 @@ SCATTERS = "scatters-inputs"
 
 # the mark of a transform pipeline with a step that moves its images to a device
 PLACING = "placing-transform"
+# the library kinds (knowledge/torchvision.py) of torchvision's transforms and image datasets
+_VISION_KINDS = frozenset({"to_pil", "to_tensor", "lambda_transform", "compose", "image_dataset"})
 
 
 def wrap_in_place(cls: str, pos: list) -> Val | None:
@@ -96,6 +98,28 @@ class Library:
             if placed is not None:
                 dev = placed.dev if placed.kind is Kind.DEVICE else Dev.UNKNOWN
             return Val(Kind.OBJECT, dev, ref=lib, name=q.rsplit(".", 2)[-2] if "." in q else q)
+        if lib in _VISION_KINDS:
+            return self._vision_call(node, lib, q, pos, kw)
+        if lib == "graph_dataset":
+            # a transform may place the graphs (`T.ToDevice(device)`): then we cannot say where
+            if "transform" in kw or "pre_transform" in kw or "**" in kw:
+                return UNKNOWN
+            return Val(Kind.DATASET, Dev.CPU, ref=lib)
+        if lib == "graph":
+            # a PyG graph: its attributes are tensors where its inputs are; `.to()` is in place
+            tensors = [v for v in pos + list(kw.values()) if v.kind is Kind.TENSOR]
+            out = None
+            for t in tensors:
+                out = join(out, t) if out is not None else t
+            dev = out.dev if out is not None else Dev.CPU
+            return Val(Kind.TENSOR, dev, key=out.key if out is not None else None, inplace=True)
+        if lib == "collate":
+            return Val(Kind.OTHER, ref="collate")
+        return OTHER
+
+    def _vision_call(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
+        """torchvision's transforms and image datasets: what a transform makes of an image,
+        and where a dataset's items are (on the host, unless a transform may place them)."""
         if lib == "to_pil":
             return Val(Kind.OBJECT, ref=lib) if q.rsplit(".", 1)[-1][:1].isupper() else OTHER
         if lib == "to_tensor":
@@ -114,26 +138,11 @@ class Library:
             if any(kb.kind_of_call(self.imports.qualname(n.func) or "") == "to_tensor" for n in steps):
                 return Val(Kind.OBJECT, ref="to_tensor")
             return UNKNOWN
-        if lib == "graph_dataset":
-            # a transform may place the graphs (`T.ToDevice(device)`): then we cannot say where
-            if "transform" in kw or "pre_transform" in kw or "**" in kw:
-                return UNKNOWN
-            return Val(Kind.DATASET, Dev.CPU, ref=lib)
         if lib == "image_dataset":
             transforms = [kw[k] for k in ("transform", "target_transform", "transforms") if k in kw]
             if "**" in kw or not all(self._host_transform(t) for t in transforms):
                 return UNKNOWN
             return Val(Kind.DATASET, Dev.CPU, ref=lib)
-        if lib == "graph":
-            # a PyG graph: its attributes are tensors where its inputs are; `.to()` is in place
-            tensors = [v for v in pos + list(kw.values()) if v.kind is Kind.TENSOR]
-            out = None
-            for t in tensors:
-                out = join(out, t) if out is not None else t
-            dev = out.dev if out is not None else Dev.CPU
-            return Val(Kind.TENSOR, dev, key=out.key if out is not None else None, inplace=True)
-        if lib == "collate":
-            return Val(Kind.OTHER, ref="collate")
         return OTHER
 
     def call_library_object(self, node: cst.Call, obj: Val, method: str) -> Val:
