@@ -523,7 +523,12 @@ def main() -> None:
         cli(prog_name="devicelint")
     except Stopped as e:  # every `finally` on the way has run: no temporary file is left
         click.echo(f"devicelint: {e.message}", err=True)
-        sys.exit(e.exit_code)
+        # Not sys.exit: the interpreter's exit hooks would wake a process pool whose workers
+        # were just killed (concurrent.futures' atexit hook writes to a pipe that may already
+        # be closed, and prints a traceback). Nothing is left to clean up at this point.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(e.exit_code)
     except KeyboardInterrupt:
         click.echo("devicelint: interrupted", err=True)
         sys.exit(130)
