@@ -109,10 +109,14 @@ class DeviceLintServer(LanguageServer):
 
     # ------------------------------------------------------------------ scheduling
     def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
-        old = self._pending.pop(uri, None)
-        if old is not None:
-            old.cancel()
+        self.unschedule(uri)
         self._pending[uri] = asyncio.get_running_loop().call_later(delay, self._run, uri)
+
+    def unschedule(self, uri: str) -> None:
+        """Drop the lint still waiting for `uri` (a newer text replaces it, or it closed)."""
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
 
     def _run(self, uri: str) -> None:
         self._pending.pop(uri, None)
@@ -383,9 +387,7 @@ def build() -> DeviceLintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: DeviceLintServer, params: types.DidCloseTextDocumentParams):
         uri = params.text_document.uri
-        pending = ls._pending.pop(uri, None)
-        if pending is not None:
-            pending.cancel()
+        ls.unschedule(uri)
         path = path_of(uri)
         if path is not None:
             ls.project.close(path)  # importers now read the file on disk
@@ -407,9 +409,7 @@ def build() -> DeviceLintServer:
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def nb_close(ls: DeviceLintServer, params: types.DidCloseNotebookDocumentParams):
         uri = params.notebook_document.uri
-        pending = ls._pending.pop(uri, None)
-        if pending is not None:
-            pending.cancel()
+        ls.unschedule(uri)
         for cell in params.cell_text_documents:
             ls.clear(cell.uri)
         ls.cells_of.pop(uri, None)
