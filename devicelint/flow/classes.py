@@ -55,15 +55,13 @@ def _names_the_host(node: cst.BaseExpression) -> bool:
     return is_string(node) in ("cpu", "CPU")
 
 
-def _hands_super_a_tensor(body) -> bool:
+def _hands_super_a_tensor(cls: cst.ClassDef) -> bool:
     """`super().__init__(weight=w)`, `super().__init__(w)`: the base class is given something,
     which for a loss is a weight tensor it keeps (a reduction alone is a keyword string)."""
-    for n in find(body, cst.Call):
+    for n in find(cls, cst.Call):
         if isinstance(n.func, cst.Attribute) and n.func.attr.value == "__init__" and \
                 isinstance(n.func.value, cst.Call) and dotted(n.func.value.func) == "super":
-            return any(not (a.keyword is not None and a.keyword.value in ("reduction", "size_average", "reduce",
-                                                                          "ignore_index", "label_smoothing"))
-                       for a in n.args)
+            return any(not (a.keyword is not None and a.keyword.value in kb.nn.LOSS_OPTION_KEYWORDS) for a in n.args)
     return False
 
 

@@ -139,7 +139,7 @@ class Library:
                 return Val(Kind.OBJECT, ref="to_tensor")
             return UNKNOWN
         if lib == "image_dataset":
-            transforms = [kw[k] for k in ("transform", "target_transform", "transforms") if k in kw]
+            transforms = [kw[k] for k in kb.torchvision.DATASET_TRANSFORM_KEYWORDS if k in kw]
             if "**" in kw or not all(self._host_transform(t) for t in transforms):
                 return UNKNOWN
             return Val(Kind.DATASET, Dev.CPU, ref=lib)

@@ -82,3 +82,7 @@ NORM_SWITCHES = {
 }
 # The hooks `Module.to()` / `.cuda()` go through: a module overriding one moves its own state.
 MOVE_HOOKS = frozenset({"_apply", "to", "cuda", "to_empty"})
+
+# Loss options that are no tensor: a loss subclass handing its base only these holds no
+# weights (`super().__init__(reduction="none")`), unlike one handing it `weight=`
+LOSS_OPTION_KEYWORDS = frozenset({"reduction", "size_average", "reduce", "ignore_index", "label_smoothing"})

@@ -21,3 +21,6 @@ CALL_KINDS = (
 # `getattr(torchvision.models, args.arch)(...)`, `models.__dict__[args.arch](...)`).
 MODEL_NAMESPACES = frozenset({"torchvision.models", "torchvision.models.detection", "torchvision.models.segmentation",
                               "torchvision.models.video", "torchvision.models.quantization"})
+
+# The keywords by which a torchvision dataset is handed code that runs on each item
+DATASET_TRANSFORM_KEYWORDS = ("transform", "target_transform", "transforms")
