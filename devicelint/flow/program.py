@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint import knowledge as kb
 from devicelint.flow.classes import places_on_device
 from devicelint.flow.nodes import walk
 
-# words that show the file thinks about devices (`torch.cuda.is_available()`, `"mps"`)
-_DEVICE_WORDS = ("cuda", "mps", "xla", "xpu", "accelerator")
 
 
 def host_only_program(module: cst.Module, path: str) -> bool:
@@ -35,8 +34,8 @@ def _names_a_device(module: cst.Module) -> bool:
     for n in walk(module):
         if isinstance(n, cst.Call) and places_on_device(n):
             return True
-        if isinstance(n, cst.Name) and n.value in _DEVICE_WORDS:
+        if isinstance(n, cst.Name) and n.value in kb.torch_core.DEVICE_WORDS:
             return True  # `torch.cuda.is_available()`, `x.cuda()`
-        if isinstance(n, cst.SimpleString) and any(w in n.value.lower() for w in _DEVICE_WORDS):
+        if isinstance(n, cst.SimpleString) and any(w in n.value.lower() for w in kb.torch_core.DEVICE_WORDS):
             return True
     return False

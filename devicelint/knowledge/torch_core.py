@@ -180,3 +180,7 @@ AVAILABILITY_ATTRS = frozenset({"is_available", "device_count", "is_cuda", "is_b
 SHAPE_ONLY_METHODS = ("expand_as", "view_as", "reshape_as", "type_as", "new_zeros", "new_ones", "new_empty", "new_full")
 # Functions that join their operands into one tensor: an empty host placeholder fails there too.
 JOINS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")
+
+# Names of accelerator backends: a file that spells none of them (in a name or a string) and
+# places nothing never thinks about devices (flow/program.py)
+DEVICE_WORDS = ("cuda", "mps", "xla", "xpu", "accelerator")
