@@ -130,14 +130,7 @@ class Library:
             # `T.Lambda(lambda img: img.to(device))`: a step that places the images
             return Val(Kind.OBJECT, ref=PLACING) if any(_places_anything(a.value) for a in node.args) else OTHER
         if lib == "compose":
-            steps_vals = [p for v in pos for p in (v.parts or ())] if pos else []
-            if any(_places_anything(a.value) for a in node.args) or any(v.ref == PLACING for v in steps_vals):
-                return Val(Kind.OBJECT, ref=PLACING)
-            # the pipeline turns images into tensors only if one of its steps does
-            steps = [n for a in node.args for n in walk(a.value) if isinstance(n, cst.Call)]
-            if any(kb.kind_of_call(self.imports.qualname(n.func) or "") == "to_tensor" for n in steps):
-                return Val(Kind.OBJECT, ref="to_tensor")
-            return UNKNOWN
+            return self._compose(node, pos)
         if lib == "image_dataset":
             transforms = [kw[k] for k in kb.torchvision.DATASET_TRANSFORM_KEYWORDS if k in kw]
             if "**" in kw or not all(self._host_transform(t) for t in transforms):
@@ -211,6 +204,17 @@ class Library:
         # Datasets we cannot see (torchvision, HF datasets, another module) yield host tensors:
         # the default collate never moves anything.
         return Val(Kind.LOADER, Dev.CPU, src=node)
+
+    def _compose(self, node: cst.Call, pos: list) -> Val:
+        """`T.Compose([...])`: a pipeline that places its images if a step does, one that
+        turns them into host tensors if a step does (`ToTensor`), else unknown."""
+        steps_vals = [p for v in pos for p in (v.parts or ())]
+        if any(_places_anything(a.value) for a in node.args) or any(v.ref == PLACING for v in steps_vals):
+            return Val(Kind.OBJECT, ref=PLACING)
+        steps = [n for a in node.args for n in walk(a.value) if isinstance(n, cst.Call)]
+        if any(kb.kind_of_call(self.imports.qualname(n.func) or "") == "to_tensor" for n in steps):
+            return Val(Kind.OBJECT, ref="to_tensor")
+        return UNKNOWN
 
     @staticmethod
     def _host_transform(transform: Val) -> bool:

@@ -157,31 +157,7 @@ for step, (x, y) in enumerate(loader):
     )
 
     def check(self, ctx):
-        found = []
-        seen = set()
-        for mix in ctx.facts.mixes:
-            host = None
-            for v in mix.operands:
-                host = host or host_batch_in(v)
-            if host is None:
-                continue
-            on_device = [
-                v
-                for v in mix.operands
-                if (v.kind is Kind.MODULE and v.dev is Dev.ACCEL and not v.param_free) or contents_on_accel(v)
-            ]
-            if not on_device:
-                continue
-            if (ctx.line(mix.node), host.loader) in seen:
-                # `(net(X).argmax(1) == y)`: the batch meets the model, then its output meets
-                # the labels: one unmoved batch, reported once, where it first meets the device
-                continue
-            seen.add((ctx.line(mix.node), host.loader))
-            what = "the model" if on_device[0].kind is Kind.MODULE else "tensors"
-            shown = dotted(getattr(mix.node, "func", None)) if hasattr(mix.node, "func") else None
-            where = f" in `{shown}(...)`" if shown else ""
-            found.append((mix.node, f"a batch from `{host.loader}` is still on the host but meets {what} on the "
-                          f"device{where}; move it with `.to(device)` first"))
+        found = _unmoved_batches(ctx)
         fixes = _loop_fixes(ctx, [node for node, _msg in found]) if found and ctx.facts.batch_loops else {}
         binder = None
         for node, msg in found:
@@ -205,6 +181,37 @@ for step, (x, y) in enumerate(loader):
                 edit_node=loop.body if loop else None,
                 applicability="unsafe",
             )
+
+
+def _unmoved_batches(ctx) -> list:
+    """(node, message) for each place a host batch meets the device model or device tensors,
+    once per line and loader."""
+    found = []
+    seen = set()
+    for mix in ctx.facts.mixes:
+        host = None
+        for v in mix.operands:
+            host = host or host_batch_in(v)
+        if host is None:
+            continue
+        on_device = [
+            v
+            for v in mix.operands
+            if (v.kind is Kind.MODULE and v.dev is Dev.ACCEL and not v.param_free) or contents_on_accel(v)
+        ]
+        if not on_device:
+            continue
+        if (ctx.line(mix.node), host.loader) in seen:
+            # `(net(X).argmax(1) == y)`: the batch meets the model, then its output meets
+            # the labels: one unmoved batch, reported once, where it first meets the device
+            continue
+        seen.add((ctx.line(mix.node), host.loader))
+        what = "the model" if on_device[0].kind is Kind.MODULE else "tensors"
+        shown = dotted(getattr(mix.node, "func", None)) if hasattr(mix.node, "func") else None
+        where = f" in `{shown}(...)`" if shown else ""
+        found.append((mix.node, f"a batch from `{host.loader}` is still on the host but meets {what} on the "
+                      f"device{where}; move it with `.to(device)` first"))
+    return found
 
 
 def _loop_fixes(ctx, nodes) -> dict:
