@@ -68,7 +68,9 @@ def test_watch_relints_on_change_and_ctrl_c_exits_130(tmp_path):
     script.write_text(EVAL.format(convert=".cpu().numpy()"))
     proc = subprocess.Popen([sys.executable, "-m", "devicelint", "--watch", "."], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "NO_COLOR": "1"})
+                            env={**os.environ, "NO_COLOR": "1"},
+                            # a background job of a non-interactive shell inherits SIGINT ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
     seen: list = []

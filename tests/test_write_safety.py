@@ -175,7 +175,10 @@ def test_a_signal_during_fix_leaves_no_temporary_file(tmp_path, signum, code, sa
     ready = tmp_path / "ready"
     env = dict(os.environ, READY=str(ready))
     proc = subprocess.Popen([sys.executable, "-c", _SLOW_REPLACE, "--no-cache", "--fix", "train.py"], cwd=tmp_path,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a job a non-interactive shell started in the background inherits
+                            # SIGINT ignored, which devicelint keeps: give the child Ctrl-C back
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert _wait_for(ready.exists), proc.communicate(timeout=5)
         assert _leftovers(tmp_path)  # the fixed source, waiting to be renamed
