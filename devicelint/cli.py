@@ -46,7 +46,13 @@ class DefaultGroup(click.Group):
         bare = _BARE_WORD.fullmatch(first) is not None
         if not close and not bare:
             return
-        hint = f" \N{EM DASH} did you mean '{close[0]}'?" if close else " (and no file or folder of that name)"
+        rule = codes.lookup(first) if bare else None  # `devicelint DL001`: the rule's docs were meant
+        if rule is not None:
+            hint = f" \N{EM DASH} to read about {rule.code} ({rule.name}): devicelint explain {rule.code}"
+        elif close:
+            hint = f" \N{EM DASH} did you mean '{close[0]}'?"
+        else:
+            hint = " (and no file or folder of that name)"
         click.echo(f"error: unrecognized subcommand '{first}'{hint}", err=True)
         ctx.exit(EXIT_ERROR)
 

@@ -101,6 +101,15 @@ def test_bare_word_that_is_no_path_is_a_usage_error(proj):
     assert r.stderr == "error: unrecognized subcommand 'trian' (and no file or folder of that name)\n"
 
 
+@pytest.mark.parametrize("word", ["DL001", "dl001", "model-not-moved"])
+def test_a_rule_code_or_name_alone_points_at_explain(proj, word):
+    r = run(word)  # as people type it after seeing `DL001` in the output
+    assert r.exit_code == 2
+    assert r.stderr == ("error: unrecognized subcommand "
+                        f"'{word}' \N{EM DASH} to read about DL001 (model-not-moved): devicelint explain DL001\n")
+    assert r.stdout == ""
+
+
 def test_existing_path_named_like_a_command_still_lints(proj):
     (proj / "verfy").mkdir()
     (proj / "verfy" / "train.py").write_text(FINETUNE)
