@@ -22,8 +22,9 @@ from devicelint.flow.methods import HOST_RESULT, host_length_params, moves_its_i
 
 
 _ENVIRONMENT = re.compile(r"(^|_)envs?$|environment", re.IGNORECASE)
-# Callees that turn tensors into images, text, files or numbers.
-_CONVERTER = re.compile(r"pil|to_im|decode|save|show|plot|draw|visuali|render|print|log|write|format|dump|json|"
+# Callees that turn tensors into images, text, files or numbers (`2` spells "to":
+# `tensor2im`, `tensor2np`).
+_CONVERTER = re.compile(r"pil|(to_|2)im|2np|decode|save|show|plot|draw|visuali|render|print|log|write|format|dump|json|"
                         r"tolist|numpy|array|metric|score|accura|caption", re.IGNORECASE)
 
 

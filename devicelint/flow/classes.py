@@ -31,6 +31,14 @@ def _attr_assigned_params(fn: cst.FunctionDef) -> set:
     return out
 
 
+def _item_assigned_params(fn: cst.FunctionDef) -> set:
+    """Parameters of `fn` whose items it assigns (`batch[k] = v.to(device)`)."""
+    names = {p.name.value for p in param_names(fn)}
+    return {n.target.value.value for n in find(fn, cst.AssignTarget)
+            if isinstance(n.target, cst.Subscript) and isinstance(n.target.value, cst.Name)
+            and n.target.value.value in names}
+
+
 def places_on_device(call: cst.Call) -> bool:
     """`x.cuda()`, `x.to(device)`, `torch.zeros(n, device=device)`: a call that may put a value
     on the accelerator. Casts (`x.to(torch.float32)`, `.to(dtype=...)`) and moves to the host
@@ -306,6 +314,7 @@ class UserCode:
             self.frame = saved
             self.no_grad -= no_grad
         self._forget_rebuilt_args(node, fn, params, pos)
+        self._refill_items_of_args(node, fn, frame, params, pos)
         if frame.generator:
             return UNKNOWN
         out = frame.returned()
@@ -349,6 +358,22 @@ class UserCode:
             if (p.name.value in rebuilt and v is not None and v.kind in (Kind.MODULE, Kind.OBJECT)
                     and v.moved_at is not None and isinstance(positional[i].value, (cst.Name, cst.Attribute))):
                 self.rebind_text(positional[i].value, v.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
+
+    def _refill_items_of_args(self, node: cst.Call, fn: cst.FunctionDef, frame: Frame, params: list,
+                              pos: list) -> None:
+        """`move_device(batch, keys, device)` doing `x[k] = v.to(device)`: the caller's batch
+        or dict is the same object, so after the call it holds what the callee left in it."""
+        filled = _item_assigned_params(fn)
+        if not filled or frame.state.dead:
+            return
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        for i, p in enumerate(params[: len(positional)]):
+            v = pos[i] if i < len(pos) else None
+            after = frame.state.vars.get(p.name.value)
+            if (p.name.value in filled and v is not None and after is not None
+                    and (v.loader is not None or v.kind is Kind.MAPPING)
+                    and isinstance(positional[i].value, cst.Name)):
+                self.rebind_text(positional[i].value, after)
 
     def _harmless_decorator(self, d) -> bool:
         text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""

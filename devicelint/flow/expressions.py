@@ -218,6 +218,9 @@ class Expressions:
             text = dotted(node)
             if text is not None:
                 return self.guess_by_name(text, scope=self.frame.func)
+        if base.kind is Kind.DEVICE and attr == "type":
+            # `next(m.parameters()).device.type`: the name of the same place; `.to()` it goes there
+            return base
         return UNKNOWN
 
     def instance_attr(self, inst: Instance, attr: str) -> Val | None:
