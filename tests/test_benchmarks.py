@@ -406,6 +406,26 @@ def test_bugreport_score_runs_devicelint_on_a_synthetic_case(tmp_path, capsys):
     assert "DL002" in printed and "MISS" not in printed
 
 
+def test_bugreport_rules_not_built_yet_count_as_missed_and_are_reported_apart(tmp_path):
+    case = tmp_path / "001_case.py"
+    case.write_text(REPORT_CASE.replace("# also-ok: DL014 at 15\n", "# expect: DL099 at 15\n"))
+    findings = [{"code": "DL002", "line": 20, "end_line": 20, "message": "batch"}]
+    result = bugreport_score.score_case(case.name, bugreport_score.parse_header(case), findings)
+    summary = bugreport_score.summarize([result], known={"DL002", "DL014"})
+    assert summary["per_rule"] == {"DL002": [1, 1], "DL099": [0, 1]}
+    assert summary["recall"] == [1, 2]
+    assert summary["not_built"] == ["DL099"]
+    assert summary["known_rule_recall"] == [1, 1]
+    # without a list of known codes every code counts as built
+    assert bugreport_score.summarize([result])["known_rule_recall"] == [1, 2]
+
+
+def test_bugreport_known_codes_come_from_devicelint_rules():
+    codes = bugreport_score.known_codes()
+    assert {"DL001", "DL002", "DL003", "DL011"} <= codes
+    assert all(len(c) == 5 and c.startswith("DL") for c in codes)
+
+
 def first_look_round(tmp_path, labels_extra=()):
     """A tiny first-look round: a course repo of notebooks and a paper repo of scripts."""
     lab = [
