@@ -27,7 +27,9 @@ are left out of N and D, and printed (flagged ones as false positives).
 Operators (one site per operator per file; --per-file N for more):
     DL001 drop the move of a model (`m = Net().to(d)` -> `m = Net()`, `m.to(d)` -> `pass`)
     DL002 drop a loop batch tensor's move (`x.to(d)` -> `x`)
-    DL003 drop `.cpu()` before `.numpy()` / `np.array(...)`
+    DL003 drop `.cpu()` before `.numpy()` / `np.array(...)`, or on an argument a converting
+          library call is handed (`accuracy_score(y.cpu(), p.cpu())`, `plt.imshow(img.cpu())`,
+          `TSNE(2).fit_transform(z.cpu())`, `np.savez(f, emb=z.cpu())`)
     DL004 duplicate a move (`x.to(d)` -> `x.to(d).to(d)`)
     DL005 `torch.autocast`/`torch.amp.X("cuda", ...)` -> `torch.cuda.amp.X(...)`
     DL006 `x = x.to(d)` -> `x.to(d)` for a loop batch tensor
@@ -425,9 +427,51 @@ def op_dl002(src: Src) -> list[Mutant]:
     return out
 
 
+# Calls that hand their array arguments to NumPy: NumPy / pyplot / pandas functions by root
+# (but NumPy's reductions, which call a lone tensor's own method and fail on any tensor), and
+# scikit-learn metrics, estimator methods and matplotlib Axes methods by name.
+CONSUMER_ROOTS = ("np", "numpy", "plt", "pd", "pandas")
+CONSUMER_NAMES = frozenset({
+    "accuracy_score", "f1_score", "precision_score", "recall_score", "roc_auc_score", "roc_curve",
+    "confusion_matrix", "classification_report", "mean_squared_error", "mean_absolute_error", "r2_score",
+    "average_precision_score", "fit_transform", "fit_predict", "imshow", "plot", "scatter", "hist",
+})
+NUMPY_REDUCTIONS = frozenset({"mean", "std", "var", "sum", "prod", "max", "min", "amax", "amin", "all", "any"})
+
+
+def consumer_call(node: ast.Call) -> bool:
+    # `TSNE(2).fit_transform(z)`, `axs[0].imshow(img)`: no dotted name, the method's name
+    name = dotted(node.func) or (node.func.attr if isinstance(node.func, ast.Attribute) else "")
+    parts = name.split(".")
+    if parts[-1] in ("array", "asarray", "asanyarray") and parts[0] in ("np", "numpy"):
+        return False  # the conversion itself: the first branch of op_dl003
+    if parts[0] in CONSUMER_ROOTS and len(parts) > 1:
+        return not (parts[0] in ("np", "numpy") and parts[-1] in NUMPY_REDUCTIONS)
+    return parts[-1] in CONSUMER_NAMES
+
+
+def cpu_in_chain(arg: ast.AST) -> ast.Call | None:
+    """The `.cpu()` of an argument spelled `x.cpu()`, `x.detach().cpu()`, `x.cpu().float()`."""
+    cur = arg
+    while isinstance(cur, ast.Call) and isinstance(cur.func, ast.Attribute) and not cur.args:
+        if cur.func.attr == "cpu":
+            return cur
+        if cur.func.attr not in ("detach", "float", "long", "int", "squeeze", "flatten"):
+            return None
+        cur = cur.func.value
+    return None
+
+
 def op_dl003(src: Src) -> list[Mutant]:
     out = []
     for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and consumer_call(node):
+            for a in [*node.args, *(k.value for k in node.keywords if k.arg is not None)]:
+                cpu = cpu_in_chain(a)
+                new = src.replace(cpu, src.seg(cpu.func.value)) if cpu is not None else None
+                if new is not None:
+                    out.append(Mutant("DL003", node.lineno, sorted({node.lineno, cpu.lineno, cpu.end_lineno}), new,
+                                      "dropped `.cpu()` on an argument a library call converts to NumPy"))
         cpu = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy":
             cur = node.func.value

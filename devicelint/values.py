@@ -71,6 +71,9 @@ class Val:
     # `.to()` moves it in place and returns it (a BatchEncoding, a PyG graph, the whole object
     # a loader yields, which may be such a batch): a bare `x.to(d)` moves `x`
     inplace: bool = False
+    # moved by a `.to()` that named the attributes to move (PyG's `data.to(device, "x")`): an
+    # attribute read off it may be one left where it was
+    partial: bool = False
     # on the accelerator only when a device flag has this truth value: (flag, bool), from a
     # move under `if args.cuda:` / `if torch.cuda.is_available():`
     cond: tuple | None = None
@@ -187,6 +190,7 @@ def join(a: Val | None, b: Val | None) -> Val:
         ref=same("ref"),
         name=same("name"),
         inplace=a.inplace and b.inplace,
+        partial=a.partial or b.partial,
         cond=same("cond"),
         flag=same("flag"),
     )

@@ -116,6 +116,38 @@ def test_operator_makes_the_intended_edit(by_rule, rule, before, after):
     assert hits[0].source.splitlines()[line - 1].strip() == after
 
 
+EVAL_SCRIPT = """\
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from sklearn.manifold import TSNE
+from sklearn.metrics import f1_score
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(8, 3).to(device)
+x = torch.randn(64, 8, device=device)
+with torch.no_grad():
+    logits = model(x)
+preds = logits.argmax(1)
+print(f1_score(y_true=preds.cpu(), y_pred=preds.cpu(), average="macro"))
+emb = TSNE(n_components=2).fit_transform(logits.detach().cpu())
+fig, axs = plt.subplots(1, 2)
+axs[0].imshow(logits.cpu())
+print(np.mean(logits.cpu().numpy()))
+"""
+
+
+def test_dl003_drops_the_cpu_of_an_argument_a_library_call_converts():
+    src = mutants.Src(EVAL_SCRIPT)
+    got = {(m.line, m.source.splitlines()[m.line - 1].strip()) for m in mutants.op_dl003(src)}
+    assert (line_of(EVAL_SCRIPT, "f1_score("), 'print(f1_score(y_true=preds, y_pred=preds.cpu(), average="macro"))') in got
+    assert (line_of(EVAL_SCRIPT, "TSNE("), "emb = TSNE(n_components=2).fit_transform(logits.detach())") in got
+    assert (line_of(EVAL_SCRIPT, "axs[0]"), "axs[0].imshow(logits)") in got
+    # the `.numpy()` form is the older operator's; NumPy's reductions call a tensor's own method
+    assert (line_of(EVAL_SCRIPT, "np.mean"), "print(np.mean(logits.numpy()))") in got
+    assert all(m.line in m.expect and changed_lines(EVAL_SCRIPT, m.source) == [m.line] for m in mutants.op_dl003(src))
+
+
 def test_batch_move_dropped_and_its_uses_expected(by_rule):
     line = line_of(SCRIPT, "features = features.to(device)")
     m = next(m for m in by_rule["DL002"] if m.line == line)
@@ -404,6 +436,26 @@ def test_bugreport_score_runs_devicelint_on_a_synthetic_case(tmp_path, capsys):
     num, den = figures["precision"]
     assert den >= 1 and num == den - sum(figures["false_by_rule"].values())
     assert "DL002" in printed and "MISS" not in printed
+
+
+def test_bugreport_rules_not_built_yet_count_as_missed_and_are_reported_apart(tmp_path):
+    case = tmp_path / "001_case.py"
+    case.write_text(REPORT_CASE.replace("# also-ok: DL014 at 15\n", "# expect: DL099 at 15\n"))
+    findings = [{"code": "DL002", "line": 20, "end_line": 20, "message": "batch"}]
+    result = bugreport_score.score_case(case.name, bugreport_score.parse_header(case), findings)
+    summary = bugreport_score.summarize([result], known={"DL002", "DL014"})
+    assert summary["per_rule"] == {"DL002": [1, 1], "DL099": [0, 1]}
+    assert summary["recall"] == [1, 2]
+    assert summary["not_built"] == ["DL099"]
+    assert summary["known_rule_recall"] == [1, 1]
+    # without a list of known codes every code counts as built
+    assert bugreport_score.summarize([result])["known_rule_recall"] == [1, 2]
+
+
+def test_bugreport_known_codes_come_from_devicelint_rules():
+    codes = bugreport_score.known_codes()
+    assert {"DL001", "DL002", "DL003", "DL011"} <= codes
+    assert all(len(c) == 5 and c.startswith("DL") for c in codes)
 
 
 def first_look_round(tmp_path, labels_extra=()):

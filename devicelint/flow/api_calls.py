@@ -290,10 +290,20 @@ class ApiCalls:
         if numpy and last in kb.consumers.NUMPY_FORWARDING and len(pos) == 1 and pos[0].kind is Kind.TENSOR and not kw:
             return pos[0].with_(inplace=False)
         delegates = numpy and last in kb.consumers.NUMPY_DELEGATING
-        for a, v in zip((a for a in node.args if not a.keyword and not a.star), pos):
-            if not (delegates and v.kind is Kind.TENSOR):
-                self.note_numpy(NumpyConv(node, v, arg=a.value))
+        self.note_converted_args(node, pos, kw, tensors_delegate=delegates)
         return OTHER
+
+    def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False) -> None:
+        """Each argument a converting call hands to NumPy, by position or by keyword
+        (`f1_score(y_true=labels, y_pred=preds)`, `np.savez(path, emb=z)`): where it is on the
+        device, or is what a module run on the device computed (a Lightning step's batch).
+        `tensors_delegate`: a NumPy reduction, which calls a lone tensor's own method."""
+        positional = iter(pos)
+        for a in node.args:
+            v = kw.get(a.keyword.value) if a.keyword is not None else None if a.star == "**" else next(positional, None)
+            if v is None or a.star or (tensors_delegate and v.kind is Kind.TENSOR):
+                continue
+            self.note_numpy(NumpyConv(node, v, arg=a.value, module_input=self._aware_module_input(v)))
 
     def _dataset_view(self, last: str, node: cst.Call) -> Val:
         """`random_split(ds, ...)` (a list of parts), `Subset(ds, idx)`, `ConcatDataset([a, b])`:

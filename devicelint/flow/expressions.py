@@ -214,7 +214,7 @@ class Expressions:
             ):
                 # `data = data.to(device)` then `data.x`: an object that moves its tensors (a PyG
                 # graph, a BatchEncoding) holds them on the device
-                return Val(Kind.TENSOR, base.dev, key=base.key, cond=base.cond)
+                return Val(Kind.TENSOR, base.dev, key=base.key, cond=base.cond, partial=base.partial)
             text = dotted(node)
             if text is not None:
                 return self.guess_by_name(text, scope=self.frame.func)
@@ -274,6 +274,8 @@ class Expressions:
                        inplace=base.ref == "graph_dataset")  # a PyG graph moves in place
         if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
             return Val(Kind.MODULE, base.dev, key=base.key)
+        if base.kind is Kind.OBJECT and base.ref in kb.consumers.ITEMS_ARE_ITSELF:
+            return base  # `axs[0, 1]`: an Axes of the array `plt.subplots(2, 2)` gave
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and base.kind is Kind.OTHER:
             return OTHER  # `x.shape[0]`: a size, whatever `x` is
         if base.kind is Kind.UNKNOWN and base.dev is Dev.ACCEL and base.moved_at is not None and not sliced:
@@ -446,4 +448,6 @@ class Expressions:
             return self.unpack(v, None)
         if v.kind is Kind.MAPPING:
             return OTHER
+        if v.kind is Kind.OBJECT and v.ref in kb.consumers.ITEMS_ARE_ITSELF:
+            return v  # `for ax in axs.flatten()`
         return UNKNOWN

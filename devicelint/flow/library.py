@@ -27,6 +27,10 @@ def _places_anything(fn) -> bool:
     return False
 
 
+# scikit-learn and matplotlib objects whose methods convert their inputs (kb.consumers).
+_CONSUMER_KINDS = frozenset({"estimator", "axes", "figure", "figure_and_axes"})
+
+
 # The mark of what a wrapper that keeps placement returns (kb.distributed.KEEPS_PLACEMENT):
 # calling it scatters host inputs to the module's device.
 SCATTERS = "scatters-inputs"
@@ -87,6 +91,11 @@ class Library:
             return Val(Kind.LOADER, Dev.CPU, src=node)
         if lib == "module_and_data":
             return Val(Kind.SEQ, parts=(self.new_model(node), OTHER))
+        if lib in _CONSUMER_KINDS:
+            self.args(node)  # hyper-parameters and layout: nothing there is converted
+            if lib == "figure_and_axes":  # `fig, ax = plt.subplots()`
+                return Val(Kind.SEQ, parts=(Val(Kind.OBJECT, ref="figure"), Val(Kind.OBJECT, ref="axes")))
+            return Val(Kind.OBJECT, ref=lib)
         pos, kw = self.args(node)
         placed = next((kw[k] for k in kb.hf.PLACING_KEYWORDS if k in kw), kw.get("**"))
         if lib == "module_placed":
@@ -142,6 +151,8 @@ class Library:
         """`pipe(prompt)`, `tokenizer(texts, return_tensors="pt")`, `tokenizer.decode(ids)`."""
         lib = obj.ref
         pos, kw = self.args(node)
+        if lib in _CONSUMER_KINDS:
+            return self._consumer_method(node, lib, method, pos, kw)
         if lib == "text_pipeline" or lib == "to_pil":
             return OTHER if method == "__call__" else UNKNOWN
         if lib == "to_tensor":
@@ -173,6 +184,17 @@ class Library:
             if method == "encode" or (method == "apply_chat_template" and self.kwarg_node(node, "return_dict") is None):
                 return host
             return Val(Kind.MAPPING, elem=host, inplace=True)  # a BatchEncoding
+        return UNKNOWN
+
+    def _consumer_method(self, node: cst.Call, lib: str, method: str, pos: list, kw: dict) -> Val:
+        """`TSNE(2).fit_transform(z)`, `ax.imshow(img)`: a method that converts what it is handed
+        (kb.consumers.CONVERTING_METHODS), or one that gives another such object (`fig.add_subplot()`)."""
+        made = kb.consumers.OBJECT_METHODS.get(lib, {}).get(method)
+        if made is not None:
+            return Val(Kind.OBJECT, ref=made)
+        if method in kb.consumers.CONVERTING_METHODS.get(lib, ()):
+            self.note_converted_args(node, pos, kw)
+            return OTHER
         return UNKNOWN
 
     @staticmethod

@@ -77,6 +77,12 @@ def _changed_in(loop):
     return changed, moves
 
 
+def _names_attributes(node: cst.Call) -> bool:
+    """`.to(device, "x", "edge_index")`: string arguments after the device name the attributes
+    to move (a PyG `Data`); a tensor's or module's `.to()` takes none."""
+    return any(a.keyword is None and not a.star and isinstance(a.value, cst.SimpleString) for a in node.args[1:])
+
+
 class Moves:
     def target_of(self, node: cst.Call, method: str):
         """(Val of the target device or None if unknown, display text), or 'dtype' for casts."""
@@ -131,7 +137,8 @@ class Moves:
             if recv.kind in (Kind.SEQ, Kind.MAPPING):
                 result = recv.with_(elem=Val(Kind.TENSOR, dev, key=target.key), parts=None, loader=None)
         cond = (self.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
-        result = result.with_(cond=cond)
+        # PyG's `data.to(device, "x", "edge_index")` moves only the attributes it names
+        result = result.with_(cond=cond, partial=recv.kind is not Kind.MODULE and _names_attributes(node))
         in_place = recv.inplace or (recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS)
         if recv.kind is Kind.MODULE or (recv.kind is Kind.UNKNOWN and bare and method != "cpu"):
             # a bare `.to()` on something unknown only suggests a module (any object may move in place)

@@ -171,8 +171,9 @@ class Recording:
         self.facts.accums.append(Accum(node, value, self.no_grad > 0))
 
     def note_numpy(self, conv) -> None:
-        """A conversion to NumPy, unless it runs where no accelerator exists."""
-        if not self.no_device():
+        """A conversion to NumPy, unless it runs where no accelerator exists or converts what a
+        move of named attributes may have left on the host (`data.y` after `data.to(d, "x")`)."""
+        if not self.no_device() and not conv.val.partial:
             self.facts.numpy.append(conv)
 
     def note_sync(self, node, what: str, val: Val) -> None:

@@ -442,6 +442,8 @@ class Statements:
                 return out
         if value.kind is Kind.OTHER:
             return OTHER
+        if value.kind is Kind.OBJECT and value.ref in kb.consumers.ITEMS_ARE_ITSELF:
+            return value  # `fig, (ax1, ax2) = plt.subplots(1, 2)`
         return UNKNOWN
 
     def forget_moves(self, text: str) -> None:

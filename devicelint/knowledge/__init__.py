@@ -44,6 +44,12 @@ imports builds):
   input is then an image, its output a host tensor), else nothing we follow.
 - ``graph_dataset``: a PyG dataset (`Planetoid`, `TUDataset`...): its items are host graphs
   whose `.to()` works in place.
+- ``estimator``: a scikit-learn estimator or transformer (`TSNE(...)`, `PCA(2)`): the methods
+  in `consumers.CONVERTING_METHODS` convert the arrays they are handed to NumPy.
+- ``axes``: a matplotlib Axes, or an array of them (`plt.subplot(...)`, `fig.add_subplot(...)`):
+  its plotting methods convert their data; indexing or iterating it gives an Axes.
+- ``figure``: a matplotlib Figure (`plt.figure()`): its `add_subplot()` gives an ``axes``.
+- ``figure_and_axes``: what `plt.subplots(...)` returns, a pair (``figure``, ``axes``).
 - ``other``: not a tensor, model or batch (configs, PIL images, schedulers).
 
 Framework-managed code (Lightning, accelerate, HF Trainer, DeepSpeed) has no kind: values
@@ -69,7 +75,7 @@ _COMPILED = tuple((re.compile(p + r"$"), kind) for table in _CALL_TABLES for p, 
 _CACHE: dict = {}
 
 # Library-object kinds the interpreter keeps as objects (Val.ref of a Kind.OBJECT value).
-OBJECT_KINDS = {"pipeline", "text_pipeline", "encoder", "to_pil", "to_tensor"}
+OBJECT_KINDS = {"pipeline", "text_pipeline", "encoder", "to_pil", "to_tensor", "estimator", "axes", "figure"}
 # Kinds whose `.to()` moves the object in place and returns it.
 _IN_PLACE_KINDS = {"pipeline", "encoder", "graph"}
 

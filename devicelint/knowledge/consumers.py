@@ -24,8 +24,42 @@ def converts_to_numpy(qualname: str) -> bool:
     return qualname.startswith(CONVERTING_ROOTS) and qualname not in NOT_CONVERTING
 
 
-# PIL images are host objects, never tensors.
-CALL_ROOTS = ("PIL",)
+# Library objects whose methods convert the arrays they are handed, as the module-level
+# functions of the same libraries do: a scikit-learn estimator (`TSNE().fit_transform(t)`,
+# `PCA(2).fit(t)`: its `check_array` is the `np.asarray` sklearn.metrics calls) and a
+# matplotlib Axes (`ax.plot(t)`: what `plt.plot` hands its data to). PIL images are host
+# objects, never tensors.
+CALL_ROOTS = ("PIL", "sklearn", "matplotlib.pyplot")
 CALL_KINDS = (
     (r"PIL\.Image\.\w+", "other"),
+    # a class (capitalised) outside sklearn.metrics: an estimator or transformer; the metric
+    # display classes are built from arrays (`ConfusionMatrixDisplay.from_predictions`) and stay
+    # functions that convert
+    (r"sklearn\.(?!metrics\.)(?:\w+\.)*[A-Z]\w*", "estimator"),
+    (r"matplotlib\.pyplot\.subplots", "figure_and_axes"),
+    (r"matplotlib\.pyplot\.(?:subplot|gca|axes|subplot2grid|twinx)", "axes"),
+    (r"matplotlib\.pyplot\.figure", "figure"),
 )
+# What calling a method of such an object does, by the object's kind: the methods that hand
+# their array arguments (positional or keyword) to NumPy...
+CONVERTING_METHODS = {
+    "estimator": frozenset({
+        "fit", "fit_transform", "transform", "inverse_transform", "fit_predict", "predict", "predict_proba",
+        "predict_log_proba", "decision_function", "score", "score_samples", "partial_fit", "kneighbors",
+    }),
+    "axes": frozenset({
+        "plot", "scatter", "imshow", "matshow", "hist", "hist2d", "bar", "barh", "errorbar", "fill_between",
+        "fill_betweenx", "step", "stem", "semilogx", "semilogy", "loglog", "contour", "contourf", "pcolormesh",
+        "pcolor", "boxplot", "violinplot", "pie", "quiver", "hexbin",
+    }),
+}
+# ...and the methods that give back another object of a kind above: a Figure's axes, and an
+# array of Axes flattened (`axs.flatten()`), which stands for its Axes (see ITEMS_ARE_ITSELF).
+OBJECT_METHODS = {
+    "figure": {"add_subplot": "axes", "gca": "axes", "add_axes": "axes", "subplots": "axes"},
+    "axes": {"flatten": "axes", "ravel": "axes", "reshape": "axes", "twinx": "axes", "twiny": "axes"},
+}
+# `plt.subplots(...)` returns (figure, axes); the axes are one Axes or a NumPy array of them,
+# depending on nrows/ncols at run time. One kind stands for both: indexing, iterating or
+# unpacking an "axes" object gives an Axes.
+ITEMS_ARE_ITSELF = frozenset({"axes"})

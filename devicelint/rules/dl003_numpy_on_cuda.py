@@ -13,10 +13,16 @@ class NumpyOnCuda(Rule):
     outputs of a model on the device, moved tensors, tensors created with `device=`, and
     lists of such tensors, with no `.cpu()` before the conversion. Besides `.numpy()`,
     `np.array` and `np.asarray`, library calls that convert their tensor arguments the same
-    way are flagged at the argument: every NumPy function (`np.concatenate`, `np.argmax`,
-    `np.save`; a reduction such as `np.mean` only for a list of tensors, since `np.mean(t)`
-    calls `t.mean()`), scikit-learn (`accuracy_score(y, preds)`), pyplot (`plt.imshow(img)`)
-    and pandas' `DataFrame`/`Series`: a GPU confirmed each (`benchmarks/host_conversions.py`).
+    way are flagged at the argument, positional or keyword: every NumPy function
+    (`np.concatenate`, `np.argmax`, `np.savez(f, emb=z)`; a reduction such as `np.mean` only
+    for a list of tensors, since `np.mean(t)` calls `t.mean()`), scikit-learn's functions
+    (`accuracy_score(y, preds)`, `f1_score(y_true=y, y_pred=p)`) and its estimators' methods
+    (`TSNE(2).fit_transform(z)`, `pca.fit(z)`), pyplot (`plt.imshow(img)`) and the Axes it hands
+    out (`fig, axs = plt.subplots(2, 2)` then `axs[0, 1].plot(t)`), and pandas'
+    `DataFrame`/`Series`: a GPU confirmed the functions (`benchmarks/host_conversions.py`); an
+    estimator's methods and an Axes' plotting methods pass their data to the same conversions.
+    A graph moved in part (`data.to(device, "x")`) leaves its other attributes where they were:
+    converting one of them is not flagged.
     Inside an `nn.Module` whose `forward` makes tensors on its inputs' device
     (`torch.zeros(h, w, device=masks.device)`: a post-processor, a loss), converting one of
     its inputs, or what it computed from them, is flagged whatever the file moves: the module
@@ -105,14 +111,15 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
 
     def check(self, ctx):
         for conv in ctx.facts.numpy:
-            if contents_on_accel(conv.val) and conv.arg is not None:
+            if conv.arg is not None and (contents_on_accel(conv.val) or conv.module_input):
                 # a library call converting this argument: `f1_score(labels, preds)`
                 kind = conv.val.kind
                 what = {Kind.TENSOR: "this tensor on the device", Kind.SEQ: "the device tensors in this list"}.get(
                     kind, "the device tensors in this mapping")
+                why = "" if contents_on_accel(conv.val) else f" ({_RUNS_ON_DEVICE[conv.module_input]})"
                 yield Report(
                     conv.arg,
-                    f"`{source_of(conv.node.func)}` converts {what} to NumPy, which fails; call `.cpu()` first",
+                    f"`{source_of(conv.node.func)}` converts {what} to NumPy, which fails{why}; call `.cpu()` first",
                     fix="insert `.cpu()`" if kind is Kind.TENSOR
                     else "move each tensor to the CPU first: `[t.cpu() for t in ...]`" if kind is Kind.SEQ
                     else "move each tensor to the CPU first",
