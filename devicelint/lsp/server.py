@@ -500,5 +500,10 @@ def build() -> DeviceLintServer:
 
 
 def serve() -> None:
+    from devicelint import engine
+
     logging.basicConfig(level=logging.WARNING)  # stderr: stdout is the protocol's
+    # this process is ours, as the command line's is: a tree is kept out of the cyclic
+    # collector while its file is analysed (engine._parse_out_of_gc), a tenth of a lint
+    engine.FREEZE_TREES = True
     build().start_io()

@@ -86,6 +86,7 @@ class Workspace:
     def __init__(self) -> None:
         self.store = OverlayStore()
         self.deps: dict = {}  # linted path -> {path it read: that file's state then}
+        self._last: dict = {}  # linted path -> (text, settings, Lint): its newest lint
         self._configs: dict = {}  # pyproject path -> ((mtime, size), Config)
 
     # ------------------------------------------------------------------ configuration
@@ -121,15 +122,30 @@ class Workspace:
         full = os.path.abspath(path)
         self.store.overlay.pop(full, None)
         self.deps.pop(full, None)
+        self._last.pop(full, None)
 
     def lint(self, path: str, data: bytes, settings: Settings) -> Lint:
-        """The findings of `data` (the text of `path`), with what they depended on recorded."""
+        """The findings of `data` (the text of `path`), with what they depended on recorded.
+        The same text with the same settings, whose dependencies all read as they did, is
+        not analysed again (a save, a reopen, a watched file that changed nothing it reads)."""
         full = os.path.abspath(path)
+        chosen = (settings.select, settings.ignore)
+        last = self._last.get(full)
+        if last is not None and last[0] == data and last[1] == chosen and self._unchanged(full):
+            return last[2]
         view = project.FileView(full, self.store)
         deferred: list = []
         pairs, _module = analyse(data, path, settings.select, settings.ignore, project=view, deferred=deferred)
         self.deps[full] = {p: s for p, s in view.deps.items() if p != full}
-        return Lint(pairs, deferred[0] if deferred else None)
+        lint = Lint(pairs, deferred[0] if deferred else None)
+        self._last[full] = (data, chosen, lint)
+        return lint
+
+    def _unchanged(self, full: str) -> bool:
+        """Whether every file the last lint of `full` read still reads the same."""
+        deps = self.deps.get(full)
+        return deps is not None and all(
+            state is not None and state == project.file_state(self.store, dep) for dep, state in deps.items())
 
     def fix_all(self, path: str, data: bytes, settings: Settings) -> tuple[bytes, int]:
         """(the text with the file's safe fixes applied, how many), like `devicelint --fix`."""
