@@ -41,7 +41,7 @@ def project(tmp_path):
     return tmp_path
 
 
-async def start(cache: Path):
+async def start(cache: Path, capabilities=None):
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     config = ClientServerConfig(server_command=[sys.executable, "-m", "devicelint", "server"], server_env=env)
     lsp = await config.start()
@@ -51,7 +51,8 @@ async def start(cache: Path):
     def register(params: types.RegistrationParams):
         lsp.registrations.extend(params.registrations)
 
-    await lsp.initialize_session(types.InitializeParams(capabilities=client_capabilities("visual-studio-code")))
+    capabilities = capabilities if capabilities is not None else client_capabilities("visual-studio-code")
+    await lsp.initialize_session(types.InitializeParams(capabilities=capabilities))
     lsp.docs_cache = cache
     return lsp
 
@@ -195,6 +196,22 @@ async def test_a_request_for_every_action_leaves_fix_all_to_resolve(client, proj
     fixed = apply(MOVED, resolved.edit.document_changes[0].edits)
     assert fixed.encode() == fix_source(MOVED.encode(), str(project / "train.py"))[0]
     assert ".cpu().numpy()" in fixed and ".cuda()" in fixed
+
+
+@pytest.mark.asyncio
+async def test_a_client_that_cannot_resolve_gets_fix_all_only_when_it_asks_for_it(project, tmp_path):
+    lsp = await start(tmp_path / "xdg-cache", types.ClientCapabilities())
+    try:
+        uri = open_doc(lsp, project / "train.py", MOVED)
+        await until(lsp, lambda: codes(lsp, uri) == ["DL003", "DL007"])
+        every = await actions(lsp, uri, lsp.diagnostics[uri])
+        assert every and all(a.kind == "quickfix" and a.edit is not None for a in every)
+        [asked] = await actions(lsp, uri, [], only=[types.CodeActionKind.Source])
+        assert asked.kind == "source.fixAll.devicelint"
+        fixed = apply(MOVED, asked.edit.document_changes[0].edits)
+        assert fixed.encode() == fix_source(MOVED.encode(), str(project / "train.py"))[0]
+    finally:
+        await stop(lsp)
 
 
 @lsp_test

@@ -262,7 +262,9 @@ class DeviceLintServer(LanguageServer):
                 if diag.source == convert.SOURCE:
                     out.extend(self._quick_fixes(uri, diag, seen))
         if _wanted(FIX_ALL, only):
-            action = self._fix_all(uri) if only or not self._resolves_edits() else self._fix_all_later(uri)
+            # asked for by kind (on save, the Source Action menu): made now; asked with every
+            # other action (at each move of the cursor): only as a promise to resolve
+            action = self._fix_all(uri) if only else self._fix_all_later(uri) if self._resolves_edits() else None
             if action is not None:
                 out.append(action)
         return out
