@@ -35,6 +35,16 @@ def locate(text: str, code: str, guess: int, window: int = 64) -> int | None:
     return best
 
 
+def _covering(text: str, code: str, at: int) -> int | None:
+    """Where `code` starts in `text` so that it spans offset `at` (the start of a statement's
+    first line, below the comments and blank lines that its code starts with), or None. Not
+    merely the nearest copy: two identical loops, each under a long comment, are two copies."""
+    if at < 0:
+        return None
+    start = text.find(code, max(0, at - len(code) + 1))
+    return start if start != -1 and start <= at else None
+
+
 def _trim(before: str, after: str) -> tuple[int, int, int]:
     """(start, end in `before`, end in `after`) of what differs, the common head and tail cut."""
     start, end_old, end_new = 0, len(before), len(after)
@@ -112,9 +122,7 @@ class FixBuilder:
             after = self.module.code_for_node(stmt.visit(_ReplaceOne(node, edit)))
         except Exception:
             return None
-        guess = self._offset(at.start.line, 0)
-        # the statement's code starts with its comments and blank lines above it
-        lo = locate(self.text, before, guess, window=len(before)) if guess >= 0 else None
+        lo = _covering(self.text, before, self._offset(at.start.line, 0))
         if lo is None or after == before:
             return None
         start, end_old, end_new = _trim(before, after)

@@ -114,3 +114,31 @@ def test_a_deferred_lint_of_a_clean_file_leaves_no_fixer():
     clean = SCRIPT.replace("            outputs = model(inputs)", "            outputs = model(inputs.to(device))")
     clean = clean.replace(".argmax(dim=1).numpy()", ".argmax(dim=1).cpu().numpy()")
     assert analyse(clean, "train.py", deferred=deferred)[0] == [] and deferred == []
+
+
+# The same warm-up loop twice, each under the same long comment (a script pasted together
+# from a notebook): the fix of each finding must edit its own loop, not the nearest copy.
+TWICE = '''import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+loader = DataLoader(TensorDataset(torch.randn(64, 8), torch.randint(0, 2, (64,))), batch_size=8)
+model = nn.Linear(8, 2).to(device)
+criterion = nn.CrossEntropyLoss()
+''' + '''
+# Warm-up pass over the data before the timed run. This loop is kept exactly the same as
+# the one below on purpose, so that the two runs can be compared line by line afterwards.
+for epoch in range(2):
+    for inputs, targets in loader:
+        loss = criterion(model(inputs), targets.to(device))
+''' * 2
+
+
+def test_each_of_two_identical_loops_gets_the_fix_of_its_own_finding():
+    found = [f for f in lint_source(TWICE, "warmup.py") if f.code == "DL002"]
+    assert [f.line for f in found] == [14, 20]
+    for finding in found:
+        [edit] = finding.fix["edits"]
+        assert (edit["line"], edit["column"]) == (finding.line, 9)  # the top of its own inner loop
+        assert edit["content"] == "inputs = inputs.to(device)\n        "
