@@ -19,15 +19,14 @@ import libcst as cst
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def locate(text: str, code: str, guess: int, window: int = 64) -> int | None:
-    """Where `code` starts in `text`: at `guess`, or the nearest place within `window`
-    characters of it (LibCST's columns do not count what it dropped, e.g. a leading form
-    feed)."""
+def locate(text: str, code: str, guess: int) -> int | None:
+    """Where `code` starts in `text`: at `guess`, or the nearest place close to it (LibCST's
+    columns do not count what it dropped, e.g. a leading form feed)."""
     if text.startswith(code, guess):
         return guess
     best = None
-    end = guess + window + len(code)
-    at = text.find(code, max(0, guess - window), end)
+    end = guess + 64 + len(code)
+    at = text.find(code, max(0, guess - 64), end)
     while at != -1:
         if best is None or abs(at - guess) < abs(best - guess):
             best = at
