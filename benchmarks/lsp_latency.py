@@ -9,6 +9,9 @@ Starts `python -m devicelint server` and drives it over stdio with a minimal JSO
   last change before linting (its debounce): that wait is part of every figure.
 - `large`: the same for a 1,000-line training script, made by concatenating the fixture
   scripts (realistic training and evaluation code, one after the other).
+- `code actions`: what an editor asks at each move of the cursor in the 1,000-line script:
+  `textDocument/codeAction` with no `only` for the range of one diagnostic (cycling through
+  them), timed until the answer arrives; no debounce in it.
 - `cross-file`: with the script and `models.py` open, `models.py` is edited so that its
   class places itself on the device (or no longer does); timed until the script's new
   diagnostics (DL001 gone, or back) arrive, the script itself untouched.
@@ -103,6 +106,10 @@ class Client:
                 self.proc.kill()
 
 
+# what VS Code says of its code actions: it fills in an action's edit by codeAction/resolve
+CAPS = {"textDocument": {"codeAction": {"dataSupport": True, "resolveSupport": {"properties": ["edit"]}}}}
+
+
 def large_script(lines: int = 1000) -> str:
     """About `lines` lines of training code made of realistic functions: the fixture scripts'
     functions and classes as they are, each script's top-level statements wrapped in a
@@ -169,11 +176,23 @@ def cross_file(client: Client, train_uri: str, models_uri: str, rounds: int) -> 
     return times
 
 
-def open_doc(client: Client, path: Path, text: str) -> str:
+def code_actions(client: Client, uri: str, diagnostics: list, rounds: int) -> list:
+    """Seconds for each codeAction request of every kind at one diagnostic's range."""
+    times = []
+    for i in range(rounds):
+        diag = diagnostics[i % len(diagnostics)]
+        start, cpu = time.perf_counter(), client.cpu()
+        client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": diag["range"], "context": {"diagnostics": [diag]}})
+        times.append((time.perf_counter() - start, _spent(client, cpu)))
+    return times
+
+
+def open_doc(client: Client, path: Path, text: str) -> tuple[str, list]:
+    """(the document's uri, its first diagnostics)."""
     uri = path.resolve().as_uri()
     client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
-    client.diagnostics(uri, 1)
-    return uri
+    return uri, client.diagnostics(uri, 1)
 
 
 def summary(times: list) -> dict:
@@ -201,24 +220,26 @@ def main() -> None:
         (folder / "large_train.py").write_text(large)
         client = Client([sys.executable, "-m", "devicelint", "server"], tmp)
         try:
-            client.request("initialize", {"processId": os.getpid(), "rootUri": folder.as_uri(), "capabilities": {}})
+            client.request("initialize", {"processId": os.getpid(), "rootUri": folder.as_uri(), "capabilities": CAPS})
             client.notify("initialized", {})
-            train = open_doc(client, folder / "train.py", UNMOVED)
+            train, _ = open_doc(client, folder / "train.py", UNMOVED)
             results = {"small": summary(keystrokes(client, train, UNMOVED, args.rounds))}
-            big = open_doc(client, folder / "large_train.py", large)
+            big, found = open_doc(client, folder / "large_train.py", large)
             results["large"] = summary(keystrokes(client, big, large, args.rounds))
-            models = open_doc(client, folder / "models.py", MODELS)
+            results["code actions"] = summary(code_actions(client, big, found, args.rounds))
+            models, _ = open_doc(client, folder / "models.py", MODELS)
             results["cross-file"] = summary(cross_file(client, train, models, args.rounds))
         finally:
             client.close()
-    lines = {"small": UNMOVED.count("\n") + 1, "large": large.count("\n") + 1, "cross-file": MODELS.count("\n") + 1}
+    lines = {"small": UNMOVED.count("\n") + 1, "large": large.count("\n") + 1, "code actions": large.count("\n") + 1,
+             "cross-file": MODELS.count("\n") + 1}
     print(f"devicelint server latency, {os.cpu_count()} cores, Python {platform.python_version()} "
           f"(includes the server's 150 ms debounce)")
     print(f"load average before: {load[0]:.1f}, after: {os.getloadavg()[0]:.1f}" if load else "")
-    print(f"{'case':<12} {'lines':>6} {'median':>9} {'min':>9} {'max':>9} {'server CPU':>11}")
+    print(f"{'case':<13} {'lines':>6} {'median':>9} {'min':>9} {'max':>9} {'server CPU':>11}")
     for case, r in results.items():
         cpu = f"{r['median_cpu_ms']:>9.0f}ms" if "median_cpu_ms" in r else f"{'-':>11}"
-        print(f"{case:<12} {lines[case]:>6} {r['median_ms']:>7.0f}ms {r['min_ms']:>7.0f}ms {r['max_ms']:>7.0f}ms {cpu}")
+        print(f"{case:<13} {lines[case]:>6} {r['median_ms']:>7.0f}ms {r['min_ms']:>7.0f}ms {r['max_ms']:>7.0f}ms {cpu}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cases": results, "lines": lines, "debounce_ms": 150}, f, indent=2)

@@ -2,9 +2,11 @@
 
 The edit is the one `--fix` makes (fix.py replaces the same node by the same callback):
 the node's text in the file becomes the code of the replacement node. The node's text is
-checked against the file before it is trusted; where it does not match (a byte-order mark,
-an unusual node), the edit is read off a whole-module rewrite instead, which is exact but
-costs a codegen of the file."""
+checked against the file before it is trusted; where it does not match (a block inside a
+function: LibCST renders it at its own indentation, not the file's), the edit is read off a
+rewrite of the top-level statement around the node, found in the file by its text; only where
+that fails too (a byte-order mark, a form feed) off a rewrite of the whole module, which is
+exact but costs a codegen of the file (about a third of a 1,000-line file's lint)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,26 @@ def locate(text: str, code: str, guess: int) -> int | None:
     return best
 
 
+def _covering(text: str, code: str, at: int) -> int | None:
+    """Where `code` starts in `text` so that it spans offset `at` (the start of a statement's
+    first line, below the comments and blank lines that its code starts with), or None. Not
+    merely the nearest copy: two identical loops, each under a long comment, are two copies."""
+    if at < 0:
+        return None
+    start = text.find(code, max(0, at - len(code) + 1))
+    return start if start != -1 and start <= at else None
+
+
+def _trim(before: str, after: str) -> tuple[int, int, int]:
+    """(start, end in `before`, end in `after`) of what differs, the common head and tail cut."""
+    start, end_old, end_new = 0, len(before), len(after)
+    while start < min(end_old, end_new) and before[start] == after[start]:
+        start += 1
+    while end_old > start and end_new > start and before[end_old - 1] == after[end_new - 1]:
+        end_old, end_new = end_old - 1, end_new - 1
+    return start, end_old, end_new
+
+
 class _ReplaceOne(cst.CSTTransformer):
     def __init__(self, target, edit) -> None:
         self.target = target
@@ -42,10 +64,12 @@ class _ReplaceOne(cst.CSTTransformer):
 
 
 class FixBuilder:
-    """Builds the fix objects of one file (`text`: the source as LibCST decoded it)."""
+    """Builds the fix objects of one file (`text`: the source as LibCST decoded it;
+    `position(node)`: its CodeRange, to find the top-level statement around a node)."""
 
-    def __init__(self, module: cst.Module, text: str) -> None:
+    def __init__(self, module: cst.Module, text: str, position=None) -> None:
         self.module = module
+        self.position = position
         self.text = text[1:] if text.startswith("\ufeff") else text  # LibCST counts no BOM
         # lines as Python (and LibCST) count them: \r alone ends one too
         self._starts = [0] + [m.end() for m in _LINE_END.finditer(self.text)]
@@ -72,8 +96,36 @@ class FixBuilder:
         lo = self._offset(span.start.line, span.start.column) if span is not None else -1
         lo = locate(self.text, old, lo) if lo >= 0 else None
         if lo is None:
-            return self._by_rewrite(node, edit, message, applicability)
+            return (self._by_statement(node, edit, message, applicability, span)
+                    or self._by_rewrite(node, edit, message, applicability))
         return self._object(lo, lo + len(old), new, message, applicability)
+
+    def _top_statement(self, span):
+        """The statement of the module's body whose lines hold `span`, with its CodeRange."""
+        if span is None or self.position is None:
+            return None, None
+        for stmt in self.module.body:
+            at = self.position(stmt)
+            if at is not None and at.start.line <= span.start.line and span.end.line <= at.end.line:
+                return stmt, at
+        return None, None
+
+    def _by_statement(self, node, edit, message, applicability, span) -> dict | None:
+        """The edit read off a rewrite of the top-level statement around `node` (rendered at
+        column 0, as it is in the file), found by its text near where its position says."""
+        stmt, at = self._top_statement(span)
+        if stmt is None:
+            return None
+        try:
+            before = self.module.code_for_node(stmt)
+            after = self.module.code_for_node(stmt.visit(_ReplaceOne(node, edit)))
+        except Exception:
+            return None
+        lo = _covering(self.text, before, self._offset(at.start.line, 0))
+        if lo is None or after == before:
+            return None
+        start, end_old, end_new = _trim(before, after)
+        return self._object(lo + start, lo + end_old, after[start:end_new], message, applicability)
 
     def build_parts(self, report) -> dict | None:
         """The fix object of a fix in several parts (a value bound once, its uses rewritten):
@@ -105,11 +157,7 @@ class FixBuilder:
             return None
         if before != self.text or after == before:
             return None
-        start, end_old, end_new = 0, len(before), len(after)
-        while start < min(end_old, end_new) and before[start] == after[start]:
-            start += 1
-        while end_old > start and end_new > start and before[end_old - 1] == after[end_new - 1]:
-            end_old, end_new = end_old - 1, end_new - 1
+        start, end_old, end_new = _trim(before, after)
         return self._object(start, end_old, after[start:end_new], message, applicability)
 
     def _object(self, lo: int, hi: int, content: str, message, applicability) -> dict:

@@ -49,7 +49,6 @@ class Context:
         self._host_only: bool | None = None
         self._positions = None
         self._calls = None
-        self.fixes = None  # edits.FixBuilder, made when the first fixable finding needs it
 
     @property
     def facts(self) -> Facts:
@@ -170,17 +169,21 @@ def project_view(path: str, store=None):
     return FileView(path, store)
 
 
-def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None, project=None):
+def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None, project=None,
+            deferred: list | None = None):
     """([(Finding, Report | None)], module or None): the findings with the reports behind them.
     `project` (a project.FileView) lets the inference follow imports into other files; by
-    default one is made for a path that exists on disk."""
+    default one is made for a path that exists on disk. `deferred` (Python source only): a
+    list that gets the Fixer of the findings, which are then made without their fix (the
+    editor builds a fix when a code action asks for it); nothing is added when no finding
+    came from a rule."""
     if path.lower().endswith(".ipynb"):
         return notebook.analyse(source, path, select, ignore, rule_classes, project, analyse_python=analyse_python)
-    return analyse_python(source, path, select, ignore, rule_classes, project)
+    return analyse_python(source, path, select, ignore, rule_classes, project, deferred)
 
 
 def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None,
-                   project=None):
+                   project=None, deferred: list | None = None):
     """`analyse` for Python source. The file is analysed within limits.step_budget steps,
     limits.CPU_BACKSTOP seconds of CPU and limits.MAX_MEMORY bytes; over a limit it is one
     `DL000 too-complex` finding."""
@@ -200,7 +203,7 @@ def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, igno
     try:
         # reading the user's literals (`"\d"`) warns as compiling them would: not ours to print
         with limits.bounded(), limits.quiet(SyntaxWarning, DeprecationWarning):
-            return _analyse(source, path, select, ignore, rule_classes, project)
+            return _analyse(source, path, select, ignore, rule_classes, project, deferred)
     except limits.TooComplex as e:
         return [(_too_complex(path, e.reason, e.line), None)], None
     except MemoryError:
@@ -209,7 +212,7 @@ def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, igno
         return [(_too_complex(path, "nested too deeply for the analysis"), None)], None
 
 
-def _analyse(source: bytes, path: str, select, ignore, rule_classes, project):
+def _analyse(source: bytes, path: str, select, ignore, rule_classes, project, deferred=None):
     bad = None
     freeze = FREEZE_TREES  # read once: the unfreeze below must match this parse
     try:
@@ -225,7 +228,7 @@ def _analyse(source: bytes, path: str, select, ignore, rule_classes, project):
 
     try:
         with indexed(module):
-            return _check(module, source, path, select, ignore, rule_classes, project)
+            return _check(module, source, path, select, ignore, rule_classes, project, deferred)
     finally:
         if freeze:
             gc.unfreeze()
@@ -255,7 +258,7 @@ def _parse_out_of_gc(source: bytes) -> cst.Module:
     return module
 
 
-def _check(module, source: bytes, path: str, select, ignore, rule_classes, project):
+def _check(module, source: bytes, path: str, select, ignore, rule_classes, project, deferred=None):
     classes = rule_classes if rule_classes is not None else registry.resolve(select, ignore)
     ctx = Context(module, source, path, project if project is not None else project_view(path))
     reports = []
@@ -268,6 +271,7 @@ def _check(module, source: bytes, path: str, select, ignore, rule_classes, proje
         return [], module
 
     text = source.decode(module.encoding, errors="replace")
+    fixer = Fixer(module, text, ctx.position)
     suppressions = Suppressions(text)
     seen = set()
     findings = []
@@ -290,28 +294,40 @@ def _check(module, source: bytes, path: str, select, ignore, rule_classes, proje
             rule_cls.code,
             rule_cls.name,
             report.message,
-            _fix(ctx, report, text),
+            fixer(report) if deferred is None else None,
             report.fix,
         )
         findings.append((finding, report))
+    if deferred is not None:
+        # the positions (every report asked for its own) are all a Fixer keeps of the
+        # Context: not the device facts, which an open document would hold on to
+        deferred.append(Fixer(module, text, ctx._positions.get))
     if unused_noqa:
         findings.extend(_unused_noqa(path, suppressions, {r.code for r in classes}))
     findings.sort(key=lambda fr: fr[0])
     return findings, module
 
 
-def _fix(ctx: Context, report, text: str):
-    """The JSON fix object of a report whose edit `--fix` applies, else None."""
-    if report.edit is None:
-        return None
-    if ctx.fixes is None:
-        from devicelint.edits import FixBuilder
+class Fixer:
+    """Builds the JSON fix object of a report whose edit `--fix` applies (else None), when
+    asked: the command line asks for every finding as it is made, the editor only for the
+    findings a code action is asked about (`analyse(..., deferred=[])`)."""
 
-        ctx.fixes = FixBuilder(ctx.module, text)
-    if report.more_edits:
-        return ctx.fixes.build_parts(report)
-    node = report.edit_node or report.node
-    return ctx.fixes.build(node, report.edit, report.fix, report.applicability, ctx.position(node))
+    def __init__(self, module: cst.Module, text: str, position) -> None:
+        self.module, self.text, self.position = module, text, position
+        self._builder = None
+
+    def __call__(self, report):
+        if report is None or report.edit is None:
+            return None
+        if self._builder is None:
+            from devicelint.edits import FixBuilder
+
+            self._builder = FixBuilder(self.module, self.text, self.position)
+        if report.more_edits:
+            return self._builder.build_parts(report)
+        node = report.edit_node or report.node
+        return self._builder.build(node, report.edit, report.fix, report.applicability, self.position(node))
 
 
 UNUSED_NOQA = "DL100"

@@ -1,5 +1,5 @@
-"""Findings and fixes in LSP terms: ranges in the client's position encoding, diagnostics
-with the fix edits in `data`, the `# noqa` edit. Lines are counted as Python and LSP count
+"""Findings and fixes in LSP terms: ranges in the client's position encoding, diagnostics,
+the fix edits of a code action, the `# noqa` edit. Lines are counted as Python and LSP count
 them (\\r\\n, \\r, \\n); finding columns are 1-based characters."""
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def edit_json(text: Text, edit: dict, uri: str) -> dict:
 
 
 def fix_data(finding, text: Text, uri: str, place=None) -> dict | None:
-    """The finding's fix for `Diagnostic.data`: {title, applicability, edits: [{uri, range,
-    newText}]}. `place(cell)` gives (uri, Text) of another cell of a notebook."""
+    """The finding's fix for a code action: {title, applicability, edits: [{uri, range,
+    newText}]}, or None. `place(cell)` gives (uri, Text) of another cell of a notebook."""
     fix = finding.fix
     if not fix or not fix.get("edits"):
         return None
@@ -86,7 +86,12 @@ def docs_href(code: str, docs: dict) -> types.CodeDescription | None:
     return types.CodeDescription(href=href) if href else None
 
 
-def diagnostic(finding, text: Text, uri: str, docs: dict, place=None) -> types.Diagnostic:
+def diagnostic(finding, text: Text, uri: str, docs: dict, ref: str | None = None,
+               offered: str | None = None) -> types.Diagnostic:
+    """The finding as a Diagnostic. Its `data` holds no fix (building one can cost a
+    re-render of a whole function, and most are never asked for): `name`, `id` (`ref`, what
+    the code action request names it by) and `fix`, the applicability of the fix the rule
+    offers (`offered`: "safe", "unsafe" or None), which the code action builds."""
     rng = text.range(finding.line, finding.column, finding.end_line, finding.end_column)
     related = []
     for m in _LINE_REF.finditer(finding.message) if finding.cell is None else ():
@@ -107,7 +112,7 @@ def diagnostic(finding, text: Text, uri: str, docs: dict, place=None) -> types.D
         source=SOURCE,
         related_information=related or None,
         tags=tags,
-        data={"name": finding.name, "fix": fix_data(finding, text, uri, place)},
+        data={"name": finding.name, "id": ref, "fix": offered},
     )
 
 

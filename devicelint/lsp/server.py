@@ -1,8 +1,8 @@
 """The language server: LSP over stdio on pygls. Lints a document when it is opened, saved,
-and 150 ms after the last change; publishes diagnostics with their fixes, offers code
-actions (each fix, `# noqa`, `source.fixAll.devicelint`), hovers and a command with the
-rule's docs, re-lints open importers when a module they use changes, and syncs notebooks
-(LSP 3.17) with diagnostics per cell.
+and 150 ms after the last change; publishes diagnostics, offers code actions (each fix,
+built when code actions are asked for the diagnostic, `# noqa`, `source.fixAll.devicelint`),
+hovers and a command with the rule's docs, re-lints open importers when a module they use
+changes, and syncs notebooks (LSP 3.17) with diagnostics per cell.
 
 Linting runs on the server's event-loop thread, one document at a time: a lint is a
 deterministic function of the text, and a change that arrives meanwhile reschedules the
@@ -11,6 +11,7 @@ document (the debounce), so only the newest text's diagnostics are published."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import os
@@ -26,7 +27,7 @@ from devicelint import __version__
 from devicelint import config as cfgmod
 from devicelint import rules as registry
 from devicelint.lsp import convert
-from devicelint.lsp.workspace import Workspace
+from devicelint.lsp.workspace import Workspace, lint_untitled
 
 DEBOUNCE = 0.15  # seconds after the last keystroke
 FIX_ALL = "source.fixAll.devicelint"
@@ -81,13 +82,29 @@ def _write_atomically(path: str, text: str) -> None:
             os.unlink(tmp)
 
 
+_SERIALS = itertools.count(1)
+
+
 class Published:
     """What the server last said about one document (or cell): its diagnostics, the findings
-    behind them, and the text they were computed on."""
+    behind them, the text they were computed on, and how to get each one's fix. Each
+    diagnostic's `data["id"]` is "<serial>:<index>": the publication and its place in it."""
 
-    def __init__(self, text: convert.Text, pairs: list) -> None:
+    def __init__(self, text: convert.Text, pairs: list, serial: int = 0, fix_of=None, place=None) -> None:
         self.text = text
         self.pairs = pairs  # [(Diagnostic, Finding)]
+        self.serial = serial
+        self.fix_of = fix_of or (lambda i: pairs[i][1])  # index -> the Finding with its fix
+        self.place = place  # a notebook's cell number -> (cell uri, Text), for fixes across cells
+
+    def index_of(self, diag: types.Diagnostic) -> int | None:
+        """Which published diagnostic the client sent back: by its id when it is one of this
+        publication, else the one at the same range with the same code."""
+        ref = diag.data.get("id") if isinstance(diag.data, dict) else None
+        serial, _, index = str(ref).partition(":")
+        if serial == str(self.serial) and index.isdigit() and int(index) < len(self.pairs):
+            return int(index)
+        return next((i for i, (d, _f) in enumerate(self.pairs) if d.range == diag.range and d.code == diag.code), None)
 
 
 class DeviceLintServer(LanguageServer):
@@ -155,8 +172,11 @@ class DeviceLintServer(LanguageServer):
         if settings is None:
             self.publish(uri, text, [], doc.version)
             return
-        findings = self.project.lint(path or "<stdin>", data, settings) if path else _lint_untitled(data, settings)
-        self.publish(uri, text, [(convert.diagnostic(f, text, uri, self.docs), f) for f in findings], doc.version)
+        lint = self.project.lint(path, data, settings) if path else lint_untitled(data, settings)
+        serial = next(_SERIALS)
+        pairs = [(convert.diagnostic(f, text, uri, self.docs, ref=f"{serial}:{i}", offered=lint.offered(i)), f)
+                 for i, f in enumerate(lint.findings)]
+        self.publish(uri, text, pairs, doc.version, serial, lint.with_fix)
         if path is not None:
             self.relint_importers(path)  # only those that read it, and only if they could see the edit
 
@@ -180,20 +200,22 @@ class DeviceLintServer(LanguageServer):
         texts = {i + 1: (doc.uri, convert.Text(doc.source, self.workspace.position_codec))
                  for i, (_c, doc) in enumerate(cells)}
         by_cell: dict = {doc.uri: [] for c, doc in cells if c.kind == types.NotebookCellKind.Code}
+        serial = next(_SERIALS)
         if settings is not None:
-            findings = self.project.lint(path, data, settings) if path else _lint_untitled(data, settings, ".ipynb")
-            for f in findings:
+            lint = self.project.lint(path, data, settings) if path else lint_untitled(data, settings, ".ipynb")
+            for i, f in enumerate(lint.findings):
                 cell_uri, text = texts.get(f.cell or 1, (None, None))
                 if cell_uri is None:
                     continue
-                d = convert.diagnostic(f, text, cell_uri, self.docs, place=texts.get)
-                by_cell.setdefault(cell_uri, []).append((d, f))
+                at = len(by_cell.setdefault(cell_uri, []))
+                d = convert.diagnostic(f, text, cell_uri, self.docs, ref=f"{serial}:{at}", offered=lint.offered(i))
+                by_cell[cell_uri].append((d, f))  # a notebook's findings carry their fixes
         gone = self.cells_of.get(uri, set()) - set(by_cell)
         for cell_uri in gone:
             self.publish(cell_uri, convert.Text("", self.workspace.position_codec), [], None)
         text_of = dict(texts.values())  # cell uri -> Text
         for cell_uri, pairs in by_cell.items():
-            self.publish(cell_uri, text_of[cell_uri], pairs, None)
+            self.publish(cell_uri, text_of[cell_uri], pairs, None, serial, place=texts.get)
         self.cells_of[uri] = set(by_cell)
 
     def _notebook_json(self, nb) -> tuple[list, bytes]:
@@ -206,8 +228,9 @@ class DeviceLintServer(LanguageServer):
         }).encode("utf-8")
         return cells, data
 
-    def publish(self, uri: str, text: convert.Text, pairs: list, version) -> None:
-        self.published[uri] = Published(text, pairs)
+    def publish(self, uri: str, text: convert.Text, pairs: list, version, serial: int = 0, fix_of=None,
+                place=None) -> None:
+        self.published[uri] = Published(text, pairs, serial, fix_of, place)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=[d for d, _f in pairs], version=version))
 
@@ -239,18 +262,52 @@ class DeviceLintServer(LanguageServer):
                 if diag.source == convert.SOURCE:
                     out.extend(self._quick_fixes(uri, diag, seen))
         if _wanted(FIX_ALL, only):
-            action = self._fix_all(uri)
+            # asked for by kind (on save, the Source Action menu): made now; asked with every
+            # other action (at each move of the cursor): only as a promise to resolve
+            action = self._fix_all(uri) if only else self._fix_all_later(uri) if self._resolves_edits() else None
             if action is not None:
                 out.append(action)
         return out
 
+    def _resolves_edits(self) -> bool:
+        """Whether the client fills in an action's edit by codeAction/resolve."""
+        caps = self.client_capabilities.text_document
+        actions = caps.code_action if caps is not None else None
+        support = actions.resolve_support if actions is not None else None
+        return support is not None and "edit" in support.properties
+
+    def _fix_all_later(self, uri: str):
+        """`source.fixAll` without its edit, for a request that did not ask for it by kind (a
+        client asks for every action at each move of the cursor): fixing the file means
+        analysing it again, round after round, so that waits for codeAction/resolve. None
+        when nothing published for the document offers a safe fix."""
+        nb = self.workspace.get_notebook_document(cell_uri=uri)
+        uris = self.cells_of.get(nb.uri, ()) if nb is not None else (uri,)
+        offered = [d for u in uris for d, _f in getattr(self.published.get(u), "pairs", ())
+                   if isinstance(d.data, dict) and d.data.get("fix") == "safe"]
+        if not offered:
+            return None
+        return types.CodeAction(title="devicelint: apply the safe fixes", kind=FIX_ALL, data={"fixAll": uri})
+
+    def resolve(self, action: types.CodeAction) -> types.CodeAction:
+        """A `source.fixAll` offered by `_fix_all_later`, with its edit (an empty one when
+        nothing is left to fix)."""
+        uri = action.data.get("fixAll") if isinstance(action.data, dict) else None
+        if action.kind != FIX_ALL or not isinstance(uri, str):
+            return action
+        done = self._fix_all(uri)
+        action.edit = done.edit if done is not None else types.WorkspaceEdit(changes={})
+        return action
+
     def _quick_fixes(self, uri: str, diag: types.Diagnostic, seen: Published) -> list:
-        finding = next((f for d, f in seen.pairs if d.range == diag.range and d.code == diag.code), None)
-        data = diag.data if isinstance(diag.data, dict) else None
-        if data is None and finding is not None:
-            data = next(d.data for d, f in seen.pairs if f is finding)
+        """The fix of the published finding behind `diag` (built now: the lint did not) and
+        its `# noqa` action; nothing for a diagnostic no longer published."""
+        index = seen.index_of(diag)
+        if index is None:
+            return []
+        finding = seen.fix_of(index)
         out = []
-        fix = (data or {}).get("fix")
+        fix = convert.fix_data(finding, seen.text, uri, seen.place)
         if fix:
             changes: dict = {}
             for e in fix["edits"]:
@@ -258,7 +315,7 @@ class DeviceLintServer(LanguageServer):
             out.append(types.CodeAction(title=fix["title"], kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
                                         edit=types.WorkspaceEdit(changes=changes),
                                         is_preferred=fix["applicability"] == "safe"))
-        if finding is not None and finding.code != "DL000":
+        if finding.code != "DL000":
             edit = convert.noqa_edit(finding, seen.text)
             if edit is not None:
                 out.append(types.CodeAction(title=f"Suppress {finding.code} with # noqa",
@@ -330,13 +387,6 @@ def _default_settings():
     from devicelint.lsp.workspace import Settings
 
     return Settings(None, [])
-
-
-def _lint_untitled(data: bytes, settings, suffix: str = ".py") -> list:
-    """A buffer with no file behind it: linted alone, with the default settings."""
-    from devicelint.engine import analyse
-
-    return [f for f, _r in analyse(data, "untitled" + suffix, settings.select, settings.ignore)[0]]
 
 
 def _notebook_path(uri: str) -> str | None:
@@ -428,9 +478,13 @@ def build() -> DeviceLintServer:
             ls.relint_importers(path)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False))
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True))
     def code_action(ls: DeviceLintServer, params: types.CodeActionParams):
         return ls.code_actions(params)
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def code_action_resolve(ls: DeviceLintServer, action: types.CodeAction):
+        return ls.resolve(action)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: DeviceLintServer, params: types.HoverParams):
@@ -448,5 +502,10 @@ def build() -> DeviceLintServer:
 
 
 def serve() -> None:
+    from devicelint import engine
+
     logging.basicConfig(level=logging.WARNING)  # stderr: stdout is the protocol's
+    # this process is ours, as the command line's is: a tree is kept out of the cyclic
+    # collector while its file is analysed (engine._parse_out_of_gc), a tenth of a lint
+    engine.FREEZE_TREES = True
     build().start_io()

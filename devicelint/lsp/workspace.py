@@ -9,6 +9,7 @@ engine (`engine.analyse` with a `project.FileView`) as the command line.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from devicelint import config as cfgmod
@@ -44,10 +45,48 @@ class Settings:
         self.select, self.ignore = chosen, ignored
 
 
+class Lint:
+    """One lint of a document: its findings, each one's fix made when first asked for (a
+    code action). A keystroke costs the analysis only: building a fix can re-render a whole
+    top-level function, and most findings are never asked about. A notebook's findings come
+    with their fixes (notebook.analyse maps them into the cells)."""
+
+    def __init__(self, pairs: list, fixer=None) -> None:
+        self.findings = [f for f, _r in pairs]
+        self._reports = [r for _f, r in pairs]
+        self._fixer = fixer  # engine.Fixer, or None: the findings carry their fixes
+        self._fixed: dict = {}
+
+    def offered(self, i: int) -> str | None:
+        """The applicability ("safe"/"unsafe") of the fix the i-th finding's rule offers, without
+        building it (the code action may still find that it cannot be made)."""
+        if self._fixer is None:
+            fix = self.findings[i].fix
+            return fix.get("applicability") if fix else None
+        report = self._reports[i]
+        return report.applicability if report is not None and report.edit is not None else None
+
+    def with_fix(self, i: int):
+        """The i-th finding with its fix object (or fix None when none can be made)."""
+        if self._fixer is None:
+            return self.findings[i]
+        if i not in self._fixed:
+            self._fixed[i] = dataclasses.replace(self.findings[i], fix=self._fixer(self._reports[i]))
+        return self._fixed[i]
+
+
+def lint_untitled(data: bytes, settings: Settings, suffix: str = ".py") -> Lint:
+    """A buffer with no file behind it: linted alone, with the given settings."""
+    deferred: list = []
+    pairs, _module = analyse(data, "untitled" + suffix, settings.select, settings.ignore, deferred=deferred)
+    return Lint(pairs, deferred[0] if deferred else None)
+
+
 class Workspace:
     def __init__(self) -> None:
         self.store = OverlayStore()
         self.deps: dict = {}  # linted path -> {path it read: that file's state then}
+        self._last: dict = {}  # linted path -> (text, settings, Lint): its newest lint
         self._configs: dict = {}  # pyproject path -> ((mtime, size), Config)
 
     # ------------------------------------------------------------------ configuration
@@ -83,14 +122,30 @@ class Workspace:
         full = os.path.abspath(path)
         self.store.overlay.pop(full, None)
         self.deps.pop(full, None)
+        self._last.pop(full, None)
 
-    def lint(self, path: str, data: bytes, settings: Settings) -> list:
-        """The findings of `data` (the text of `path`), with what they depended on recorded."""
+    def lint(self, path: str, data: bytes, settings: Settings) -> Lint:
+        """The findings of `data` (the text of `path`), with what they depended on recorded.
+        The same text with the same settings, whose dependencies all read as they did, is
+        not analysed again (a save, a reopen, a watched file that changed nothing it reads)."""
         full = os.path.abspath(path)
+        chosen = (settings.select, settings.ignore)
+        last = self._last.get(full)
+        if last is not None and last[0] == data and last[1] == chosen and self._unchanged(full):
+            return last[2]
         view = project.FileView(full, self.store)
-        pairs, _module = analyse(data, path, settings.select, settings.ignore, project=view)
+        deferred: list = []
+        pairs, _module = analyse(data, path, settings.select, settings.ignore, project=view, deferred=deferred)
         self.deps[full] = {p: s for p, s in view.deps.items() if p != full}
-        return [f for f, _report in pairs]
+        lint = Lint(pairs, deferred[0] if deferred else None)
+        self._last[full] = (data, chosen, lint)
+        return lint
+
+    def _unchanged(self, full: str) -> bool:
+        """Whether every file the last lint of `full` read still reads the same."""
+        deps = self.deps.get(full)
+        return deps is not None and all(
+            state is not None and state == project.file_state(self.store, dep) for dep, state in deps.items())
 
     def fix_all(self, path: str, data: bytes, settings: Settings) -> tuple[bytes, int]:
         """(the text with the file's safe fixes applied, how many), like `devicelint --fix`."""
