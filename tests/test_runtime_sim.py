@@ -202,3 +202,44 @@ def test_the_simulator_fails_exactly_the_mixed_device_operations_real_cuda_fails
     wrong = {name: (real["outcomes"][name], simulated[name]) for name in real["outcomes"]
              if (real["outcomes"][name] == "ok") != (simulated[name] == "ok")}
     assert wrong == {}
+
+
+GENERATOR = "Expected a 'cuda' device type for generator but found 'cpu'"
+
+
+def test_default_device_factories_are_simulated_on_the_device():
+    """`torch.set_default_device("cuda")` / `with torch.device("cuda"):`: factories without
+    `device=` land on the (logical) device, not on a CUDA the CPU build lacks."""
+    with Simulator():
+        with torch.device("cuda"):
+            assert torch.randn(3).is_cuda
+        torch.set_default_device("cuda")
+        try:
+            assert torch.zeros(2).is_cuda
+        finally:
+            torch.set_default_device(None)
+        assert not torch.ones(2).is_cuda
+
+
+def test_a_host_generator_under_a_device_default_raises_cudas_text():
+    """DataLoader(shuffle=True) and random_split draw with a host generator; under an
+    accelerator default device `randperm` runs there and refuses it, as on real CUDA."""
+    from torch.utils.data import DataLoader, TensorDataset, random_split
+
+    with Simulator():
+        with torch.device("cuda"):
+            data = TensorDataset(torch.randn(8, 2))
+            with pytest.raises(RuntimeError) as info:
+                next(iter(DataLoader(data, batch_size=4, shuffle=True)))
+            assert str(info.value) == GENERATOR
+            with pytest.raises(RuntimeError, match="device type for generator"):
+                random_split(data, [6, 2])
+            # a generator on the default device: both work
+            gen = torch.Generator(device="cuda")
+            assert gen.device.type == "cuda"
+            (batch,) = next(iter(DataLoader(data, batch_size=4, shuffle=True, generator=gen)))
+            assert batch.is_cuda and len(random_split(data, [6, 2], generator=gen)[0]) == 6
+        # and the other way round: a device generator given to a host op
+        with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
+            torch.randperm(4, generator=torch.Generator(device="cuda"))
+        assert sorted(torch.randperm(4, generator=torch.Generator()).tolist()) == [0, 1, 2, 3]

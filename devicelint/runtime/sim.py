@@ -47,6 +47,8 @@ aten = torch.ops.aten
 T = torch.Tensor
 
 SAME_DEVICE = "Expected all tensors to be on the same device, but found at least two devices, {} and {}!"
+# ATen's check_generator: a random op on one device type given a generator of another
+GENERATOR_ERROR = "Expected a '{}' device type for generator but found '{}'"
 NUMPY_ERROR = (
     "can't convert {} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
 )
@@ -233,12 +235,31 @@ class Simulator:
 
     # ---- torch-function level --------------------------------------------------
     def function(self, func, args, kwargs):
+        kwargs = _with_default_device(func, kwargs)
+        self._check_generator(args, kwargs)
         handler = _HANDLERS.get(func)
         pre = self.recorder.before(func, args) if self.recorder is not None else None
         out = handler(self, func, args, kwargs) if handler else self._generic(func, args, kwargs)
         if self.recorder is not None:
             self.recorder.after(func, args, out, pre, self.device_of)
         return out
+
+    def _check_generator(self, args, kwargs) -> None:
+        """A random op given `generator=` of another device type fails on real CUDA, as
+        `RandomSampler`'s CPU generator does under `torch.set_default_device("cuda")`: the op
+        runs where its `device=` (or its tensor operand) is."""
+        gen = kwargs.get("generator")
+        if not isinstance(gen, torch._C.Generator):  # torch.Generator is _SimGenerator in here
+            return
+        if kwargs.get("device") is not None:
+            where = _logical(kwargs["device"])
+        else:
+            where = next((self.device_str(t) for t in _tensors(args)), CPU)
+        if where is None:
+            return  # meta & co: not simulated
+        op_type, gen_type = where.split(":")[0], gen.device.type
+        if op_type != gen_type:
+            raise RuntimeError(GENERATOR_ERROR.format(op_type, gen_type))
 
     def _generic(self, func, args, kwargs):
         target = None
@@ -442,6 +463,34 @@ class _Stream:
         return False
 
 
+def _with_default_device(func, kwargs: dict) -> dict:
+    """`torch.set_default_device("cuda")` / `with torch.device("cuda"):` push a DeviceContext
+    at the bottom of the mode stack, under the simulator's modes: a factory without `device=`
+    reaches the simulator first. Give it the default device here, as the DeviceContext
+    would, so that it is simulated instead of asking the CPU build for CUDA."""
+    from torch.utils import _device
+
+    default = getattr(_device, "CURRENT_DEVICE", None)
+    if default is None or kwargs.get("device") is not None or func not in _device._device_constructors():
+        return kwargs
+    return {**kwargs, "device": default}
+
+
+class _SimGenerator(torch.Generator):
+    """`torch.Generator(device="cuda")`: a CPU generator (a CPU build has no CUDA one) that
+    reports its logical device, so that the generator-device check sees what CUDA would."""
+
+    def __new__(cls, device="cpu"):
+        return super().__new__(cls, device="cpu")
+
+    def __init__(self, device="cpu"):
+        self._logical = _logical(device) or CPU
+
+    @property
+    def device(self):
+        return _torch_device(self._logical)
+
+
 def _noop(*args, **kwargs):
     return None
 
@@ -507,7 +556,7 @@ def _patch_torch(sim, stack):
     # CUDA build without a GPU, initialise the CUDA runtime ("Found no NVIDIA driver"
     # when an LSTM is moved) and, on a CPU build, warn about a missing cuDNN.
     cudnn = {"is_acceptable": lambda tensor: False}
-    targets = [(torch.cuda, cuda), (torch.backends.cudnn, cudnn)]
+    targets = [(torch.cuda, cuda), (torch.backends.cudnn, cudnn), (torch, {"Generator": _SimGenerator})]
     if hasattr(torch, "accelerator"):
         targets.append((torch.accelerator, accelerator))
     import torch.utils.data._utils.pin_memory as pin
