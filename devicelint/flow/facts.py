@@ -123,7 +123,7 @@ class Facts:
     # `for` over a loader -> one (device names in scope, loop-target names bound to a host
     # batch tensor) per context it ran in (for DL002's fix)
     batch_loops: dict = field(default_factory=dict)
-    # (`for` statement, the DataLoader(...) call that built the loader it iterates, the
+    # (`for` statement or `iter(...)` call, the DataLoader(...) call that built the loader it iterates, the
     # `torch.device(...)` of the innermost `with` block it runs in or None), per context: where
     # a loader's sampler draws its permutation (DL019)
     loader_loops: list = field(default_factory=list)

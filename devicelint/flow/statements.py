@@ -217,7 +217,7 @@ class Statements:
         elif it.kind in (Kind.LOADER, Kind.DATASET) or host_batch_in(elem) is not None:
             self.loader_loops.add(id(stmt))
         if is_for:
-            self._note_loader_iteration(stmt, it)
+            self._note_loop_over_loader(stmt, it)
         before = self.frame.state
         self.frame.loops.append(stmt)
         self.frame.loop_conds.append(self.frame.conds)
@@ -241,15 +241,21 @@ class Statements:
         if stmt.orelse is not None:
             self.exec_suite(stmt.orelse.body)
 
-    def _note_loader_iteration(self, stmt: cst.For, it: Val) -> None:
+    def _note_loop_over_loader(self, stmt: cst.For, it: Val) -> None:
         """`for x, y in enumerate(tqdm(train_loader))`: the loader iterated (through the
-        wrappers that hand its items on), when we know the DataLoader(...) call that built it."""
+        wrappers that hand its items on)."""
         if it.kind is not Kind.LOADER:
             inner = _iter_source(stmt.iter)
             it = self.frame.lookup(inner) if inner and "." not in inner else None
-        if it is not None and it.kind is Kind.LOADER and isinstance(it.src, cst.Call):
+        if it is not None:
+            self.note_loader_iteration(stmt, it)
+
+    def note_loader_iteration(self, site, it: Val) -> None:
+        """A `for` over a loader, or `iter(loader)`: where its sampler draws the permutation,
+        recorded when we know the DataLoader(...) call that built it."""
+        if it.kind is Kind.LOADER and isinstance(it.src, cst.Call):
             scope = self.device_scopes[-1] if self.device_scopes else None
-            self.facts.loader_loops.append((stmt, it.src, scope))
+            self.facts.loader_loops.append((site, it.src, scope))
 
     def _note_batch_loop(self, stmt: cst.For) -> None:
         names = set()

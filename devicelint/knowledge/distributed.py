@@ -38,3 +38,5 @@ SET_DEVICE = frozenset({
 # `Accelerator.prepare`, Lightning's strategies, DeepSpeed's engine): their roots
 PLACEMENT_LAUNCHERS = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed",
                        "colossalai", "horovod", "transformers")
+# counting the GPUs: a placement chosen under `if torch.cuda.device_count() < world_size:` is deliberate
+GPU_COUNT = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})

@@ -89,8 +89,40 @@ with torch.device("cuda"):
 for (x,) in loader:
     pass
 """,
+        """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+torch.set_default_device("cuda")
+model = nn.Linear(8, 2)
+torch.set_default_device("cpu")
+loader = DataLoader(TensorDataset(torch.randn(64, 8)), batch_size=16, shuffle=True)
+for (x,) in loader:
+    model(x.cuda())
+""",
     )
     INVALID = (
+        """
+import argparse
+import torch
+import torch.utils.data as data
+parser = argparse.ArgumentParser()
+parser.add_argument("--cuda", action="store_true")
+args = parser.parse_args()
+if torch.cuda.is_available() and args.cuda:
+    torch.set_default_tensor_type("torch.cuda.FloatTensor")
+else:
+    torch.set_default_tensor_type("torch.FloatTensor")
+
+def collate(batch):
+    return torch.stack([b[0] for b in batch])
+
+def train(dataset):
+    loader = data.DataLoader(dataset, 16, shuffle=True, collate_fn=collate, num_workers=2)
+    batches = iter(loader)  # <--
+    for step in range(100):
+        x = next(batches)
+""",
         """
 import torch
 from torch.utils.data import DataLoader, RandomSampler, TensorDataset, random_split
@@ -132,14 +164,14 @@ with torch.device("cuda"):
                 yield Report(call, f"`random_split` uses the host default generator while the default device is "
                                    f"{where}: it raises \"{_ERROR}\"; pass `generator=torch.Generator(device=...)` "
                                    "on the default device", fix=None)
-        for loop, loader, scope in facts.loader_loops:
+        for site, loader, scope in facts.loader_loops:
             where = default or _scope_device(ctx, scope)
-            if not where or id(loop) in seen:
+            if not where or id(site) in seen:
                 continue
             why = _host_generator(ctx, loader)
             if why is not None:
-                seen.add(id(loop))
-                yield Report(loop.iter, f"this loader {why} (line {ctx.line(loader)}) with a host generator while the "
+                seen.add(id(site))
+                yield Report(site.iter if isinstance(site, cst.For) else site, f"this loader {why} (line {ctx.line(loader)}) with a host generator while the "
                                         f"default device is {where}: iterating it raises \"{_ERROR}\"; pass "
                                         "`generator=torch.Generator(device=...)` on the default device, or build and "
                                         "iterate it outside that scope", fix=None)
@@ -187,20 +219,38 @@ def _tensor_type_device(ctx, node) -> str | None:
 
 
 def _file_default(ctx) -> str | None:
-    """The accelerator every default-device setter of the file names ("cuda"); None when the file
-    sets none, or sets the host or a value we cannot read anywhere (it may be reset there)."""
-    found = set()
-    for call in ctx.calls:
-        q = ctx.imports.qualname(call.func)
-        if q not in kb.torch_core.DEFAULT_DEVICE_SETTERS and q not in kb.torch_core.DEFAULT_TENSOR_TYPE_SETTERS:
-            continue
-        if len(call.args) != 1:
-            return None
-        arg = call.args[0].value
-        dev = _accel_device(ctx, arg) if q in kb.torch_core.DEFAULT_DEVICE_SETTERS else _tensor_type_device(ctx, arg)
-        found.add(dev)
-    accel = found - {"cpu"}
-    return f"`{accel.pop()}`" if len(found) == 1 and len(accel) == 1 and None not in accel else None
+    """The accelerator the file's default-device setters name ("`cuda`"), or None. A setter
+    naming the host is the other arm of a device choice (`if args.cuda: ...cuda... else:
+    ...FloatTensor`) unless it sits in the same block as an accelerator setter, where it
+    resets the default (build the model on the device, then go back): then, and where any
+    setter's value is unknown (`torch.set_default_device(args.device)`), None."""
+    found = []  # (device or None, the block of statements the setter is in)
+    for block in [ctx.module, *find(ctx.module, cst.IndentedBlock)]:
+        for stmt in block.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for call in find(stmt, cst.Call):
+                dev = _setter_device(ctx, call)
+                if dev is not False:
+                    found.append((dev, id(block)))
+    accel = {dev for dev, _ in found if dev not in (None, "cpu")}
+    if len(accel) != 1 or any(dev is None for dev, _ in found):
+        return None
+    accel_blocks = {block for dev, block in found if dev != "cpu"}
+    if any(dev == "cpu" and block in accel_blocks for dev, block in found):
+        return None
+    return f"`{accel.pop()}`"
+
+
+def _setter_device(ctx, call: cst.Call):
+    """What a default-device setter sets ("cuda", "cpu", None: unknown); False for other calls."""
+    q = ctx.imports.qualname(call.func)
+    if q not in kb.torch_core.DEFAULT_DEVICE_SETTERS and q not in kb.torch_core.DEFAULT_TENSOR_TYPE_SETTERS:
+        return False
+    if len(call.args) != 1:
+        return None
+    arg = call.args[0].value
+    return _accel_device(ctx, arg) if q in kb.torch_core.DEFAULT_DEVICE_SETTERS else _tensor_type_device(ctx, arg)
 
 
 def _keyword(call: cst.Call, name: str):

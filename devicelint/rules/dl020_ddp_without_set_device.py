@@ -2,6 +2,7 @@ import libcst as cst
 
 from devicelint import knowledge as kb
 from devicelint.flow.nodes import find, is_string
+from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
 
 
@@ -79,6 +80,28 @@ import torch
 model = torch.nn.Linear(8, 2).cuda()
 x = torch.randn(4, 8).to("cuda")
 """,
+        """
+import os
+import torch
+import torch.distributed as dist
+def setup(world_size):
+    dist.init_process_group("gloo")
+    if torch.cuda.device_count() < world_size:
+        device = torch.device("cuda")  # fewer GPUs than ranks: they share on purpose
+    else:
+        device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+    return device
+""",
+        """
+import torch
+import torch.distributed as dist
+from accelerate import Accelerator
+accelerator = Accelerator()
+if not dist.is_initialized():
+    dist.init_process_group("nccl")
+model = torch.nn.Linear(8, 2).cuda()
+model = accelerator.prepare(model)
+""",
     )
     INVALID = (
         """
@@ -112,7 +135,10 @@ def main(rank, world_size):
             return
         sites = [call for call, q in quals if _unindexed(ctx, call, q)]
         sites += _device_assignments(ctx, {id(c) for c in sites})
+        counted = _gpu_count_branches(ctx)
         for node in sites:
+            if any(lo <= ctx.line(node) <= hi for lo, hi in counted):
+                continue  # `if torch.cuda.device_count() < world_size:` ranks share a GPU on purpose
             yield Report(node, "the process group is started but no `torch.cuda.set_device(local_rank)` picks this "
                                "process's GPU: unindexed `cuda` is GPU 0 in every rank; call "
                                "`torch.cuda.set_device(local_rank)` first, or index it by the local rank", fix=None)
@@ -159,6 +185,25 @@ def _device_assignments(ctx, taken: set) -> list:
                 isinstance(t.target, (cst.Name, cst.Attribute)) and _device_name(t.target) for t in assign.targets):
             found.append(assign.value)
     return [n for n in found if id(n) not in taken]
+
+
+def _gpu_count_branches(ctx) -> list:
+    """The line spans of `if` statements whose test counts the GPUs (`torch.cuda.device_count()`,
+    or a name bound to it): code that chooses a placement knowing how many GPUs there are."""
+    counts = {dotted(t.target) for a in find(ctx.module, cst.Assign) if _counts_gpus(ctx, a.value)
+              for t in a.targets} - {None}
+    spans = []
+    for stmt in find(ctx.module, cst.If):
+        parts = [stmt.test, *find(stmt.test, cst.Call), *find(stmt.test, cst.Name), *find(stmt.test, cst.Attribute)]
+        if any(_counts_gpus(ctx, n) or dotted(n) in counts for n in parts):
+            pos = ctx.position(stmt)
+            if pos is not None:
+                spans.append((pos.start.line, pos.end.line))
+    return spans
+
+
+def _counts_gpus(ctx, node) -> bool:
+    return isinstance(node, cst.Call) and ctx.imports.qualname(node.func) in kb.distributed.GPU_COUNT
 
 
 def _device_name(target) -> bool:
