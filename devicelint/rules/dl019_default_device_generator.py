@@ -5,7 +5,7 @@ from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
 from devicelint.flow.nodes import find, is_string
 
-_ERROR = "Expected a 'cuda' device type for generator but found 'cpu'"
+_ERROR = "Expected a '{}' device type for generator but found 'cpu'"
 
 
 class DefaultDeviceGenerator(Rule):
@@ -158,29 +158,33 @@ with torch.device("cuda"):
         facts = ctx.facts
         seen = set()
         for call, scope in facts.random_splits:
-            where = default or _scope_device(ctx, scope)
+            where = _where(default, ctx, scope)
             if where and id(call) not in seen and not _has_generator(call, 2):
                 seen.add(id(call))
                 yield Report(call, f"`random_split` uses the host default generator while the default device is "
-                                   f"{where}: it raises \"{_ERROR}\"; pass `generator=torch.Generator(device=...)` "
-                                   "on the default device", fix=None)
+                                   f"{where[1]}: it raises \"{_ERROR.format(where[0])}\"; pass "
+                                   "`generator=torch.Generator(device=...)` on the default device", fix=None)
         for site, loader, scope in facts.loader_loops:
-            where = default or _scope_device(ctx, scope)
+            where = _where(default, ctx, scope)
             if not where or id(site) in seen:
                 continue
             why = _host_generator(ctx, loader)
             if why is not None:
                 seen.add(id(site))
-                yield Report(site.iter if isinstance(site, cst.For) else site, f"this loader {why} (line {ctx.line(loader)}) with a host generator while the "
-                                        f"default device is {where}: iterating it raises \"{_ERROR}\"; pass "
-                                        "`generator=torch.Generator(device=...)` on the default device, or build and "
-                                        "iterate it outside that scope", fix=None)
+                yield Report(site.iter if isinstance(site, cst.For) else site,
+                             f"this loader {why} (line {ctx.line(loader)}) with a host generator while the default "
+                             f"device is {where[1]}: iterating it raises \"{_ERROR.format(where[0])}\"; pass "
+                             "`generator=torch.Generator(device=...)` on the default device, or build and iterate "
+                             "it outside that scope", fix=None)
 
 
-def _scope_device(ctx, scope) -> str | None:
-    """The accelerator a `with torch.device(...)` block makes the default ("`cuda`"), or None."""
+def _where(default, ctx, scope):
+    """(device type, how to name it) of the accelerator that is the default here, or None: the
+    file's setters' one, or that of the innermost `with torch.device(...)` block around."""
+    if default:
+        return default, f"`{default}`"
     dev = _accel_device(ctx, scope) if scope is not None else None
-    return f"`{dev}` (the `with torch.device(...)` block)" if dev not in (None, "cpu") else None
+    return (dev, f"`{dev}` (the `with torch.device(...)` block)") if dev not in (None, "cpu") else None
 
 
 def _accel_device(ctx, node, depth: int = 0) -> str | None:
@@ -219,7 +223,7 @@ def _tensor_type_device(ctx, node) -> str | None:
 
 
 def _file_default(ctx) -> str | None:
-    """The accelerator the file's default-device setters name ("`cuda`"), or None. A setter
+    """The accelerator the file's default-device setters name ("cuda"), or None. A setter
     naming the host is the other arm of a device choice (`if args.cuda: ...cuda... else:
     ...FloatTensor`) unless it sits in the same block as an accelerator setter, where it
     resets the default (build the model on the device, then go back): then, and where any
@@ -239,7 +243,7 @@ def _file_default(ctx) -> str | None:
     accel_blocks = {block for dev, block in found if dev != "cpu"}
     if any(dev == "cpu" and block in accel_blocks for dev, block in found):
         return None
-    return f"`{accel.pop()}`"
+    return accel.pop()
 
 
 def _setter_device(ctx, call: cst.Call):
