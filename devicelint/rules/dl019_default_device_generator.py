@@ -291,7 +291,8 @@ def _sampler_call(ctx, node):
 def _host_generator(ctx, loader: cst.Call) -> str | None:
     """How a DataLoader(...) call shuffles with a host generator ("shuffles", "samples with
     `RandomSampler`"), or None when it does not or we cannot tell."""
-    if ctx.imports.qualname(loader.func) not in kb.data.DATALOADERS or _has_generator(loader, None):
+    q = ctx.imports.qualname(loader.func)
+    if q not in kb.data.DATALOADERS and q not in kb.pyg.TORCH_LOADER_SUBCLASSES or _has_generator(loader, None):
         return None
     if _keyword(loader, "batch_sampler") is not None:
         return None
