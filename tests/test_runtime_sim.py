@@ -243,3 +243,42 @@ def test_a_host_generator_under_a_device_default_raises_cudas_text():
         with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
             torch.randperm(4, generator=torch.Generator(device="cuda"))
         assert sorted(torch.randperm(4, generator=torch.Generator()).tolist()) == [0, 1, 2, 3]
+
+
+def test_unindexed_cuda_is_the_current_device_of_each_process(monkeypatch):
+    """With several simulated GPUs (a `ranks: N` fixture), `"cuda"` with no index is the
+    current device: GPU 0 until `torch.cuda.set_device` picks another, as on real CUDA."""
+    monkeypatch.setenv("DEVICELINT_SIM_GPUS", "2")
+    with Simulator():
+        assert torch.cuda.device_count() == 2
+        assert str(torch.ones(1).cuda().device) == "cuda:0"
+        torch.cuda.set_device(1)
+        assert torch.cuda.current_device() == 1
+        assert str(torch.ones(1).cuda().device) == "cuda:1"
+        assert str(torch.ones(1).to(torch.device("cuda")).device) == "cuda:1"
+        assert str(torch.zeros(1, device="cuda:0").device) == "cuda:0"
+        with torch.cuda.device(0):
+            assert str(torch.ones(1).to("cuda").device) == "cuda:0"
+        with pytest.raises(RuntimeError, match="invalid device ordinal"):
+            torch.cuda.set_device(2)
+    with Simulator():
+        assert torch.cuda.device_count() == 2 and str(torch.ones(1).cuda().device) == "cuda:0"  # a fresh process
+
+
+def test_a_ranks_header_runs_the_pair_as_a_process_group():
+    from devicelint.runtime.fixture import FixtureError, parse_header
+    from devicelint.runtime.ranks import rank_envs
+    from devicelint.runtime.runner import Run, _run_problem
+
+    head = "# devicelint-fixture\n# expect: DL020 at 9\n# ranks: 2\n# runtime: raises DistBackendError: Duplicate GPU\n"
+    assert parse_header(head).ranks == 2
+    assert parse_header(head.replace("# ranks: 2\n", "")).ranks == 1
+    with pytest.raises(FixtureError, match="ranks"):
+        parse_header(head.replace("ranks: 2", "ranks: one"))
+    envs = rank_envs(2, simulate=True)
+    assert [(e["RANK"], e["LOCAL_RANK"], e["WORLD_SIZE"]) for e in envs] == [("0", "0", "2"), ("1", "1", "2")]
+    assert envs[0]["MASTER_PORT"] == envs[1]["MASTER_PORT"] and envs[0]["DEVICELINT_SIM_GPUS"] == "2"
+    assert "DEVICELINT_SIM_GPUS" not in rank_envs(2, simulate=False)[0]
+    # too few real GPUs: not run, and said so (never a silent pass or a confusing failure)
+    verdict, detail = _run_problem(Run("bad.py", None, "needs 2 GPUs (one process per GPU), this machine has 1: not run"))
+    assert verdict == "no-runtime-proof" and "needs 2 GPUs" in detail

@@ -35,6 +35,9 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+from devicelint.runtime.simdist import Gpus
+from devicelint.runtime.simdist import patches as dist_patches
+
 CPU = "cpu"
 CUDA = "cuda:0"
 # Created inside a C++ composite with no tensor operand (e.g. at::empty(opts)): its
@@ -62,6 +65,15 @@ _INDEX_ARG = {aten.index: 1, aten.index_put_: 1, aten.index_put: 1, aten._index_
 _JOIN = {aten.stack, aten.cat, aten._stack}
 
 
+# the simulated GPUs of the Simulator now running (simdist.Gpus): which one is current
+_GPUS = None
+
+
+def _current() -> str:
+    """The current device: what `"cuda"` with no index means (GPU 0 until `set_device`)."""
+    return f"cuda:{_GPUS.current if _GPUS is not None else 0}"
+
+
 def _logical(spec) -> str | None:
     """'cpu' / 'cuda:N' for a device spec; None for devices we do not simulate (meta)."""
     if isinstance(spec, int) and not isinstance(spec, bool):
@@ -70,7 +82,7 @@ def _logical(spec) -> str | None:
     if dev.type == "cpu":
         return CPU
     if dev.type == "cuda":
-        return f"cuda:{dev.index or 0}"
+        return _current() if dev.index is None else f"cuda:{dev.index}"
     return None
 
 
@@ -133,6 +145,7 @@ class Simulator:
 
     def __init__(self, recorder=None):
         self.recorder = recorder
+        self.gpus = Gpus()
         self.tags = _StorageTags()
         self._stack = None
         self._pinned: dict = {}  # storage key -> weak ref: host tensors pinned by pin_memory()
@@ -299,7 +312,10 @@ class Simulator:
 
     # ---- install ---------------------------------------------------------------
     def __enter__(self):
+        global _GPUS
         self._stack = contextlib.ExitStack()
+        _GPUS = self.gpus
+        self._stack.callback(_forget_gpus)
         try:
             _patch_torch(self, self._stack)
             self._stack.enter_context(_SimDispatchMode(self))
@@ -360,7 +376,7 @@ def _h_to(sim, func, args, kwargs):
 
 def _h_cuda(sim, func, args, kwargs):
     device = args[1] if len(args) > 1 else kwargs.get("device")
-    target = CUDA if device is None else _logical(device)
+    target = _current() if device is None else _logical(device)
     return sim._move(func, args[0], target, non_blocking=kwargs.get("non_blocking", False),
                      memory_format=kwargs.get("memory_format"))
 
@@ -491,6 +507,11 @@ class _SimGenerator(torch.Generator):
         return _torch_device(self._logical)
 
 
+def _forget_gpus() -> None:
+    global _GPUS
+    _GPUS = None
+
+
 def _noop(*args, **kwargs):
     return None
 
@@ -511,9 +532,10 @@ def _patch_torch(sim, stack):
     )
     cuda = {
         "is_available": lambda: True,
-        "device_count": lambda: 1,
-        "current_device": lambda: 0,
-        "set_device": _fresh_noop(),
+        "device_count": lambda: sim.gpus.count,
+        "current_device": lambda: sim.gpus.current,
+        "set_device": sim.gpus.set_device,
+        "device": sim.gpus.device_scope,
         "get_device_name": lambda device=None: DEVICE_NAME,
         "get_device_capability": lambda device=None: (8, 0),
         "get_device_properties": lambda device=None: props,
@@ -545,9 +567,9 @@ def _patch_torch(sim, stack):
     accelerator = {
         "is_available": lambda: True,
         "current_accelerator": lambda check_available=False: torch.device("cuda"),
-        "device_count": lambda: 1,
-        "current_device_index": lambda: 0,
-        "set_device_index": _fresh_noop(),
+        "device_count": lambda: sim.gpus.count,
+        "current_device_index": lambda: sim.gpus.current,
+        "set_device_index": sim.gpus.set_device,
         "current_stream": lambda device=None: _Stream(),
         "set_stream": _fresh_noop(),
         "synchronize": _fresh_noop(),
@@ -566,6 +588,8 @@ def _patch_torch(sim, stack):
         for name, value in names.items():
             if hasattr(module, name) or module is torch.cuda:
                 stack.enter_context(_patched(module, name, value))
+    for module, name, value in dist_patches(sim.gpus, sim.device_str):
+        stack.enter_context(_patched(module, name, value))
 
 
 @contextlib.contextmanager
