@@ -35,8 +35,9 @@ SET_DEVICE = frozenset({
     "torch.cuda.device",  # `with torch.cuda.device(local_rank):`
 })
 # launchers and trainers that place each process's model and data on its own GPU (accelerate's
-# `Accelerator.prepare`, Lightning's strategies, DeepSpeed's engine): their roots
+# `Accelerator.prepare`, Lightning's strategies, DeepSpeed's engine, the HF trainers): what their
+# calls' qualified names start with
 PLACEMENT_LAUNCHERS = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed",
-                       "colossalai", "horovod", "transformers")
+                       "colossalai", "horovod", "transformers.Trainer", "transformers.Seq2SeqTrainer", "trl")
 # counting the GPUs: a placement chosen under `if torch.cuda.device_count() < world_size:` is deliberate
 GPU_COUNT = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})

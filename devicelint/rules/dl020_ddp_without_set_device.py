@@ -18,7 +18,8 @@ class DdpWithoutSetDevice(Rule):
     Placements indexed by the rank (`.cuda(local_rank)`, `.to(f"cuda:{rank}")`,
     `torch.device("cuda", local_rank)`) are never flagged, and files driven by a launcher that
     places each process's model and data itself (accelerate, Lightning, DeepSpeed, the
-    transformers Trainer) are left alone.
+    transformers Trainer, TRL) are left alone, as are placements under a test of
+    `torch.cuda.device_count()` (ranks sharing a GPU on purpose when there are too few).
 
     ## Why is this bad?
     `"cuda"` without an index means the *current* device, which is GPU 0 in every process
@@ -145,7 +146,7 @@ def main(rank, world_size):
 
 
 def _launcher(q: str | None) -> bool:
-    return bool(q) and q.split(".")[0] in kb.distributed.PLACEMENT_LAUNCHERS
+    return bool(q) and any(q == root or q.startswith(root + ".") for root in kb.distributed.PLACEMENT_LAUNCHERS)
 
 
 def _bare_cuda(node) -> bool:
