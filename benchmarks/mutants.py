@@ -37,6 +37,10 @@ Operators (one site per operator per file; --per-file N for more):
     DL009 drop `map_location=` from `torch.load`
     DL010 `total += loss.item()` -> `total += loss` in a loop that calls `loss.backward()`
     DL011 in `forward`: drop `device=` / `.to(d)` from a new tensor, `x.new_zeros` -> `torch.zeros`
+    DL019 `import torch` -> `import torch; torch.set_default_device("cuda")` in a file that iterates
+          a `DataLoader(..., shuffle=True)` it builds without `generator=`
+    DL020 drop `torch.cuda.set_device(...)` (-> `pass`) in a file that starts a process group and
+          places something on the unindexed `"cuda"` (`.cuda()`, `.to("cuda")`, `torch.device("cuda")`)
 
 The last line printed is `mutation recall R (D/N) original-findings K`, where K counts the
 findings of DL001-DL004, DL006, DL010 and DL011 on the unmutated originals (false positives on
@@ -67,7 +71,7 @@ FILES_LIST = HERE / "mutants_files.txt"
 # mutants read by hand and found to be no bug at runtime (a defensive `.cpu()` on host data, a
 # move another file already makes), each with its reason: left out of N and D, and listed
 AUDITED = HERE / "mutants_audited.json"
-RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011")
+RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011", "DL019", "DL020")
 # a picked script has no finding of these (the rules about where values live) except audited-false
 # ones; DL005/DL007/DL009 findings (deprecated amp, hard-coded CUDA, torch.load) are allowed
 CLEAN_RULES = ("DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011")
@@ -738,18 +742,108 @@ def op_dl011(src: Src) -> list[Mutant]:
     return out
 
 
+def _iterated_name(node: ast.AST) -> str | None:
+    """`enumerate(tqdm(train_loader))` -> "train_loader"; `iter(loader)` -> "loader"."""
+    while isinstance(node, ast.Call) and node.args:
+        node = node.args[0]
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _loader_sites(src: Src, loaders: set[str]) -> list[int]:
+    """Lines where a loader named in LOADERS is iterated: `for ... in <it>` and `iter(<it>)`, also
+    in functions that get it as an argument (the parameter in the same position)."""
+    names = set(loaders)
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            for i, a in enumerate(node.args):
+                if isinstance(a, ast.Name) and a.id in loaders:
+                    for fn in ast.walk(src.tree):
+                        if isinstance(fn, ast.FunctionDef) and fn.name == node.func.id and i < len(fn.args.args):
+                            names.add(fn.args.args[i].arg)
+    lines = []
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.For) and _iterated_name(node.iter) in names:
+            lines.append(node.iter.lineno)
+        elif isinstance(node, ast.Call) and dotted(node.func) == "iter" and node.args and _iterated_name(node.args[0]) in names:
+            lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def op_dl019(src: Src) -> list[Mutant]:
+    if "set_default_" in src.text or re.search(r"with\s+torch\.device", src.text) or SELF_MOVING.search(src.text):
+        # (a framework's `prepare` rebuilds the loader with a sampler of its own)
+        return []
+    loaders = set()
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call) and (dotted(node.value.func) or "").endswith("DataLoader"):
+            kw = {k.arg: k.value for k in node.value.keywords}
+            shuffle = kw.get("shuffle")
+            if isinstance(shuffle, ast.Constant) and shuffle.value is True and "generator" not in kw \
+                    and None not in kw and "sampler" not in kw and "batch_sampler" not in kw:
+                loaders.add(node.targets[0].id)
+    expect = _loader_sites(src, loaders) if loaders else []
+    imports = [n for n in src.tree.body if isinstance(n, ast.Import) and [a.name for a in n.names] == ["torch"]
+               and n.names[0].asname is None]
+    if not expect or not imports:
+        return []
+    node = imports[0]
+    new = src.replace(node, 'import torch; torch.set_default_device("cuda")', expr=False)
+    return [Mutant("DL019", node.lineno, [node.lineno, *expect], new,
+                   "made the accelerator the default device (shuffling loader without generator=)")] if new else []
+
+
+def _unindexed_cuda(node: ast.AST) -> bool:
+    """`x.cuda()`, `x.to("cuda")`, `torch.device("cuda")`, `"cuda" if ... else "cpu"` as a device."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "cuda":
+            return not node.args and not any(k.arg == "device" for k in node.keywords)
+        if node.func.attr == "to" and node.args:
+            return _bare_cuda_text(node.args[0])
+    if isinstance(node, ast.Call) and dotted(node.func) == "torch.device" and len(node.args) == 1 and not node.keywords:
+        return _bare_cuda_text(node.args[0])
+    return False
+
+
+def _bare_cuda_text(node: ast.AST) -> bool:
+    if isinstance(node, ast.IfExp):
+        return _bare_cuda_text(node.body) or _bare_cuda_text(node.orelse)
+    return isinstance(node, ast.Constant) and node.value == "cuda"
+
+
+def op_dl020(src: Src) -> list[Mutant]:
+    if "init_process_group" not in src.text or "CUDA_VISIBLE_DEVICES" in src.text or SELF_MOVING.search(src.text) \
+            or re.search(r"^\s*(from|import)\s+(accelerate|lightning|pytorch_lightning|deepspeed)\b", src.text, re.M):
+        return []
+    calls = [n for n in ast.walk(src.tree) if isinstance(n, ast.Call)
+             and dotted(n.func) in ("torch.cuda.set_device", "torch.accelerator.set_device_index")]
+    stmts = [n for n in ast.walk(src.tree) if isinstance(n, ast.Expr) and n.value in calls and n.lineno == n.end_lineno]
+    if len(calls) != 1 or len(stmts) != 1:
+        return []  # more than one way the GPU is picked: dropping one may leave another
+    expect = sorted({n.lineno for n in ast.walk(src.tree) if _unindexed_cuda(n)})
+    if not expect:
+        return []  # every placement is indexed by the rank: dropping set_device is no bug
+    new = src.replace(stmts[0], "pass", expr=False)
+    return [Mutant("DL020", stmts[0].lineno, [stmts[0].lineno, *expect], new,
+                   "dropped torch.cuda.set_device(local_rank)")] if new else []
+
+
 OPERATORS = {"DL001": op_dl001, "DL002": op_dl002, "DL003": op_dl003, "DL004": op_dl004, "DL005": op_dl005,
-             "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011}
+             "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011,
+             "DL019": op_dl019, "DL020": op_dl020}
 
 
-def mutants_of(text: str, seed: str, per_file: int = 1) -> list[Mutant]:
-    """Up to PER_FILE seeded mutants per operator of one source (none if it does not parse)."""
+def mutants_of(text: str, seed: str, per_file: int = 1, rules=None) -> list[Mutant]:
+    """Up to PER_FILE seeded mutants per operator (of RULES, default all) of one source (none if
+    it does not parse)."""
     try:
         src = Src(text)
     except (SyntaxError, ValueError):
         return []
     out = []
     for rule, op in OPERATORS.items():
+        if rules and rule not in rules:
+            continue
         cands = sorted(op(src), key=lambda m: (m.line, m.note))
         rng = random.Random(f"{seed}:{rule}")
         out += sorted(rng.sample(cands, min(per_file, len(cands))), key=lambda m: m.line)
@@ -863,7 +957,8 @@ def audited_no_bug(path: Path) -> dict:
     return {(a["rule"], a["file"], a["line"], a["mutated"].strip()): a["reason"] for a in json.loads(path.read_text())}
 
 
-def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work: Path, audited: dict | None = None) -> dict:
+def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work: Path, audited: dict | None = None,
+        rules=None) -> dict:
     originals = lint(root, files, jobs)
     orig_at = collections.defaultdict(set)
     for f in originals:
@@ -871,7 +966,7 @@ def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work:
     jobs_list = []  # (mutant id, file, Mutant)
     for rel in files:
         text = (root / rel).read_text(errors="replace")
-        for m in mutants_of(text, f"{seed}:{rel}", per_file):
+        for m in mutants_of(text, f"{seed}:{rel}", per_file, rules):
             if orig_at[(rel, m.rule)] & set(m.expect):
                 continue  # already reported there before the mutation
             jobs_list.append((f"m{len(jobs_list):04d}", rel, m))
@@ -917,6 +1012,9 @@ def main() -> None:
     ap.add_argument("--per-repo", type=int, default=16, help="at most this many scripts per repository (--refresh-files)")
     ap.add_argument("--per-file", type=int, default=1, help="mutants per operator per file")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--rules", help="comma-separated operators to run, e.g. DL019,DL020 (default: all)")
+    ap.add_argument("--extra-files", type=Path,
+                    help="more scripts to mutate (paths under --cache, one a line), added to --files")
     ap.add_argument("--keep", type=Path, help="keep the mutant copies here (default: a temp folder, removed)")
     ap.add_argument("--json", type=Path, help="write the per-rule counts and the misses here")
     ap.add_argument("--audited", type=Path, default=AUDITED,
@@ -929,8 +1027,9 @@ def main() -> None:
         files = pick_files(root, args.labels, args.jobs, args.per_repo, args.seed)
         args.files.write_text("".join(f + "\n" for f in files))
         print(f"picked {len(files)} scripts -> {args.files}")
-    files = [x for x in args.files.read_text().split() if (root / x).is_file()]
-    missing = len(args.files.read_text().split()) - len(files)
+    listed = args.files.read_text().split() + (args.extra_files.read_text().split() if args.extra_files else [])
+    files = [x for x in listed if (root / x).is_file()]
+    missing = len(listed) - len(files)
     if missing:
         print(f"{missing} listed scripts are not in {root}; run benchmarks/realcode.py first", file=sys.stderr)
 
@@ -939,7 +1038,8 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
     try:
-        res = run(root, files, args.seed, args.per_file, args.jobs, work, audited_no_bug(args.audited))
+        res = run(root, files, args.seed, args.per_file, args.jobs, work, audited_no_bug(args.audited),
+                  rules=set(args.rules.split(",")) if args.rules else None)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -948,6 +1048,8 @@ def main() -> None:
     print(f"{res['files']} scripts, {res['mutants']} mutants (seed {args.seed})")
     print(f"{'rule':6} {'N':>4} {'D':>4} {'recall':>6} {'same rule, other line':>22}")
     for rule in RULES:
+        if args.rules and rule not in args.rules.split(","):
+            continue
         r = rows.get(rule, collections.Counter())
         rec = f"{r['d'] / r['n']:.2f}" if r["n"] else "-"
         print(f"{rule:6} {r['n']:4d} {r['d']:4d} {rec:>6} {r['elsewhere']:22d}")

@@ -84,8 +84,15 @@ def by_rule() -> dict[str, list]:
     return {rule: op(src) for rule, op in mutants.OPERATORS.items()}
 
 
+# operators that need a distributed script: checked on DDP_SCRIPT below
+DISTRIBUTED = {"DL020"}
+
+
 def test_every_operator_applies_and_keeps_the_file_valid(by_rule):
     for rule, found in by_rule.items():
+        if rule in DISTRIBUTED:
+            assert not found, f"{rule}: mutated a script with no process group"
+            continue
         assert found, f"{rule}: no site in the realistic script"
         for m in found:
             ast.parse(m.source)
@@ -108,6 +115,7 @@ def test_every_operator_applies_and_keeps_the_file_valid(by_rule):
      "model.load_state_dict(torch.load(args.resume))"),
     ("DL010", "running += loss.item()", "running += loss"),
     ("DL011", "bias = torch.zeros(x.size(0), 4, device=x.device)", "bias = torch.zeros(x.size(0), 4)"),
+    ("DL019", "import torch", 'import torch; torch.set_default_device("cuda")'),
 ])
 def test_operator_makes_the_intended_edit(by_rule, rule, before, after):
     line = line_of(SCRIPT, before)
@@ -214,7 +222,7 @@ def test_mutants_are_seeded():
     a = mutants.mutants_of(SCRIPT, "s:train.py")
     b = mutants.mutants_of(SCRIPT, "s:train.py")
     assert [(m.rule, m.line, m.source) for m in a] == [(m.rule, m.line, m.source) for m in b]
-    assert {m.rule for m in a} == set(mutants.OPERATORS)
+    assert {m.rule for m in a} == set(mutants.OPERATORS) - DISTRIBUTED
     assert mutants.mutants_of("def broken(:\n", "s") == []
 
 
@@ -530,3 +538,38 @@ def test_firstlook_round_on_file_is_well_formed():
     for code in ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL010", "DL011", "DL015", "DL016"):
         assert rows[code]["audited"] == rows[code]["findings"], code   # audited in full
     assert all(lab["reason"] and (lab["verdict"] != "false" or lab.get("shape")) for lab in rnd["labels"])
+
+
+DDP_SCRIPT = '''import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def main():
+    dist.init_process_group("nccl")
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    model = DDP(nn.Linear(8, 2).cuda(), device_ids=[local_rank])
+    x = torch.randn(4, 8).to("cuda")
+    return model(x)
+'''
+
+
+def test_dl020_operator_drops_set_device_and_expects_the_unindexed_placements():
+    (m,) = mutants.op_dl020(mutants.Src(DDP_SCRIPT))
+    assert m.source.splitlines()[m.line - 1].strip() == "pass"
+    assert changed_lines(DDP_SCRIPT, m.source) == [line_of(DDP_SCRIPT, "torch.cuda.set_device(local_rank)")]
+    assert {line_of(DDP_SCRIPT, "nn.Linear(8, 2).cuda()"), line_of(DDP_SCRIPT, '.to("cuda")')} <= set(m.expect)
+    # every placement indexed by the rank: dropping set_device is no bug, so no mutant
+    indexed = DDP_SCRIPT.replace(".cuda()", ".cuda(local_rank)").replace('.to("cuda")', ".to(local_rank)")
+    assert mutants.op_dl020(mutants.Src(indexed)) == []
+
+
+def test_dl019_operator_expects_the_loop_over_the_shuffling_loader(by_rule):
+    (m,) = by_rule["DL019"]
+    assert line_of(SCRIPT, "for features, labels in train_loader:") in m.expect
+    with_generator = SCRIPT.replace("shuffle=True)", "shuffle=True, generator=torch.Generator())")
+    assert mutants.op_dl019(mutants.Src(with_generator)) == []

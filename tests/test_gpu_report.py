@@ -100,3 +100,34 @@ def test_merging_a_later_run_replaces_and_adds_scripts_and_lists_both_runs():
     with pytest.raises(VerifyError, match="torch"):
         merge_reports(base, other)
     assert merge_reports(base, newer)["date"] == newer["date"]
+
+
+def _unreported_folders() -> dict:
+    """Fixture folders with scripts the real-GPU report has no verdict for: folder -> count."""
+    from devicelint.runtime.fixture import discover_pairs
+
+    reported = {r["fixture"] for r in REAL["results"]}
+    missing: dict = {}
+    for pair in discover_pairs(ROOT / "fixtures"):
+        for script in (pair.bad, pair.fixed):
+            if script is not None and f"{pair.folder.name}/{script.name}" not in reported:
+                missing[pair.folder.name] = missing.get(pair.folder.name, 0) + 1
+    return missing
+
+
+def test_fixtures_without_a_real_gpu_verdict_are_named_in_the_readme():
+    """A fixture added after the last real-GPU run is allowed, but never silently: the
+    README's GPU paragraph names each such folder with its script count, and names no folder
+    the report already covers."""
+    readme = (ROOT / "README.md").read_text()
+    m = re.search(r"\*\*Fixtures with no real-GPU verdict yet\*\*(.*?)\n- ", readme, re.S)
+    missing = _unreported_folders()
+    if not missing:
+        assert m is None, "README lists fixtures without a real-GPU verdict, but the report covers every one"
+        return
+    assert m, f"fixtures without a real-GPU verdict, not named in the README: {missing}"
+    text = " ".join(m.group(1).split())
+    for folder, count in missing.items():
+        assert f"`{folder}` ({count} scripts)" in text, (folder, count)
+    named = set(re.findall(r"`(DL\d{3}-[a-z0-9-]+)`", text))
+    assert named == set(missing), named ^ set(missing)

@@ -202,3 +202,83 @@ def test_the_simulator_fails_exactly_the_mixed_device_operations_real_cuda_fails
     wrong = {name: (real["outcomes"][name], simulated[name]) for name in real["outcomes"]
              if (real["outcomes"][name] == "ok") != (simulated[name] == "ok")}
     assert wrong == {}
+
+
+GENERATOR = "Expected a 'cuda' device type for generator but found 'cpu'"
+
+
+def test_default_device_factories_are_simulated_on_the_device():
+    """`torch.set_default_device("cuda")` / `with torch.device("cuda"):`: factories without
+    `device=` land on the (logical) device, not on a CUDA the CPU build lacks."""
+    with Simulator():
+        with torch.device("cuda"):
+            assert torch.randn(3).is_cuda
+        torch.set_default_device("cuda")
+        try:
+            assert torch.zeros(2).is_cuda
+        finally:
+            torch.set_default_device(None)
+        assert not torch.ones(2).is_cuda
+
+
+def test_a_host_generator_under_a_device_default_raises_cudas_text():
+    """DataLoader(shuffle=True) and random_split draw with a host generator; under an
+    accelerator default device `randperm` runs there and refuses it, as on real CUDA."""
+    from torch.utils.data import DataLoader, TensorDataset, random_split
+
+    with Simulator():
+        with torch.device("cuda"):
+            data = TensorDataset(torch.randn(8, 2))
+            with pytest.raises(RuntimeError) as info:
+                next(iter(DataLoader(data, batch_size=4, shuffle=True)))
+            assert str(info.value) == GENERATOR
+            with pytest.raises(RuntimeError, match="device type for generator"):
+                random_split(data, [6, 2])
+            # a generator on the default device: both work
+            gen = torch.Generator(device="cuda")
+            assert gen.device.type == "cuda"
+            (batch,) = next(iter(DataLoader(data, batch_size=4, shuffle=True, generator=gen)))
+            assert batch.is_cuda and len(random_split(data, [6, 2], generator=gen)[0]) == 6
+        # and the other way round: a device generator given to a host op
+        with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
+            torch.randperm(4, generator=torch.Generator(device="cuda"))
+        assert sorted(torch.randperm(4, generator=torch.Generator()).tolist()) == [0, 1, 2, 3]
+
+
+def test_unindexed_cuda_is_the_current_device_of_each_process(monkeypatch):
+    """With several simulated GPUs (a `ranks: N` fixture), `"cuda"` with no index is the
+    current device: GPU 0 until `torch.cuda.set_device` picks another, as on real CUDA."""
+    monkeypatch.setenv("DEVICELINT_SIM_GPUS", "2")
+    with Simulator():
+        assert torch.cuda.device_count() == 2
+        assert str(torch.ones(1).cuda().device) == "cuda:0"
+        torch.cuda.set_device(1)
+        assert torch.cuda.current_device() == 1
+        assert str(torch.ones(1).cuda().device) == "cuda:1"
+        assert str(torch.ones(1).to(torch.device("cuda")).device) == "cuda:1"
+        assert str(torch.zeros(1, device="cuda:0").device) == "cuda:0"
+        with torch.cuda.device(0):
+            assert str(torch.ones(1).to("cuda").device) == "cuda:0"
+        with pytest.raises(RuntimeError, match="invalid device ordinal"):
+            torch.cuda.set_device(2)
+    with Simulator():
+        assert torch.cuda.device_count() == 2 and str(torch.ones(1).cuda().device) == "cuda:0"  # a fresh process
+
+
+def test_a_ranks_header_runs_the_pair_as_a_process_group():
+    from devicelint.runtime.fixture import FixtureError, parse_header
+    from devicelint.runtime.ranks import rank_envs
+    from devicelint.runtime.runner import Run, _run_problem
+
+    head = "# devicelint-fixture\n# expect: DL020 at 9\n# ranks: 2\n# runtime: raises DistBackendError: Duplicate GPU\n"
+    assert parse_header(head).ranks == 2
+    assert parse_header(head.replace("# ranks: 2\n", "")).ranks == 1
+    with pytest.raises(FixtureError, match="ranks"):
+        parse_header(head.replace("ranks: 2", "ranks: one"))
+    envs = rank_envs(2, simulate=True)
+    assert [(e["RANK"], e["LOCAL_RANK"], e["WORLD_SIZE"]) for e in envs] == [("0", "0", "2"), ("1", "1", "2")]
+    assert envs[0]["MASTER_PORT"] == envs[1]["MASTER_PORT"] and envs[0]["DEVICELINT_SIM_GPUS"] == "2"
+    assert "DEVICELINT_SIM_GPUS" not in rank_envs(2, simulate=False)[0]
+    # too few real GPUs: not run, and said so (never a silent pass or a confusing failure)
+    verdict, detail = _run_problem(Run("bad.py", None, "needs 2 GPUs (one process per GPU), this machine has 1: not run"))
+    assert verdict == "no-runtime-proof" and "needs 2 GPUs" in detail

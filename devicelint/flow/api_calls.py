@@ -92,6 +92,8 @@ class ApiCalls:
             self.facts.load_scopes.setdefault(node, []).append(self.device_names())
         parts = q.split(".")
         last = parts[-1]
+        if q in kb.data.RANDOM_SPLIT:
+            self.facts.random_splits.append((node, self.device_scopes[-1] if self.device_scopes else None))
         if q == "torch.device":
             pos, kw = self.args(node)
             v = pos[0] if pos else kw.get("type", UNKNOWN)

@@ -129,6 +129,8 @@ class Calls:
                 return Val(Kind.SEQ, elem=Val(Kind.SEQ, elem=column or UNKNOWN))
             return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=tuple(self.iter_elem(p) for p in pos)))
         if name in ("iter", "reversed", "tqdm", "trange") and pos:
+            if name == "iter":
+                self.note_loader_iteration(node, pos[0])
             return pos[0]
         if name == "next" and pos:
             return self.iter_elem(pos[0])

@@ -123,6 +123,12 @@ class Facts:
     # `for` over a loader -> one (device names in scope, loop-target names bound to a host
     # batch tensor) per context it ran in (for DL002's fix)
     batch_loops: dict = field(default_factory=dict)
+    # (`for` statement or `iter(...)` call, the DataLoader(...) call that built the loader it iterates, the
+    # `torch.device(...)` of the innermost `with` block it runs in or None), per context: where
+    # a loader's sampler draws its permutation (DL019)
+    loader_loops: list = field(default_factory=list)
+    # (`random_split(...)` call, the innermost `with torch.device(...)` it runs in or None) (DL019)
+    random_splits: list = field(default_factory=list)
     # factory call making a fresh host tensor -> device names in scope, per context (DL011's fix)
     factory_scopes: dict = field(default_factory=dict)
     saves: list = field(default_factory=list)  # (torch.save call, Val of what it saves)

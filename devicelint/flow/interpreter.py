@@ -64,6 +64,9 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
         self.loop_cache: dict = {}
         self.default_device_set = False
         self.no_grad = 0  # >0 while gradients are off (dynamic scope, as in torch)
+        # the `torch.device(...)` calls of the `with` blocks running now, innermost last: the
+        # default device is dynamically scoped, as in torch (callees run under it too)
+        self.device_scopes: list = []
         self.last_binop = None  # (node, left, right) of the latest binary operation
         self.loader_loops: set = set()  # id() of loops over a data loader
         self.body_cache: dict = {}

@@ -210,7 +210,7 @@ class Library:
         dataset = pos[0] if pos else kw.get("dataset", UNKNOWN)
         collate = kw.get("collate_fn")
         if collate is not None and not self._host_collate(collate, self.kwarg_node(node, "collate_fn")):
-            return Val(Kind.LOADER, Dev.UNKNOWN)
+            return Val(Kind.LOADER, Dev.UNKNOWN, src=node)  # its batches are unknown, its sampler is not
         pin = self.kwarg_node(node, "pin_memory")
         if any(a.star for a in node.args) or len([a for a in node.args if a.keyword is None]) > 7:
             pin_state = "set"  # **kwargs, or pin_memory given by position: we cannot tell

@@ -216,6 +216,8 @@ class Statements:
             self.eval(stmt.test)
         elif it.kind in (Kind.LOADER, Kind.DATASET) or host_batch_in(elem) is not None:
             self.loader_loops.add(id(stmt))
+        if is_for:
+            self._note_loop_over_loader(stmt, it)
         before = self.frame.state
         self.frame.loops.append(stmt)
         self.frame.loop_conds.append(self.frame.conds)
@@ -239,6 +241,22 @@ class Statements:
         if stmt.orelse is not None:
             self.exec_suite(stmt.orelse.body)
 
+    def _note_loop_over_loader(self, stmt: cst.For, it: Val) -> None:
+        """`for x, y in enumerate(tqdm(train_loader))`: the loader iterated (through the
+        wrappers that hand its items on)."""
+        if it.kind is not Kind.LOADER:
+            inner = _iter_source(stmt.iter)
+            it = self.frame.lookup(inner) if inner and "." not in inner else None
+        if it is not None:
+            self.note_loader_iteration(stmt, it)
+
+    def note_loader_iteration(self, site, it: Val) -> None:
+        """A `for` over a loader, or `iter(loader)`: where its sampler draws the permutation,
+        recorded when we know the DataLoader(...) call that built it."""
+        if it.kind is Kind.LOADER and isinstance(it.src, cst.Call):
+            scope = self.device_scopes[-1] if self.device_scopes else None
+            self.facts.loader_loops.append((site, it.src, scope))
+
     def _note_batch_loop(self, stmt: cst.For) -> None:
         names = set()
         for n in walk(stmt.target):
@@ -250,11 +268,14 @@ class Statements:
 
     def exec_with(self, stmt: cst.With) -> None:
         sets_default = False
+        scopes = len(self.device_scopes)
         no_grad = any(mentions_no_grad(item.item) for item in stmt.items)
         for item in stmt.items:
             v = self.eval(item.item)
             if isinstance(item.item, cst.Call) and self.qual(item.item.func) in ("torch.device", "torch.cuda.device"):
                 sets_default = True
+            if isinstance(item.item, cst.Call) and self.qual(item.item.func) in kb.torch_core.DEFAULT_DEVICE_SCOPES:
+                self.device_scopes.append(item.item)
             if item.asname is not None:
                 self.bind(item.asname.name, v if v.kind is not Kind.UNKNOWN else UNKNOWN)
         if sets_default:
@@ -264,6 +285,7 @@ class Statements:
             self.exec_suite(stmt.body)
         finally:
             self.no_grad -= no_grad
+            del self.device_scopes[scopes:]
             if sets_default:
                 self.frame.default_device_unknown -= 1
 

@@ -14,3 +14,19 @@ CALL_KINDS = (
 # wrappers whose items are the items of the datasets they are given (`random_split(ds, ...)`
 # gives a list of parts, the others one dataset)
 DATASET_VIEWS = frozenset({"random_split", "Subset", "ConcatDataset", "ChainDataset"})
+
+# The DataLoader class by qualified name.
+DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# Samplers that draw their permutation with a generator they make on the host when given none
+# (`torch.Generator()`), so that under an accelerator default device (`torch.set_default_device`)
+# `torch.randperm` runs there and refuses it: qualified name -> the keyword that takes a
+# generator (None: it takes none; DistributedSampler seeds a host generator every epoch).
+# `DataLoader(shuffle=True)` builds a RandomSampler with the loader's `generator=`.
+HOST_GENERATOR_SAMPLERS = {
+    "torch.utils.data.RandomSampler": "generator",
+    "torch.utils.data.sampler.RandomSampler": "generator",
+    "torch.utils.data.DistributedSampler": None,
+    "torch.utils.data.distributed.DistributedSampler": None,
+}
+# `random_split(dataset, lengths, generator=default_generator)`: the host default generator
+RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})

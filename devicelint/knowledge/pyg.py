@@ -21,3 +21,11 @@ CALL_KINDS = (
      r"EdgeCNN|SchNet|DimeNet|DimeNetPlusPlus|Node2Vec|MetaPath2Vec|GAE|VGAE|DeepGraphInfomax|MLP|GraphUNet|"
      r"AttentiveFP|LINKX|LightGCN|ViSNet|RECT_L|GRetriever)", "module"),
 )
+
+# PyG loaders that are torch DataLoaders underneath (`shuffle=True` builds torch's RandomSampler):
+# what DL019 checks for a host generator
+TORCH_LOADER_SUBCLASSES = frozenset({
+    "torch_geometric.loader.DataLoader",
+    "torch_geometric.loader.DenseDataLoader",
+    "torch_geometric.data.DataLoader",
+})

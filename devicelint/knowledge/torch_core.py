@@ -184,3 +184,12 @@ JOINS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", 
 # Names of accelerator backends: a file that spells none of them (in a name or a string) and
 # places nothing never thinks about devices (flow/program.py)
 DEVICE_WORDS = ("cuda", "mps", "xla", "xpu", "accelerator")
+
+# What sets the device that factories without `device=` use (DL019): the argument is a device
+# (`torch.set_default_device("cuda")`) or, for the legacy setter, a tensor type
+# (`torch.set_default_tensor_type("torch.cuda.FloatTensor")` / `torch.cuda.FloatTensor`).
+DEFAULT_DEVICE_SETTERS = frozenset({"torch.set_default_device"})
+DEFAULT_TENSOR_TYPE_SETTERS = frozenset({"torch.set_default_tensor_type"})
+# `with torch.device("cuda"):` makes its device the default inside the block (not
+# `torch.cuda.device(i)`, which picks the current CUDA device and leaves the default alone)
+DEFAULT_DEVICE_SCOPES = frozenset({"torch.device"})

@@ -136,6 +136,7 @@ class Header:
     expect: dict[str, tuple]  # code -> lines the linter must flag ((cell, line) in a notebook)
     outcome: Outcome
     runtime_text: str
+    ranks: int = 1  # `ranks: N`: run as N ranks of one process group (runtime/ranks.py)
 
 
 def _comment_block(source: str) -> list[str]:
@@ -174,15 +175,20 @@ def parse_header(source: str, where: str = "<fixture>") -> Header:
     keyed: list[tuple[str, str]] = []
     for text in block:
         key, sep, value = text.partition(":")
-        if sep and key.strip() in ("expect", "runtime"):
+        if sep and key.strip() in ("expect", "runtime", "ranks"):
             keyed.append((key.strip(), value.strip()))
         elif text.startswith("|") and keyed:
             k, v = keyed[-1]
             keyed[-1] = (k, f"{v} {text}")
     expect: dict[str, tuple] = {}
     runtime = None
+    ranks = 1
     for key, value in keyed:
-        if key == "expect":
+        if key == "ranks":
+            if not value.isdigit() or not 2 <= int(value) <= 8:
+                raise FixtureError(f"{where}: bad ranks line {value!r} (want a number of processes, 2 to 8)")
+            ranks = int(value)
+        elif key == "expect":
             m = _EXPECT_RE.fullmatch(value)
             if not m:
                 raise FixtureError(f"{where}: bad expect line {value!r} (want 'DL002 at 41, 57')")
@@ -199,7 +205,7 @@ def parse_header(source: str, where: str = "<fixture>") -> Header:
         outcome = parse_outcome(runtime)
     except FixtureError as exc:
         raise FixtureError(f"{where}: {exc}") from None
-    return Header(expect, outcome, runtime)
+    return Header(expect, outcome, runtime, ranks)
 
 
 @dataclass(frozen=True)

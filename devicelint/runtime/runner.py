@@ -49,6 +49,7 @@ from pathlib import Path
 
 from devicelint.lines import split_lines
 from devicelint.runtime.fixture import Outcome, Pair
+from devicelint.runtime.ranks import NEEDS, real_gpu_count, run_ranks
 from devicelint.runtime.warm import WarmServer, root_on_path
 
 PASSING = ("confirmed", "clean", "no-runtime-proof")
@@ -386,6 +387,9 @@ _NAME = r"[A-Za-z_][\w.]*"
 BLAME_VIA_NAME = {
     "DL006": re.compile(rf"^\s*({_NAME})\s*\.\s*(?:to|cuda|cpu)\s*\("),
     "DL007": re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)"),
+    # `model = Net().cuda()` on GPU 0 in every rank: NCCL fails where the model first meets the
+    # group (`DDP(model, ...)`, a collective), a line that uses `model`
+    "DL020": re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)"),
 }
 
 
@@ -432,6 +436,9 @@ def judge_pair(pair: Pair, bad: Run | None, fixed: Run | None, simulated: bool) 
 
 
 def _run_problem(run: Run) -> tuple[str, str]:
+    if run.problem and run.problem.startswith("needs "):
+        # a multi-rank pair on a machine with too few GPUs (runtime/ranks.py): not run, and said so
+        return "no-runtime-proof", run.problem
     verdict = "timeout" if run.problem and run.problem.startswith("timed out") else "error"
     return verdict, f"{run.problem}\n--- output tail ---\n{run.stderr_tail}"
 
@@ -585,10 +592,9 @@ class PairRunner:
         if not pair.error:
             server = self._take_server()
             try:
-                bad = run_script(pair.bad, simulate, self.timeout, env_extra, server, self.memory_mb)
-                fixed = (run_script(pair.fixed, simulate, self.timeout, env_extra, server, self.memory_mb)
-                         if pair.fixed else None)
-                if self.autofix and pair.header is not None:
+                bad = self._run(pair, pair.bad, simulate, env_extra, server)
+                fixed = self._run(pair, pair.fixed, simulate, env_extra, server) if pair.fixed else None
+                if self.autofix and pair.header is not None and pair.header.ranks == 1:
                     try:
                         auto = autofix_run(pair, simulate, self.timeout, env_extra, server, bad,
                                            memory_mb=self.memory_mb)
@@ -605,6 +611,15 @@ class PairRunner:
         if auto is not None:
             bad_result.autofix, bad_result.autofix_detail = auto
         return bad_result, fixed_result
+
+    def _run(self, pair: Pair, script: Path, simulate: bool, env_extra, server) -> Run:
+        ranks = pair.header.ranks if pair.header is not None else 1
+        if ranks > 1:
+            have = None if simulate else real_gpu_count()
+            if have is not None and have < ranks:
+                return Run(str(script), None, NEEDS.format(ranks, have))
+            return run_ranks(script, simulate, ranks, self.timeout, env_extra, self.memory_mb, run_script)
+        return run_script(script, simulate, self.timeout, env_extra, server, self.memory_mb)
 
     def _take_server(self) -> WarmServer | None:
         if not self.warm:

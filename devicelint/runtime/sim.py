@@ -35,6 +35,9 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+from devicelint.runtime.simdist import Gpus
+from devicelint.runtime.simdist import patches as dist_patches
+
 CPU = "cpu"
 CUDA = "cuda:0"
 # Created inside a C++ composite with no tensor operand (e.g. at::empty(opts)): its
@@ -47,6 +50,8 @@ aten = torch.ops.aten
 T = torch.Tensor
 
 SAME_DEVICE = "Expected all tensors to be on the same device, but found at least two devices, {} and {}!"
+# ATen's check_generator: a random op on one device type given a generator of another
+GENERATOR_ERROR = "Expected a '{}' device type for generator but found '{}'"
 NUMPY_ERROR = (
     "can't convert {} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
 )
@@ -60,6 +65,15 @@ _INDEX_ARG = {aten.index: 1, aten.index_put_: 1, aten.index_put: 1, aten._index_
 _JOIN = {aten.stack, aten.cat, aten._stack}
 
 
+# the simulated GPUs of the Simulator now running (simdist.Gpus): which one is current
+_GPUS = None
+
+
+def _current() -> str:
+    """The current device: what `"cuda"` with no index means (GPU 0 until `set_device`)."""
+    return f"cuda:{_GPUS.current if _GPUS is not None else 0}"
+
+
 def _logical(spec) -> str | None:
     """'cpu' / 'cuda:N' for a device spec; None for devices we do not simulate (meta)."""
     if isinstance(spec, int) and not isinstance(spec, bool):
@@ -68,7 +82,7 @@ def _logical(spec) -> str | None:
     if dev.type == "cpu":
         return CPU
     if dev.type == "cuda":
-        return f"cuda:{dev.index or 0}"
+        return _current() if dev.index is None else f"cuda:{dev.index}"
     return None
 
 
@@ -131,6 +145,7 @@ class Simulator:
 
     def __init__(self, recorder=None):
         self.recorder = recorder
+        self.gpus = Gpus()
         self.tags = _StorageTags()
         self._stack = None
         self._pinned: dict = {}  # storage key -> weak ref: host tensors pinned by pin_memory()
@@ -233,12 +248,31 @@ class Simulator:
 
     # ---- torch-function level --------------------------------------------------
     def function(self, func, args, kwargs):
+        kwargs = _with_default_device(func, kwargs)
+        self._check_generator(args, kwargs)
         handler = _HANDLERS.get(func)
         pre = self.recorder.before(func, args) if self.recorder is not None else None
         out = handler(self, func, args, kwargs) if handler else self._generic(func, args, kwargs)
         if self.recorder is not None:
             self.recorder.after(func, args, out, pre, self.device_of)
         return out
+
+    def _check_generator(self, args, kwargs) -> None:
+        """A random op given `generator=` of another device type fails on real CUDA, as
+        `RandomSampler`'s CPU generator does under `torch.set_default_device("cuda")`: the op
+        runs where its `device=` (or its tensor operand) is."""
+        gen = kwargs.get("generator")
+        if not isinstance(gen, torch._C.Generator):  # torch.Generator is _SimGenerator in here
+            return
+        if kwargs.get("device") is not None:
+            where = _logical(kwargs["device"])
+        else:
+            where = next((self.device_str(t) for t in _tensors(args)), CPU)
+        if where is None:
+            return  # meta & co: not simulated
+        op_type, gen_type = where.split(":")[0], gen.device.type
+        if op_type != gen_type:
+            raise RuntimeError(GENERATOR_ERROR.format(op_type, gen_type))
 
     def _generic(self, func, args, kwargs):
         target = None
@@ -278,7 +312,10 @@ class Simulator:
 
     # ---- install ---------------------------------------------------------------
     def __enter__(self):
+        global _GPUS
         self._stack = contextlib.ExitStack()
+        _GPUS = self.gpus
+        self._stack.callback(_forget_gpus)
         try:
             _patch_torch(self, self._stack)
             self._stack.enter_context(_SimDispatchMode(self))
@@ -339,7 +376,7 @@ def _h_to(sim, func, args, kwargs):
 
 def _h_cuda(sim, func, args, kwargs):
     device = args[1] if len(args) > 1 else kwargs.get("device")
-    target = CUDA if device is None else _logical(device)
+    target = _current() if device is None else _logical(device)
     return sim._move(func, args[0], target, non_blocking=kwargs.get("non_blocking", False),
                      memory_format=kwargs.get("memory_format"))
 
@@ -442,6 +479,39 @@ class _Stream:
         return False
 
 
+def _with_default_device(func, kwargs: dict) -> dict:
+    """`torch.set_default_device("cuda")` / `with torch.device("cuda"):` push a DeviceContext
+    at the bottom of the mode stack, under the simulator's modes: a factory without `device=`
+    reaches the simulator first. Give it the default device here, as the DeviceContext
+    would, so that it is simulated instead of asking the CPU build for CUDA."""
+    from torch.utils import _device
+
+    default = getattr(_device, "CURRENT_DEVICE", None)
+    if default is None or kwargs.get("device") is not None or func not in _device._device_constructors():
+        return kwargs
+    return {**kwargs, "device": default}
+
+
+class _SimGenerator(torch.Generator):
+    """`torch.Generator(device="cuda")`: a CPU generator (a CPU build has no CUDA one) that
+    reports its logical device, so that the generator-device check sees what CUDA would."""
+
+    def __new__(cls, device="cpu"):
+        return super().__new__(cls, device="cpu")
+
+    def __init__(self, device="cpu"):
+        self._logical = _logical(device) or CPU
+
+    @property
+    def device(self):
+        return _torch_device(self._logical)
+
+
+def _forget_gpus() -> None:
+    global _GPUS
+    _GPUS = None
+
+
 def _noop(*args, **kwargs):
     return None
 
@@ -462,9 +532,10 @@ def _patch_torch(sim, stack):
     )
     cuda = {
         "is_available": lambda: True,
-        "device_count": lambda: 1,
-        "current_device": lambda: 0,
-        "set_device": _fresh_noop(),
+        "device_count": lambda: sim.gpus.count,
+        "current_device": lambda: sim.gpus.current,
+        "set_device": sim.gpus.set_device,
+        "device": sim.gpus.device_scope,
         "get_device_name": lambda device=None: DEVICE_NAME,
         "get_device_capability": lambda device=None: (8, 0),
         "get_device_properties": lambda device=None: props,
@@ -496,9 +567,9 @@ def _patch_torch(sim, stack):
     accelerator = {
         "is_available": lambda: True,
         "current_accelerator": lambda check_available=False: torch.device("cuda"),
-        "device_count": lambda: 1,
-        "current_device_index": lambda: 0,
-        "set_device_index": _fresh_noop(),
+        "device_count": lambda: sim.gpus.count,
+        "current_device_index": lambda: sim.gpus.current,
+        "set_device_index": sim.gpus.set_device,
         "current_stream": lambda device=None: _Stream(),
         "set_stream": _fresh_noop(),
         "synchronize": _fresh_noop(),
@@ -507,7 +578,7 @@ def _patch_torch(sim, stack):
     # CUDA build without a GPU, initialise the CUDA runtime ("Found no NVIDIA driver"
     # when an LSTM is moved) and, on a CPU build, warn about a missing cuDNN.
     cudnn = {"is_acceptable": lambda tensor: False}
-    targets = [(torch.cuda, cuda), (torch.backends.cudnn, cudnn)]
+    targets = [(torch.cuda, cuda), (torch.backends.cudnn, cudnn), (torch, {"Generator": _SimGenerator})]
     if hasattr(torch, "accelerator"):
         targets.append((torch.accelerator, accelerator))
     import torch.utils.data._utils.pin_memory as pin
@@ -517,6 +588,8 @@ def _patch_torch(sim, stack):
         for name, value in names.items():
             if hasattr(module, name) or module is torch.cuda:
                 stack.enter_context(_patched(module, name, value))
+    for module, name, value in dist_patches(sim.gpus, sim.device_str):
+        stack.enter_context(_patched(module, name, value))
 
 
 @contextlib.contextmanager

@@ -1,0 +1,214 @@
+import libcst as cst
+
+from devicelint import knowledge as kb
+from devicelint.flow.nodes import find, is_string
+from devicelint.names import dotted
+from devicelint.rules.base import Report, Rule
+
+
+class DdpWithoutSetDevice(Rule):
+    """Unindexed `"cuda"` placement in a distributed script that never picks each process's GPU.
+
+    ## What it does
+    In a file that starts a process group (`torch.distributed.init_process_group(...)`),
+    flags every placement on the bare accelerator with no device index: `x.cuda()`,
+    `x.to("cuda")`, `torch.device("cuda")`, `device = "cuda" if ... else "cpu"`, when the
+    file never calls `torch.cuda.set_device(local_rank)` (nor `torch.accelerator.
+    set_device_index`, `with torch.cuda.device(...)`, nor sets `CUDA_VISIBLE_DEVICES`).
+    Placements indexed by the rank (`.cuda(local_rank)`, `.to(f"cuda:{rank}")`,
+    `torch.device("cuda", local_rank)`) are never flagged, and files driven by a launcher that
+    places each process's model and data itself (accelerate, Lightning, DeepSpeed, the
+    transformers Trainer, TRL) are left alone, as are placements under a test of
+    `torch.cuda.device_count()` (ranks sharing a GPU on purpose when there are too few).
+
+    ## Why is this bad?
+    `"cuda"` without an index means the *current* device, which is GPU 0 in every process
+    until `torch.cuda.set_device` changes it. With `torchrun --nproc_per_node=8`, all eight
+    ranks put their model and batches on GPU 0: NCCL refuses the group at its first
+    collective (`Duplicate GPU detected : rank 1 and rank 0 both on CUDA device ...`), or,
+    with a backend that accepts it, GPU 0 runs out of memory while the others idle.
+
+    ## Example
+    ```python
+    dist.init_process_group("nccl")
+    local_rank = int(os.environ["LOCAL_RANK"])
+    model = Net().cuda()
+    model = DDP(model, device_ids=[local_rank])
+    ```
+
+    ## Use instead
+    ```python
+    dist.init_process_group("nccl")
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    model = Net().cuda()
+    model = DDP(model, device_ids=[local_rank])
+    ```
+
+    ## Fix safety
+    No automatic fix: which variable holds the local rank (`LOCAL_RANK`, `args.local_rank`,
+    `args.gpu`, the `rank` that `mp.spawn` passes) and where the process group starts are
+    the script's own; inserting `torch.cuda.set_device(...)` needs both.
+    """
+
+    code = "DL020"
+    name = "ddp-without-set-device"
+    VALID = (
+        """
+import os
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group("nccl")
+local_rank = int(os.environ["LOCAL_RANK"])
+torch.cuda.set_device(local_rank)
+model = DDP(torch.nn.Linear(8, 2).cuda(), device_ids=[local_rank])
+x = torch.randn(4, 8).cuda()
+""",
+        """
+import os
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group("nccl")
+local_rank = int(os.environ["LOCAL_RANK"])
+device = torch.device("cuda", local_rank)
+model = DDP(torch.nn.Linear(8, 2).to(device), device_ids=[local_rank])
+x = torch.randn(4, 8).cuda(local_rank)
+""",
+        """
+import torch
+model = torch.nn.Linear(8, 2).cuda()
+x = torch.randn(4, 8).to("cuda")
+""",
+        """
+import os
+import torch
+import torch.distributed as dist
+def setup(world_size):
+    dist.init_process_group("gloo")
+    if torch.cuda.device_count() < world_size:
+        device = torch.device("cuda")  # fewer GPUs than ranks: they share on purpose
+    else:
+        device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+    return device
+""",
+        """
+import torch
+import torch.distributed as dist
+from accelerate import Accelerator
+accelerator = Accelerator()
+if not dist.is_initialized():
+    dist.init_process_group("nccl")
+model = torch.nn.Linear(8, 2).cuda()
+model = accelerator.prepare(model)
+""",
+    )
+    INVALID = (
+        """
+import os
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group("nccl")
+local_rank = int(os.environ["LOCAL_RANK"])
+model = DDP(torch.nn.Linear(8, 2).cuda(), device_ids=[local_rank])  # <--
+x = torch.randn(4, 8).to("cuda")  # <--
+""",
+        """
+import torch
+import torch.distributed as dist
+def main(rank, world_size):
+    dist.init_process_group("nccl", rank=rank, world_size=world_size)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # <--
+    model = torch.nn.Linear(8, 2).to(device)
+""",
+    )
+
+    def check(self, ctx):
+        if b"init_process_group" not in ctx.source or b"cuda" not in ctx.source \
+                or b"CUDA_VISIBLE_DEVICES" in ctx.source:
+            return
+        quals = [(call, ctx.imports.qualname(call.func)) for call in ctx.calls]
+        if not any(q in kb.distributed.INIT_PROCESS_GROUP for _, q in quals):
+            return
+        if any(q in kb.distributed.SET_DEVICE or _launcher(q) for _, q in quals):
+            return
+        sites = [call for call, q in quals if _unindexed(ctx, call, q)]
+        sites += _device_assignments(ctx, {id(c) for c in sites})
+        counted = _gpu_count_branches(ctx)
+        for node in sites:
+            if any(lo <= ctx.line(node) <= hi for lo, hi in counted):
+                continue  # `if torch.cuda.device_count() < world_size:` ranks share a GPU on purpose
+            yield Report(node, "the process group is started but no `torch.cuda.set_device(local_rank)` picks this "
+                               "process's GPU: unindexed `cuda` is GPU 0 in every rank; call "
+                               "`torch.cuda.set_device(local_rank)` first, or index it by the local rank", fix=None)
+
+
+def _launcher(q: str | None) -> bool:
+    return bool(q) and any(q == root or q.startswith(root + ".") for root in kb.distributed.PLACEMENT_LAUNCHERS)
+
+
+def _bare_cuda(node) -> bool:
+    """`"cuda"` (not `"cuda:1"`), or `"cuda" if ... else "cpu"`."""
+    if isinstance(node, cst.IfExp):
+        arms = [_bare_cuda(node.body), _bare_cuda(node.orelse)]
+        other = node.orelse if arms[0] else node.body
+        return any(arms) and (all(arms) or is_string(other) == "cpu")
+    s = is_string(node)
+    return s is not None and s.strip().lower() == "cuda"
+
+
+def _unindexed(ctx, call: cst.Call, q: str | None) -> bool:
+    """`x.cuda()`, `x.to("cuda")`, `torch.device("cuda")`: the current device, no index."""
+    positional = [a for a in call.args if a.keyword is None]
+    if q in kb.torch_core.DEFAULT_DEVICE_SCOPES:  # torch.device(...)
+        return len(call.args) == 1 and bool(positional) and _bare_cuda(positional[0].value)
+    if not isinstance(call.func, cst.Attribute) or q is not None and q.startswith("torch."):
+        return False
+    method = call.func.attr.value
+    if method == "cuda":
+        device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
+        return not positional and device is None and not any(a.star for a in call.args)
+    if method == "to":
+        device = positional[0].value if positional else next(
+            (a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
+        return device is not None and _bare_cuda(device)
+    return False
+
+
+def _device_assignments(ctx, taken: set) -> list:
+    """`device = "cuda" if torch.cuda.is_available() else "cpu"`: the string chosen as the
+    device (a `torch.device(...)` around it is already a site)."""
+    found = []
+    for assign in find(ctx.module, cst.Assign):
+        if isinstance(assign.value, (cst.IfExp, cst.SimpleString)) and _bare_cuda(assign.value) and any(
+                isinstance(t.target, (cst.Name, cst.Attribute)) and _device_name(t.target) for t in assign.targets):
+            found.append(assign.value)
+    return [n for n in found if id(n) not in taken]
+
+
+def _gpu_count_branches(ctx) -> list:
+    """The line spans of `if` statements whose test counts the GPUs (`torch.cuda.device_count()`,
+    or a name bound to it): code that chooses a placement knowing how many GPUs there are."""
+    counts = {dotted(t.target) for a in find(ctx.module, cst.Assign) if _counts_gpus(ctx, a.value)
+              for t in a.targets} - {None}
+    spans = []
+    for stmt in find(ctx.module, cst.If):
+        parts = [stmt.test, *find(stmt.test, cst.Call), *find(stmt.test, cst.Name), *find(stmt.test, cst.Attribute)]
+        if any(_counts_gpus(ctx, n) or dotted(n) in counts for n in parts):
+            pos = ctx.position(stmt)
+            if pos is not None:
+                spans.append((pos.start.line, pos.end.line))
+    return spans
+
+
+def _counts_gpus(ctx, node) -> bool:
+    return isinstance(node, cst.Call) and ctx.imports.qualname(node.func) in kb.distributed.GPU_COUNT
+
+
+def _device_name(target) -> bool:
+    from devicelint import naming
+
+    name = target.value if isinstance(target, cst.Name) else target.attr.value
+    return naming.looks_like_device_name(name)
