@@ -22,7 +22,7 @@ install time; a checkout writes `__pycache__` on first import): the timed comman
 PYTHONPYCACHEPREFIX, a temporary folder filled by the warm-up, and never
 PYTHONDONTWRITEBYTECODE. Without this, in an environment that sets PYTHONDONTWRITEBYTECODE
 (as this project's sessions do), every run compiled devicelint's ~80 modules from source
-while LibCST's came compiled from site-packages: about a third of the cold run then was
+while LibCST's came compiled from site-packages: about a sixth of the cold run then was
 compiling. `--no-bytecode` times those conditions (no bytecode written; what is already
 compiled is read).
 """

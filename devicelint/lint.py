@@ -304,7 +304,7 @@ def _out_of_gc():
     """Imports (of the engine, the rules) with the cyclic collector off, then what they made
     frozen: classes, functions and tables that live as long as the process. A collection
     among them finds no garbage, yet walked them again and again as they were made, and
-    once more when they aged: a tenth of the CPU of a cold single-file run. Before a pool
+    once more when they aged (some 15 ms of CPU in a cold single-file run). Before a pool
     forks, frozen objects also stay shared with the workers (a collection writes to them).
     Only when something was imported: the next files' young garbage is left to collection."""
     enabled = gc.isenabled()
