@@ -16,12 +16,22 @@ system of the process) and of the wall clock. Goals: cold <= 1.5x the floor, hit
 On a shared machine compare the CPU ratios: the wall clock swings with the load.
 The report of every cold and hit run must be the same (checked). Nothing is written into
 the repository (the cache lives in a temporary folder).
+
+Every run has its modules' bytecode cached, as an installed package has (pip compiles it at
+install time; a checkout writes `__pycache__` on first import): the timed commands get
+PYTHONPYCACHEPREFIX, a temporary folder filled by the warm-up, and never
+PYTHONDONTWRITEBYTECODE. Without this, in an environment that sets PYTHONDONTWRITEBYTECODE
+(as this project's sessions do), every run compiled devicelint's ~80 modules from source
+while LibCST's came compiled from site-packages: about a sixth of the cold run then was
+compiling. `--no-bytecode` times those conditions (no bytecode written; what is already
+compiled is read).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -45,11 +55,26 @@ def commands(python: str, file: str, cache: str) -> dict:
     }
 
 
+def bytecode_env(pycache: str | None) -> dict:
+    """The environment of the timed runs: bytecode cached under `pycache` (None: none written)."""
+    env = dict(os.environ)
+    if pycache is None:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = pycache
+    return env
+
+
+ENV: dict | None = None  # set by main(); None: this process's own environment
+
+
 def timed(cmd: list) -> tuple:
     """(wall seconds, CPU seconds, stdout) of one run of `cmd` in a new process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=ENV)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -96,25 +121,32 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--python", default=sys.executable, help="the interpreter to time (default: this one)")
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="write no bytecode (PYTHONDONTWRITEBYTECODE=1): modules not compiled already are compiled every run")
     opts = ap.parse_args()
     file = str(opts.file.resolve())
-    cache = tempfile.mkdtemp(prefix="devicelint-one-file-")
+    work = tempfile.mkdtemp(prefix="devicelint-one-file-")
+    cache = os.path.join(work, "cache")  # devicelint's result cache
+    global ENV
+    ENV = bytecode_env(None if opts.no_bytecode else os.path.join(work, "pycache"))
     try:
         cmds = commands(opts.python, file, cache)
         timed(cmds["hit"])  # fills the cache
         m = measure(cmds, opts.rounds, opts.warmup)
     finally:
-        shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
     res = summarize(m["runs"])
     lines = sum(1 for _ in open(file, "rb"))
-    print(f"{file} ({lines} lines), {opts.rounds} paired rounds; medians")
+    bytecode = "none written (--no-bytecode)" if opts.no_bytecode else "cached in a temporary folder"
+    print(f"{file} ({lines} lines), {opts.rounds} paired rounds; medians; bytecode {bytecode}")
     print(f"{'':6s} {'wall s':>8s} {'CPU s':>8s} {'CPU ratio':>10s} {'wall ratio':>11s}  goal")
     for name, row in res.items():
         ratios = f"{row['cpu_ratio']:9.2f}x {row['wall_ratio']:10.2f}x  <= {GOALS[name]}x" if name in GOALS else ""
         print(f"{name:6s} {row['wall']:8.3f} {row['cpu']:8.3f} {ratios}")
     print(f"cold and hit reported the same findings every run: {m['same_report']}")
     if opts.json:
-        opts.json.write_text(json.dumps({"file": file, "lines": lines, "rounds": opts.rounds, **res,
+        opts.json.write_text(json.dumps({"file": file, "lines": lines, "rounds": opts.rounds,
+                                         "bytecode": not opts.no_bytecode, **res,
                                          "same_report": m["same_report"], "all": m["runs"]}, indent=2))
     if not m["same_report"]:
         sys.exit(1)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from dataclasses import dataclass, field
@@ -92,6 +91,8 @@ def _strings(table: dict, key: str, where: str) -> list:
 
 def _describe_unknown(keys) -> str:
     """Every unknown key at once, each with the known key it is probably a typo of."""
+    import difflib  # for a mistyped key only
+
     parts = []
     for key in keys:
         close = difflib.get_close_matches(key.replace("_", "-"), sorted(KEYS), n=1, cutoff=0.6)

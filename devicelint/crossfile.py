@@ -22,9 +22,9 @@ _DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError)
 def symbol(interp, func):
     """The project symbol a called name means here, unless a local name shadows it."""
     node = func
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:  # exact types: see names.dotted
         node = node.value
-    if not isinstance(node, cst.Name) or not interp.imports.from_project(node.value):
+    if type(node) is not cst.Name or not interp.imports.from_project(node.value):
         return None  # the common case, decided without spelling the name out
     text = dotted(func)
     head = node.value

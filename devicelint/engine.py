@@ -14,7 +14,6 @@ import libcst as cst
 
 from devicelint import limits
 from devicelint import rules as registry
-from devicelint import notebook
 from devicelint.findings import Finding, meta as _meta
 from devicelint.flow import Facts, infer
 from devicelint.flow.nodes import indexed
@@ -178,6 +177,8 @@ def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None
     editor builds a fix when a code action asks for it); nothing is added when no finding
     came from a rule."""
     if path.lower().endswith(".ipynb"):
+        from devicelint import notebook  # not imported for a .py file
+
         return notebook.analyse(source, path, select, ignore, rule_classes, project, analyse_python=analyse_python)
     return analyse_python(source, path, select, ignore, rule_classes, project, deferred)
 
@@ -237,6 +238,7 @@ def _analyse(source: bytes, path: str, select, ignore, rule_classes, project, de
 # Set by lint.py in the processes it runs files in (the CLI's, its pool's workers): see
 # _parse_out_of_gc. Off for programs that call the API, whose own objects it would freeze.
 FREEZE_TREES = False
+_a_file_before = False  # has this process parsed a file out of the collector's sight yet?
 
 
 def _parse_out_of_gc(source: bytes) -> cst.Module:
@@ -245,8 +247,12 @@ def _parse_out_of_gc(source: bytes) -> cst.Module:
     and freed by reference counting after, would otherwise be walked by collection after
     collection as it ages through the generations: most of the collector's time."""
     # the young garbage of the file before (the analysis makes cycles) goes now: frozen, it
-    # would come back among the old objects, which are collected only rarely
-    gc.collect(1)
+    # would come back among the old objects, which are collected only rarely. Before the
+    # first file there is none, only what the imports made, which lives on anyway.
+    global _a_file_before
+    if _a_file_before:
+        gc.collect(1)
+    _a_file_before = True
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -21,12 +21,14 @@ def source_of(node: cst.CSTNode) -> str:
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
-    """`a.b.c` for a Name/Attribute chain, else None."""
+    """`a.b.c` for a Name/Attribute chain, else None. (Exact type tests: both are concrete
+    LibCST classes, and an `isinstance` on one is a call into ABCMeta; this runs for most
+    names and attributes the inference and the rules meet.)"""
     parts = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

@@ -9,7 +9,6 @@ answer may have changed. Anything it cannot follow (a cycle, a missing file, a s
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -120,6 +119,7 @@ class Store:
     def summary_of(self, data: bytes):
         from devicelint import summary as sm  # not on a cache hit without dependencies
         from devicelint.cache import _code_fingerprint
+        import hashlib  # only where a file is summarized: not for a file that imports no other
 
         digest = hashlib.sha256(_code_fingerprint().encode() + b"\0" + data).hexdigest()
         found = self.memory.get(digest)
@@ -664,6 +664,8 @@ def join(a, b):
 
 def dependency_key(store: Store, deps: dict) -> str:
     """One hash over the present state of the files a result depended on."""
+    import hashlib
+
     h = hashlib.sha256()
     for path in sorted(deps):
         h.update(path.encode("utf-8", "surrogateescape"))

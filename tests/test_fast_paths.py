@@ -67,6 +67,35 @@ def test_the_index_walks_and_finds_what_a_plain_walk_does():
         assert nodes.find(made, cst.Call) == [n for n in nodes._walk(made) if type(n) is cst.Call]
 
 
+def test_enclosing_nodes_from_the_index_are_the_parent_chain():
+    """`enclosing` (the ancestors DL005 looks at instead of visiting the whole tree) gives,
+    with the index and without it, the chain of parents LibCST's own ParentNodeProvider
+    gives, outermost first."""
+    from libcst.metadata import MetadataWrapper, ParentNodeProvider
+
+    module = cst.parse_module(TRAIN)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    parents = wrapper.resolve(ParentNodeProvider)
+    plain = list(nodes._walk(module))
+
+    def chain(node):
+        out = []
+        while node in parents:
+            node = parents[node]
+            out.append(node)
+        return out[::-1]
+
+    def ids(found):
+        return [[id(n) for n in chain] for chain in found]
+
+    expected = ids(chain(n) for n in plain[::5])
+    assert ids(nodes.enclosing(module, n) for n in plain[::5]) == expected
+    with nodes.indexed(module):
+        assert ids(nodes.enclosing(module, n) for n in plain[::5]) == expected
+        assert nodes.enclosing(plain[3], module) == []  # not below
+    assert max(map(len, expected)) > 5 and expected[0] == []  # nested nodes; the module itself has none
+
+
 def test_string_literals_read_without_literal_eval_match_it():
     module = cst.parse_module(TRAIN + 'odd = ("tab\\there", "\\N{BULLET}", R"x", U"y", "", \'\', """""", rb"z")\n')
     strings = [n for n in nodes._walk(module) if isinstance(n, cst.SimpleString)]

@@ -47,3 +47,17 @@ def test_one_file_ratios_are_paired_medians():
     assert res["floor"] == {"wall": 1.0, "cpu": 0.5}
     cmds = one_file.commands("py", "f.py", "/c")
     assert cmds["cold"][:4] == ["py", "-m", "devicelint", "--no-cache"] and cmds["hit"][3:5] == ["--cache-dir", "/c"]
+
+
+def test_one_file_times_with_bytecode_cached_unless_told(monkeypatch):
+    """An installed devicelint has its bytecode; timed under PYTHONDONTWRITEBYTECODE (as this
+    project's sessions run), every cold run compiled devicelint's modules while LibCST's came
+    compiled: the benchmark caches bytecode in its own folder unless `--no-bytecode`."""
+    import one_file
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    cached = one_file.bytecode_env("/tmp/pyc")
+    assert "PYTHONDONTWRITEBYTECODE" not in cached and cached["PYTHONPYCACHEPREFIX"] == "/tmp/pyc"
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", "/elsewhere")
+    plain = one_file.bytecode_env(None)
+    assert plain["PYTHONDONTWRITEBYTECODE"] == "1" and "PYTHONPYCACHEPREFIX" not in plain

@@ -118,11 +118,12 @@ class Expressions:
         return seen
 
     def qual(self, node) -> str | None:
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        t = type(node)  # exact types: see names.dotted
+        if t is cst.Name or t is cst.Attribute:
             head = node
-            while isinstance(head, cst.Attribute):
+            while type(head) is cst.Attribute:
                 head = head.value
-            if isinstance(head, cst.Name) and self.frame.lookup(head.value) is not None:
+            if type(head) is cst.Name and self.frame.lookup(head.value) is not None:
                 return None  # a local variable shadows the import
             return self.imports.qualname(node)
         return None

@@ -205,6 +205,30 @@ def contains(outer, inner) -> bool:
     return any(n is inner for n in _walk(outer))
 
 
+def enclosing(root, node) -> list:
+    """The nodes of `root`'s subtree that hold `node` below them, outermost first (`root`
+    itself among them; [] when `node` is not below `root`). With the index, a look back from
+    `node`'s place in the preorder: a node before it is an ancestor when its subtree runs
+    past it. Cheap for the few nodes a rule asks about, where a parent map of the whole
+    module would cost a walk of it."""
+    index = getattr(_current, "index", None)
+    if index is not None:
+        span, at = index.span(root), index.span(node)
+        if span is not None and at is not None:
+            here, ends, nodes = at[0], index.ends, index.nodes
+            return [nodes[i] for i in range(span[0], here) if ends[i] > here]
+    path: list = []
+    stack = [(root, 0)]
+    while stack:
+        n, depth = stack.pop()
+        del path[depth:]
+        if n is node:
+            return path
+        path.append(n)
+        stack.extend((c, depth + 1) for c in child_nodes(n))
+    return []
+
+
 def find(node, kind) -> list:
     """The nodes of exactly type `kind` (cst.Call, cst.ClassDef...: a concrete node class)
     in `node`'s subtree, in walk order. An isinstance test on a LibCST class costs a call

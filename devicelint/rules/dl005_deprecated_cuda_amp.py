@@ -3,7 +3,7 @@ import re
 import libcst as cst
 
 from devicelint.flow import child_nodes
-from devicelint.flow.nodes import find
+from devicelint.flow.nodes import enclosing, find
 from devicelint.knowledge.amp import DEPRECATED_AMP
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
@@ -146,14 +146,16 @@ with torch.amp.autocast("cuda", dtype=torch.bfloat16):
     )
 
     def check(self, ctx):
-        if not _MENTION.search(ctx.source) or not _candidates(ctx):
+        if not _MENTION.search(ctx.source):
             return
-        finder = _Finder(ctx.imports, ctx.module)
-        ctx.module.visit(finder)
+        uses = _uses(ctx)
+        if not uses:
+            return
+        calls = {id(c.func): c for c in ctx.calls}  # the call each name or attribute is the callee of
         scopes = Scopes(ctx.module)
-        for node, q in finder.found:
+        for node, q in uses:
             replacement = DEPRECATED_AMP[q]
-            call = finder.calls.get(id(node))
+            call = calls.get(id(node))
             edit = _edit(ctx, node, q, call, scopes)
             yield Report(
                 node,
@@ -209,105 +211,82 @@ def _with_comma(args):
 _COMPAT_ERRORS = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "TypeError"})
 
 
-class _Finder(cst.CSTVisitor):
-    def __init__(self, imports, module):
-        self.imports = imports
-        self.module = module
-        self.found = []
-        self.calls = {}  # id(func node) -> the call it is the callee of
-        self.shim_depth = 0
-        self.local_names: list[frozenset] = []  # names bound by each enclosing function
-
-    def _shadowed(self, node) -> bool:
-        """`torch` (or the imported name) is a parameter or local of an enclosing function:
-        not the module we resolved it to."""
-        text = dotted(node)
-        head = text.split(".")[0] if text else None
-        return any(head in names for names in self.local_names)
-
-    def visit_FunctionDef(self, node) -> bool:
-        self.local_names.append(_bound_names(node.params, node.body))
-        return True
-
-    def leave_FunctionDef(self, node) -> None:
-        self.local_names.pop()
-
-    def visit_Lambda(self, node) -> bool:
-        self.local_names.append(_bound_names(node.params, None))
-        return True
-
-    def leave_Lambda(self, node) -> None:
-        self.local_names.pop()
-
-    def visit_ExceptHandler(self, node) -> bool:
-        if _compat_handler(node):
-            self.shim_depth += 1
-        return True
-
-    def leave_ExceptHandler(self, node) -> None:
-        if _compat_handler(node):
-            self.shim_depth -= 1
-
-    def _version_guard(self, test) -> bool:
-        return bool(_VERSION_TEST.search(self.module.code_for_node(test)))
-
-    def visit_If(self, node) -> bool:
-        if self._version_guard(node.test):
-            self.shim_depth += 1
-        return True
-
-    def leave_If(self, node) -> None:
-        if self._version_guard(node.test):
-            self.shim_depth -= 1
-
-    def visit_IfExp(self, node) -> bool:
-        if self._version_guard(node.test):
-            self.shim_depth += 1
-        return True
-
-    def leave_IfExp(self, node) -> None:
-        if self._version_guard(node.test):
-            self.shim_depth -= 1
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        self.calls[id(node.func)] = node
-        return True
-
-    def visit_Import(self, node) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node) -> bool:
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        q = self.imports.qualname(node)
-        if q in DEPRECATED_AMP:
-            if not self.shim_depth and not self._shadowed(node):
-                self.found.append((node, q))
-            return False
-        node.value.visit(self)  # never the `.attr` name itself
-        return False
-
-    def visit_Name(self, node: cst.Name) -> bool:
-        q = self.imports.qualname(node)
-        if q in DEPRECATED_AMP and not self.shim_depth and not self._shadowed(node):
-            self.found.append((node, q))
-        return False
-
-
 _LEAVES = {q.rsplit(".", 1)[1] for q in DEPRECATED_AMP}
 
 
-def _candidates(ctx) -> bool:
-    """Does any name or attribute resolve to a deprecated API? What _Finder reports is among
-    them: a look through the module index spares its walk in files that only mention
-    `torch.cuda` near an `amp` (the text test above)."""
-    if any(node.attr.value in _LEAVES for node in find(ctx.module, cst.Attribute)):
-        return True
-    first = {}
+def _uses(ctx) -> list:
+    """(node, qualname) of every use to report, in source order: each name or attribute that
+    resolves to a deprecated API, outside imports, not the `.attr` of an attribute nor inside
+    an attribute that is one itself, outside compatibility code, and not shadowed by a local
+    of an enclosing function. The candidates come from the module index (by type) and only
+    their own ancestors are looked at: a LibCST visitor over the whole tree cost this rule as
+    much as the inference of the file."""
+    found = []
+    for node, q in _candidates(ctx):
+        around = enclosing(ctx.module, node)
+        if _reached(ctx, node, around) and not _in_shim(ctx, around) and not _shadowed(node, around):
+            found.append((node, q))
+    found.sort(key=lambda nq: _start(ctx, nq[0]))
+    return found
+
+
+def _candidates(ctx) -> list:
+    """(node, qualname) of every Name and Attribute of the module that resolves to a
+    deprecated API."""
+    qualname = ctx.imports.qualname
+    out = [(node, q) for node in find(ctx.module, cst.Attribute)
+           if node.attr.value in _LEAVES and (q := qualname(node)) in DEPRECATED_AMP]
+    by_value: dict = {}  # a Name's qualname depends on its spelling only
     for node in find(ctx.module, cst.Name):
-        first.setdefault(node.value, node)
-    return any(ctx.imports.qualname(node) in DEPRECATED_AMP for node in first.values())
+        value = node.value
+        q = by_value[value] if value in by_value else by_value.setdefault(value, qualname(node))
+        if q in DEPRECATED_AMP:
+            out.append((node, q))
+    return out
+
+
+def _reached(ctx, node, around: list) -> bool:
+    """Whether a walk that skips import statements, the `.attr` name of an attribute and the
+    inside of an attribute naming a deprecated API comes to `node` (the uses inside such an
+    attribute are that attribute's own)."""
+    for a in around:
+        t = type(a)
+        if t is cst.Import or t is cst.ImportFrom:
+            return False
+        if t is cst.Attribute and (a.attr is node or ctx.imports.qualname(a) in DEPRECATED_AMP):
+            return False
+    return True
+
+
+def _in_shim(ctx, around: list) -> bool:
+    """Inside an `except (AttributeError, ImportError...)` fallback or a branch chosen by the
+    torch version (its test included)."""
+    for a in around:
+        t = type(a)
+        if t is cst.ExceptHandler and _compat_handler(a):
+            return True
+        if (t is cst.If or t is cst.IfExp) and _VERSION_TEST.search(ctx.module.code_for_node(a.test)):
+            return True
+    return False
+
+
+def _shadowed(node, around: list) -> bool:
+    """`torch` (or the imported name) is a parameter or local of an enclosing function or
+    lambda: not the module we resolved it to."""
+    text = dotted(node)
+    head = text.split(".")[0] if text else None
+    for a in around:
+        t = type(a)
+        if t is cst.FunctionDef and head in _bound_names(a.params, a.body):
+            return True
+        if t is cst.Lambda and head in _bound_names(a.params, None):
+            return True
+    return False
+
+
+def _start(ctx, node) -> tuple:
+    pos = ctx.position(node)
+    return (pos.start.line, pos.start.column) if pos is not None else (0, 0)
 
 
 def _compat_handler(node: cst.ExceptHandler) -> bool:
