@@ -2,7 +2,8 @@
 and 4): lists grown by `append`, dicts by `update`, hidden states returned through a list
 comprehension and unpacked, sums of a list of device tensors, a `None` default filled in on
 the host, a list of layers built in a loop, and loaders a Trainer keeps on `self` and sets in
-a method of its own.
+a method of its own; `dict(k=v)` holds its values (a checkpoint of device tensors written with
+`dict(model=model.state_dict())` is no host file).
 
 Each case is a realistic program; lines ending in `# <- DLnnn` must be flagged with that code
 and nothing else may be flagged.
@@ -220,6 +221,18 @@ for epoch in range(args.epochs):
     history.update(train=torch.stack(losses).mean())
     history.setdefault("best", torch.zeros(1))
     print(history["train"].cpu().numpy(), sum(l.item() for l in losses))
+""",
+    # ------------------------------------------------ dict(...) is a mapping of its keyword values
+    "checkpoint_written_as_a_dict_call_of_the_device_state_then_loaded": """
+parser = argparse.ArgumentParser()
+parser.add_argument("--ckpt", default="last.pt")
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+optimizer = torch.optim.Adam(model.parameters())
+torch.save(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), epoch=3), args.ckpt)
+state = torch.load(args.ckpt)  # <- DL009
+model.load_state_dict(state["model"])
 """,
 }
 
