@@ -42,6 +42,11 @@ Operators (one site per operator per file; --per-file N for more):
     DL020 drop `torch.cuda.set_device(...)` (-> `pass`) in a file that starts a process group and
           places something on the unindexed `"cuda"` (`.cuda()`, `.to("cuda")`, `torch.device("cuda")`)
 
+Shape operators (issue 20), each its own row, scored against its rule:
+    DL002-self       DL002's edit at loops over a loader kept on `self` (`for x, y in self.train_loader:`)
+    DL003-fstring    `f"{loss.item():.4f}"` -> `f"{loss.detach().numpy():.4f}"` for a loss reaching `backward()`
+    DL010-subscript  `total = 0.0` ... `total += loss.item()` -> `total = [0.0]` ... `total[0] += loss`
+
 The last line printed is `mutation recall R (D/N) original-findings K`, where K counts the
 findings of DL001-DL004, DL006, DL010 and DL011 on the unmutated originals (false positives on
 correct code: the picked scripts have none but audited-false ones).
@@ -89,6 +94,7 @@ class Mutant:
     expect: list[int]       # lines where the rule's report counts
     source: str             # the mutated file
     note: str               # what was changed, for the miss list
+    op: str = ""            # the operator, where one rule has several (its own row); else the rule
 
 
 # --- source editing by ast positions (col offsets are UTF-8 byte offsets) ----------------
@@ -126,6 +132,18 @@ class Src:
             new = "(" + new + "\n" * lost + ")"
         out = (self.data[:a] + new.encode() + self.data[b:]).decode()
         return out if valid(out, self.text) else None
+
+    def edit(self, changes: list[tuple[ast.AST, str]]) -> str | None:
+        """The source with each (node, new text) replaced, none of them changing the line
+        count; None if two overlap or the result is invalid."""
+        spans = sorted(((*self.span(n), new) for n, new in changes), reverse=True)
+        out, last = self.data, None
+        for a, b, new in spans:
+            if (last is not None and b > last) or self.data[a:b].count(b"\n") != new.count("\n"):
+                return None
+            out, last = out[:a] + new.encode() + out[b:], a
+        text = out.decode()
+        return text if valid(text, self.text) else None
 
     def ancestors(self, node: ast.AST):
         while node in self.parent:
@@ -620,6 +638,141 @@ def op_dl010(src: Src) -> list[Mutant]:
     return out
 
 
+def backward_names(loop: ast.For) -> set[str]:
+    """Names that reach a backward pass in LOOP: `loss.backward()`, `scaler.scale(loss).backward()`,
+    `(loss / k).backward()`, `accelerator.backward(loss)` (a loss computed on the device)."""
+    return {n.id for c in ast.walk(loop) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+            and c.func.attr == "backward" for part in (c.func.value, *c.args)
+            for n in ast.walk(part) if isinstance(n, ast.Name)}
+
+
+def op_dl002_self(src: Src) -> list[Mutant]:
+    """Loader on self: DL002's operator at loops over a loader kept on `self`
+    (`for x, y in self.train_loader:` in a Trainer's method, the loader set in another one).
+    A `Trainer(...)` of a class the file defines itself is no framework that moves batches.
+    The batch is often handed to a method of the class (`self._run_batch(source, targets)`):
+    where that method reads it counts too, and a mutant whose batch there only reaches a
+    DataParallel/DDP wrapper (which copies its inputs to its device) is no bug and is skipped."""
+    loops = [n for n in ast.walk(src.tree)
+             if isinstance(n, ast.For) and re.search(r"\bself\.\w+", ast.unparse(n.iter))
+             and LOADER_LOOP.search(ast.unparse(n.iter)) and not re.search(r"\bself\.\w+\(", ast.unparse(n.iter))]
+    if not loops:
+        return []
+    renamed = "Trainer" in {n.name for n in ast.walk(src.tree) if isinstance(n, ast.ClassDef)} and \
+        SELF_MOVING.search(src.text) and not SELF_MOVING.search(src.text.replace("Trainer(", ""))
+    work = Src(src.text.replace("Trainer(", "Runner(")) if renamed else src  # same length, same positions
+    wrappers = scattering_models(src)
+    out = []
+    for m in op_dl002(work):
+        loop = next((lp for lp in loops if lp.lineno <= m.line <= lp.end_lineno), None)
+        if loop is None:
+            continue
+        handed = _handed_to_methods(src, loop, _bound_at(loop, m.line))
+        if handed is None or any(_only_wrapped(fn, param, wrappers) for fn, param in handed):
+            continue
+        expect = set(m.expect)
+        for fn, param in handed:
+            expect.update(loads_after(src, fn, param, fn.lineno))
+        source = m.source.replace("Runner(", "Trainer(") if renamed else m.source
+        out.append(dataclasses.replace(m, source=source, expect=sorted(expect), op="DL002-self",
+                                       note=m.note + " (loader on self)"))
+    return out
+
+
+def _bound_at(loop: ast.For, line: int) -> set[str]:
+    """The names the statement at LINE of LOOP binds (`source = source.to(d)` -> {source})."""
+    return {x.id for n in ast.walk(loop) if isinstance(n, ast.Assign) and n.lineno == line
+            for t in n.targets for x in ast.walk(t) if isinstance(x, ast.Name)}
+
+
+def _handed_to_methods(src: Src, loop: ast.For, names: set[str]):
+    """(method, parameter) for each `self.meth(..., name, ...)` of LOOP handing one of NAMES
+    positionally to a method the file defines; None when a name goes to one we cannot map."""
+    methods = {n.name: n for n in ast.walk(src.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out = []
+    for c in ast.walk(loop):
+        if not (isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and dotted(c.func.value) == "self"):
+            continue
+        fn = methods.get(c.func.attr)
+        if fn is None:
+            continue  # `self.model(x)`: what an attribute holds, read in the loop itself
+        params = [p.arg for p in fn.args.args[1:]]
+        for i, a in enumerate(c.args):
+            if isinstance(a, ast.Name) and a.id in names:
+                if i >= len(params):
+                    return None
+                out.append((fn, params[i]))
+    return out
+
+
+def _only_wrapped(fn: ast.AST, param: str, wrappers: set[str]) -> bool:
+    """Every read of PARAM in FN is an argument of a DataParallel/DDP model's call."""
+    reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id == param]
+    calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call) and dotted(c.func) in wrappers]
+    return bool(reads) and all(any(r in c.args for c in calls) for r in reads)
+
+
+def op_dl003_fstring(src: Src) -> list[Mutant]:
+    """F-string conversion: `f"{loss.item():.4f}"` -> `f"{loss.detach().numpy():.4f}"` for a
+    loss of a training loop (it reaches `backward()`, so it is the device model's output)."""
+    out = []
+    for node in ast.walk(src.tree):
+        if not isinstance(node, ast.JoinedStr):
+            continue
+        loop = enclosing_loop(src, node)
+        names = backward_names(loop) if loop is not None else set()
+        for item in ast.walk(node):
+            if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr == "item" \
+                    and not item.args and isinstance(item.func.value, ast.Name) and item.func.value.id in names \
+                    and src.seg(item) == f"{item.func.value.id}.item()":
+                new = src.replace(item, f"{item.func.value.id}.detach().numpy()")
+                if new is not None:
+                    out.append(Mutant("DL003", item.lineno, [item.lineno], new,
+                                      f"formatted `{item.func.value.id}.detach().numpy()` in an f-string",
+                                      op="DL003-fstring"))
+                break
+    return out
+
+
+def _number_init(scope: ast.AST, name: str, before: int) -> ast.Assign | None:
+    """The last `name = 0` / `name = 0.0` one-line statement of SCOPE before line BEFORE."""
+    found = None
+    for n in ast.walk(scope):
+        if isinstance(n, ast.Assign) and n.lineno == n.end_lineno and n.end_lineno < before and \
+                len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name and \
+                isinstance(n.value, ast.Constant) and type(n.value.value) in (int, float):
+            if found is None or n.lineno > found.lineno:
+                found = n
+    return found
+
+
+def op_dl010_subscript(src: Src) -> list[Mutant]:
+    """Subscript accumulator: `total = 0` ... `total += loss.item()` -> `total = [0]` ...
+    `total[0] += loss` (the sum kept in a slot of a container, `hist[epoch] += loss`)."""
+    out = []
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name)):
+            continue
+        loop = enclosing_loop(src, node)
+        if loop is None or in_no_grad(src, node):
+            continue
+        names = backward_names(loop)
+        init = _number_init(src.scope(node), node.target.id, loop.lineno)
+        if init is None:
+            continue
+        for item in ast.walk(node.value):
+            if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr == "item" \
+                    and isinstance(item.func.value, ast.Name) and item.func.value.id in names:
+                t = node.target.id
+                new = src.edit([(init.value, f"[{src.seg(init.value)}]"), (node.target, f"{t}[0]"),
+                                (item, item.func.value.id)])
+                if new is not None:
+                    out.append(Mutant("DL010", node.lineno, [node.lineno], new,
+                                      f"accumulated `{item.func.value.id}` into `{t}[0]`", op="DL010-subscript"))
+                break
+    return out
+
+
 FACTORIES = {"zeros", "ones", "randn", "rand", "empty", "full", "arange", "eye", "tensor", "linspace",
              "randint", "randperm", "as_tensor"}
 NEW = {"new_zeros": "zeros", "new_ones": "ones", "new_empty": "empty", "new_full": "full", "new_tensor": "tensor"}
@@ -830,7 +983,8 @@ def op_dl020(src: Src) -> list[Mutant]:
 
 OPERATORS = {"DL001": op_dl001, "DL002": op_dl002, "DL003": op_dl003, "DL004": op_dl004, "DL005": op_dl005,
              "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011,
-             "DL019": op_dl019, "DL020": op_dl020}
+             "DL019": op_dl019, "DL020": op_dl020,
+             "DL002-self": op_dl002_self, "DL003-fstring": op_dl003_fstring, "DL010-subscript": op_dl010_subscript}
 
 
 def mutants_of(text: str, seed: str, per_file: int = 1, rules=None) -> list[Mutant]:
@@ -989,11 +1143,12 @@ def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work:
             # no bug to find: a finding here would be a false positive, so it is listed as one
             no_bug.append({"id": mid, "rule": m.rule, "file": rel, "line": m.line, "flagged": hit, "reason": reason})
             continue
-        rows[m.rule]["n"] += 1
-        rows[m.rule]["d"] += hit
-        rows[m.rule]["elsewhere"] += (not hit) and any(f["code"] == m.rule for f in mine)
+        row = rows[m.op or m.rule]
+        row["n"] += 1
+        row["d"] += hit
+        row["elsewhere"] += (not hit) and any(f["code"] == m.rule for f in mine)
         if not hit:
-            misses.append({"id": mid, "rule": m.rule, "file": rel, "line": m.line, "expect": m.expect,
+            misses.append({"id": mid, "rule": m.op or m.rule, "file": rel, "line": m.line, "expect": m.expect,
                            "note": m.note, "mutated": m.source.splitlines()[m.line - 1].strip(),
                            "other": sorted({f"{f['code']}@{f['line']}" for f in mine})})
     k = [f for f in originals if f["code"] in CLEAN_RULES]
@@ -1047,7 +1202,7 @@ def main() -> None:
     rows = res["rows"]
     print(f"{res['files']} scripts, {res['mutants']} mutants (seed {args.seed})")
     print(f"{'rule':6} {'N':>4} {'D':>4} {'recall':>6} {'same rule, other line':>22}")
-    for rule in RULES:
+    for rule in (*RULES, *(op for op in OPERATORS if op not in RULES)):
         if args.rules and rule not in args.rules.split(","):
             continue
         r = rows.get(rule, collections.Counter())
@@ -1063,6 +1218,9 @@ def main() -> None:
         print(f"  original {f['code']} {f['path']}:{f['line']}  {f['message'][:90]}")
     if args.json:
         args.json.write_text(json.dumps({**res, "rows": {k: dict(v) for k, v in rows.items()}}, indent=1))
+    n0, d0 = (sum(rows[r][k] for r in RULES if r in rows) for k in ("n", "d"))
+    print(f"the rule operators alone (comparable with runs before the shape operators): "
+          f"{d0 / n0 if n0 else 0:.2f} ({d0}/{n0})")
     n = sum(r["n"] for r in rows.values())
     d = sum(r["d"] for r in rows.values())
     flagged = sum(a["flagged"] for a in res["no_bug"])

@@ -13,6 +13,7 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, PresetFactory, Val, contents_on_accel, host_batch_in,
                                join, mid_parts)
+from devicelint.flow import containers
 from devicelint.flow.facts import ModuleCall
 from devicelint.flow.flags import AVAILABILITY
 from devicelint.flow.nodes import spelled
@@ -116,26 +117,15 @@ class Calls:
 
     def call_builtin(self, node: cst.Call, name: str) -> Val:
         pos, kw = self.args(node)
-        if name in ("enumerate",) and pos:
-            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, self.iter_elem(pos[0]))))
-        if name == "zip":
-            if any(a.star == "*" for a in node.args):
-                # `zip(*samples)` transposes: each column holds any of a row's fields
-                row = self.iter_elem(pos[0]) if len(pos) == 1 else UNKNOWN
-                fields = row.parts if row.kind is Kind.SEQ and row.parts else (row.elem,) if row.kind is Kind.SEQ else ()
-                column = None
-                for f in fields:
-                    column = join(column, f)
-                return Val(Kind.SEQ, elem=Val(Kind.SEQ, elem=column or UNKNOWN))
-            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=tuple(self.iter_elem(p) for p in pos)))
+        built = self.container_builtin(node, name, pos, kw)
+        if built is not None:
+            return built
         if name in ("iter", "reversed", "tqdm", "trange") and pos:
             if name == "iter":
                 self.note_loader_iteration(node, pos[0])
             return pos[0]
         if name == "next" and pos:
             return self.iter_elem(pos[0])
-        if name in ("list", "tuple", "sorted", "set") and pos:
-            return Val(Kind.SEQ, elem=self.iter_elem(pos[0]))
         if name == "map" and len(pos) == 2 and self._in_forward():
             # `q, k, v = map(lambda t: rearrange(t, ...), qkv)` in a forward: the module's tensors
             elem = self.iter_elem(pos[1])
@@ -147,12 +137,33 @@ class Calls:
             for v in pos:
                 if v.kind is Kind.TENSOR:
                     self.note_sync(node, "print", v)
-        if name == "dict" and len(pos) == 1 and not kw:
-            return self.mapping_of(pos[0])
         if name in naming.NON_ESCAPING_BUILTINS or name in ("dict", "getattr", "setattr"):
             return OTHER if name != "getattr" else UNKNOWN
         self.escape(pos + list(kw.values()))
         return UNKNOWN
+
+    def container_builtin(self, node: cst.Call, name: str, pos: list, kw: dict) -> Val | None:
+        """The builtins that build a container from their arguments' elements, or reduce one
+        (`sum(losses)`: a tensor where the losses are); None for the other builtins."""
+        if name == "enumerate" and pos:
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, self.iter_elem(pos[0]))))
+        if name == "zip":
+            if any(a.star == "*" for a in node.args):
+                # `zip(*samples)` transposes: each column holds any of a row's fields
+                row = self.iter_elem(pos[0]) if len(pos) == 1 else UNKNOWN
+                return Val(Kind.SEQ, elem=Val(Kind.SEQ, elem=containers.column(row)))
+            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=tuple(self.iter_elem(p) for p in pos)))
+        if name in ("list", "tuple", "sorted", "set") and pos:
+            return Val(Kind.SEQ, elem=self.iter_elem(pos[0]))
+        if name == "list" and not node.args:
+            return containers.empty_list()
+        if name == "sum" and pos:
+            return containers.summed(pos[0])
+        if name == "dict" and len(pos) == 1 and not kw:
+            return self.mapping_of(pos[0])
+        if name == "dict" and not pos and "**" not in kw:
+            return containers.mapping_of_keywords(list(kw.values()))  # `dict()`, `dict(x=t)`
+        return None
 
     def call_value(self, node: cst.Call, v: Val) -> Val:
         if v.kind is Kind.FUNC:

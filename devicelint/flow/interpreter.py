@@ -28,6 +28,7 @@ from devicelint.flow.api_calls import ApiCalls
 from devicelint.flow.library import Library
 from devicelint.flow.models import Models
 from devicelint.flow.classes import UserCode
+from devicelint.flow.setup_order import setup_order
 
 
 
@@ -102,8 +103,7 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
                             inst.attrs = dict(prepared)
                             self.analyze_function(fn, module_frame, self_val)
                     continue
-                methods = sorted(info["methods"].values(), key=lambda f: f.name.value != "__init__")
-                for fn in methods:
+                for fn in setup_order(info["methods"]):
                     self.analyze_function(fn, module_frame, self_val)
             elif isinstance(stmt, (cst.If, cst.Try)):
                 # functions defined under `if TYPE_CHECKING:` / `try: ... except ImportError:`

@@ -13,6 +13,7 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join,
                                made_on_host, on_device)
+from devicelint.flow import containers
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.nodes import expr_text, spelled, walk
 
@@ -64,6 +65,8 @@ def _built_on_host(v: Val) -> bool:
     """Tensors a factory made on the host: one, or a tuple of them (an LSTM's `(h0, c0)`)."""
     if v.kind is Kind.SEQ and v.parts:
         return all(_built_on_host(p) for p in v.parts)
+    if v.kind is Kind.SEQ and v.elem is not None and v.parts is None:
+        return _built_on_host(v.elem)  # `[torch.zeros(n, b, h) for _ in range(2)]`
     return v.kind is Kind.TENSOR and v.dev is Dev.CPU and (v.fresh or v.empty)
 
 
@@ -110,43 +113,63 @@ def creates_on_input_device(fn: cst.FunctionDef) -> bool:
 
 class Methods:
     def call_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str, bare: bool) -> Val:
-        if _LOGGING_ITER.match(name) and node.args and not node.args[0].keyword and not node.args[0].star and not (
-            recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)
-        ):
-            first = self.eval(node.args[0].value)
-            if first.kind is Kind.LOADER:
-                # `metric_logger.log_every(loader, 20, header)`: the loader's batches, with a log line
-                for a in node.args[1:]:
-                    self.eval(a.value)
-                return first
-            for a in node.args[1:]:
-                self.eval(a.value)
-            return UNKNOWN
-        if recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance):
-            fn = self.class_of(recv.ref.cls)["methods"].get(name)
-            if fn is not None:
-                return self.inline(node, fn, self.module_frame, recv)
-            if name in ("to", "cuda", "cpu") and self.class_of(recv.ref.cls)["module"]:
-                return self.move(node, func, recv, name, bare)
-            held = recv.ref.attrs.get(name)
-            if held is not None:  # self.model(x): calling what the attribute holds
-                return self.call_value(node, held)
-            pos, kw = self.args(node)
-            if name in ("parameters", "buffers") and self.class_of(recv.ref.cls)["module"] and self._mod_cls() is not None:
-                # `next(self.parameters()).device` in the module's own code: where the module is
-                return Val(Kind.SEQ, elem=Val(Kind.TENSOR, on_module=True))
-            self.escape(pos + list(kw.values()))
-            if self._in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
-                return self.part_call(node, name, pos + list(kw.values()))
-            return UNKNOWN
+        """`recv.name(...)`: the first handler that knows this receiver and method decides;
+        each returns None where it does not apply (they are tried in this order)."""
+        for handler in (self._logging_iter_call, self._instance_call, self._class_call, self._proven_grad,
+                        self._kind_call, self._container_call, self._unknown_receiver_call):
+            out = handler(node, func, recv, name, bare)
+            if out is not None:
+                return out
+        self.args(node)
+        return UNKNOWN
+
+    def _logging_iter_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
+        """`metric_logger.log_every(loader, 20, header)`: the loader's batches, with a log line."""
+        if not (_LOGGING_ITER.match(name) and node.args and not node.args[0].keyword and not node.args[0].star) or (
+                recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)):
+            return None
+        first = self.eval(node.args[0].value)
+        for a in node.args[1:]:
+            self.eval(a.value)
+        return first if first.kind is Kind.LOADER else UNKNOWN
+
+    def _instance_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
+        """A method of an object of a class of this file."""
+        if not (recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)):
+            return None
+        info = self.class_of(recv.ref.cls)
+        fn = info["methods"].get(name)
+        if fn is not None:
+            return self.inline(node, fn, self.module_frame, recv)
+        if name in ("to", "cuda", "cpu") and info["module"]:
+            return self.move(node, func, recv, name, bare)
+        held = recv.ref.attrs.get(name)
+        if held is not None:  # self.model(x): calling what the attribute holds
+            return self.call_value(node, held)
+        pos, kw = self.args(node)
+        if name in ("parameters", "buffers") and info["module"] and self._mod_cls() is not None:
+            # `next(self.parameters()).device` in the module's own code: where the module is
+            return Val(Kind.SEQ, elem=Val(Kind.TENSOR, on_module=True))
+        self.escape(pos + list(kw.values()))
+        if self._in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return self.part_call(node, name, pos + list(kw.values()))
+        return UNKNOWN
+
+    def _class_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
         if recv.kind is Kind.CLASS and name == "apply" and self._autograd_function(recv.ref):
             # `SpecialSpmmFunction.apply(indices, values, shape, b)`: runs the Function's forward
             # (with a context object we do not follow)
             return self.inline(node, self.class_of(recv.ref)["methods"]["forward"], self.module_frame, None, ctx=UNKNOWN)
+        return None
+
+    def _proven_grad(self, node, func, recv: Val, name: str, bare: bool) -> None:
+        """`loss.backward()` proves `loss` carries a graph, whatever built it (decides nothing)."""
         if (name == "backward" and isinstance(func.value, cst.Name) and recv.kind in (Kind.TENSOR, Kind.UNKNOWN)
                 and not self.no_grad and self.frame.state.vars.get(func.value.value) is recv):
-            # `loss.backward()` proves `loss` carries a graph, whatever built it
             self.frame.state.vars[func.value.value] = recv.with_(kind=Kind.TENSOR, grad=True)
+
+    def _kind_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
+        """Moves, and the methods of library objects, modules and tensors."""
         if name in ("to", "cuda", "cpu") and recv.kind not in (Kind.OTHER, Kind.LOADER, Kind.DATASET, Kind.FUNC, Kind.CLASS):
             return self.move(node, func, recv, name, bare)
         if recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS:
@@ -159,17 +182,14 @@ class Methods:
             # `out.size(0) / x.size(0)` on what a library layer returned: a number either way
             self.args(node)
             return OTHER
+        return None
+
+    def _container_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
+        """Methods of dicts and lists (what they put in: containers.py), loaders, datasets."""
         if recv.kind is Kind.MAPPING:
             pos, kw = self.args(node)
-            if name == "items":
-                return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, recv.elem or UNKNOWN)))
-            if name in ("values",):
-                return Val(Kind.SEQ, elem=recv.elem or UNKNOWN)
-            if name in ("get", "pop", "setdefault"):
-                return recv.elem or UNKNOWN
-            if name == "update" and isinstance(func.value, cst.Name) and pos:
-                self.frame.state.vars[func.value.value] = recv.with_(elem=join(recv.elem, self.unpack(pos[0], None)))
-            return OTHER
+            containers.grow(self, func.value, recv, name, pos)
+            return containers.mapping_method(recv, name, pos)
         if recv.kind is Kind.SEQ:
             pos, kw = self.args(node)
             if name == "append" and len(pos) == 1 and self.frame.loops:
@@ -177,31 +197,31 @@ class Methods:
                 if target is not None:
                     # `losses.append(loss)` keeps each step's graph alive, as `total += loss` does
                     self.note_accum(node, target, pos[0])
-            if name in ("append", "extend", "insert") and isinstance(func.value, (cst.Name, cst.Attribute)) and pos:
-                new = pos[-1] if name != "extend" else self.unpack(pos[-1], None)
-                grown = Val(Kind.SEQ, elem=join(recv.elem, new) if recv.elem is not None else new)
-                if isinstance(func.value, cst.Name):
-                    self.frame.state.vars[func.value.value] = grown
+            if containers.grow(self, func.value, recv, name, pos):
                 return OTHER
-            if name == "pop":
-                return self.unpack(recv, None)
-            return UNKNOWN
+            return self.unpack(recv, None) if name == "pop" else UNKNOWN
         if recv.kind is Kind.LOADER and name == "__iter__":
             return recv
         if recv.kind is Kind.DATASET:
-            pos, kw = self.args(node)
+            self.args(node)
             return UNKNOWN
-        if recv.kind is Kind.UNKNOWN and recv.mid is not None and name in kb.nn.MODULE_PROOF:
+        return None
+
+    def _unknown_receiver_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
+        """A method of a value we could not place: what it is used like decides."""
+        if recv.kind is not Kind.UNKNOWN:
+            return None
+        if recv.mid is not None and name in kb.nn.MODULE_PROOF:
             # `.eval()`, `.load_state_dict()`, `.parameters()`: only an nn.Module has them all
             model = self.proven_module(recv)
             if isinstance(func.value, (cst.Name, cst.Attribute)):
                 self.rebind_text(func.value, model)
             return self.module_method(node, func, model, name)
-        if recv.kind is Kind.UNKNOWN and recv.dev is Dev.ACCEL and recv.moved_at is not None and name in kb.torch_core.TENSOR_ONLY_METHODS:
+        moved = recv.dev is Dev.ACCEL and recv.moved_at is not None
+        if moved and name in kb.torch_core.TENSOR_ONLY_METHODS:
             # `t = t.to(device)` then `t.detach().numpy()`: only a tensor has these methods
             return self.tensor_method(node, recv.with_(kind=Kind.TENSOR), name)
-        if (recv.kind is Kind.UNKNOWN and recv.dev is Dev.ACCEL and recv.moved_at is not None
-                and name not in kb.nn.MODULE_PROOF and not name.startswith(_NOT_COMPUTE)
+        if (moved and name not in kb.nn.MODULE_PROOF and not name.startswith(_NOT_COMPUTE)
                 and not name.startswith("new_") and not name.endswith("_as")):
             vals = [self.eval(a.value) for a in node.args]
             if any(host_batch_in(v) is not None for v in vals):
@@ -211,16 +231,14 @@ class Methods:
             self.escape(vals)
             return self.unseen_call_result(node, vals) or UNKNOWN
         pos, kw = self.args(node)
-        if recv.kind is Kind.UNKNOWN:
-            args = pos + list(kw.values())
-            self.escape(args)
-            # `attn = model.get_attention_maps(x)` on an object from code we cannot see: what
-            # accepts device tensors gives device tensors (unless its name says it converts, or
-            # it is a framework preparing models, optimizers and loaders: `accelerator.prepare`)
-            if kb.frameworks.FRAMEWORK_CALL.search(expr_text(func) or name):
-                return UNKNOWN
-            return self.unseen_call_result(node, args) or UNKNOWN
-        return UNKNOWN
+        args = pos + list(kw.values())
+        self.escape(args)
+        # `attn = model.get_attention_maps(x)` on an object from code we cannot see: what
+        # accepts device tensors gives device tensors (unless its name says it converts, or
+        # it is a framework preparing models, optimizers and loaders: `accelerator.prepare`)
+        if kb.frameworks.FRAMEWORK_CALL.search(expr_text(func) or name):
+            return UNKNOWN
+        return self.unseen_call_result(node, args) or UNKNOWN
 
     def part_call(self, node: cst.Call, name: str, args: list) -> Val:
         """`self.time_embedding(t_emb, cond)` in `forward`, a part this file never sets (a

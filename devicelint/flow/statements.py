@@ -10,6 +10,7 @@ from devicelint import limits
 from devicelint import naming
 from devicelint.names import dotted, source_of
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, on_device
+from devicelint.flow import containers, defaults
 from devicelint.flow.state import State
 from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
 from devicelint.flow.flags import flag_merge, number_to_tensor_merge, partial_move_merge
@@ -167,6 +168,9 @@ class Statements:
             frame.conds -= 1
         merged = State.merge(after_body, other)
         _keep_untouched(merged, before, ((body_entry, after_body), (else_entry, other)))
+        filled = defaults.filled_default(self.frame.func, stmt, before, after_body)
+        if filled is not None:
+            merged.vars[filled[0]] = filled[1]  # `if hidden is None: hidden = torch.zeros(...)`
         if not after_body.dead and not other.dead:
             if flag is not None:
                 flag_merge(merged, after_body, other, flag)
@@ -329,12 +333,11 @@ class Statements:
         return True
 
     def bind(self, target, value: Val) -> None:
-        st = self.frame.state
         if isinstance(target, cst.Name):
             self.forget_moves(target.value)
             if value.kind in (Kind.LOADER, Kind.DATASET) and value.name is None:
                 value = value.with_(name=target.value)
-            st.vars[target.value] = value
+            self.frame.state.vars[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             starred = any(isinstance(e, cst.StarredElement) for e in elements)
@@ -344,65 +347,91 @@ class Statements:
                 else:
                     self.bind(el.value, self.unpack(value, None if starred else (i, len(elements))))
         elif isinstance(target, cst.Attribute):
-            text = dotted(target)
-            if text is not None:
-                self.forget_moves(text)
-            base = self.eval(target.value)
-            if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
-                info = self.class_of(base.ref.cls)
-                if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
-                    # a submodule follows its parent: its own placement means nothing
-                    # (a class of this file stays known: what its forward does with its inputs),
-                    # except a move to the device the object is given (`self.trunk =
-                    # nn.Sequential(...).to(device)`): the class places its parts itself, and
-                    # its methods meet that submodule there
-                    placed = value.dev is Dev.ACCEL and value.moved_at is not None
-                    value = Val(Kind.MODULE, value.dev if placed else Dev.UNKNOWN,
-                                key=value.key if placed else None, cond=value.cond if placed else None,
-                                param_free=value.param_free, name=value.name,
-                                ref=value.ref if isinstance(value.ref, cst.ClassDef) else None)
-                elif info["module"] and value.kind in (Kind.SEQ, Kind.MAPPING) and _host_layer(value.elem) \
-                        and not info["registers_modules"]:
-                    # `self.blocks = [nn.Linear(d, d) for _ in range(n)]`: a plain list, which
-                    # `model.to()` never reaches; its layers remember where they are kept
-                    value = value.with_(elem=value.elem.with_(attr=target.attr.value, src=self.assigning))
-                elif info["module"] and value.kind is Kind.TENSOR and value.fresh:
-                    # `self.mask = torch.ones(...)`: a plain attribute, which `.to()` does not move
-                    value = value.with_(attr=target.attr.value)
-                old = base.ref.attrs.get(target.attr.value)
-                # `self.model = self.model.to(device)`: the same model, now moved
-                same = old is not None and old.mid is not None and old.mid is value.mid
-                base.ref.attrs[target.attr.value] = value if old is None or same else join(old, value)
-            elif self._replaces_layer(target, value):
-                pass
-            elif base.kind in (Kind.MODULE, Kind.OBJECT) and base.moved_at is not None and not (
-                value.kind is Kind.MODULE and value.dev is base.dev and value.key == base.key
-            ):
-                # `pipe.unet = PeftModel.from_pretrained(pipe.unet, ...)` after `pipe.to(device)`:
-                # the new part may be anywhere, so moving the whole again is no longer redundant
-                self.rebind_text(target.value, base.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
+            self.bind_attribute(target, value)
         elif isinstance(target, cst.Subscript):
-            base_text = dotted(target.value)
-            if base_text:
-                self.forget_moves(base_text)
-            base = self.eval(target.value)
-            if isinstance(target.value, cst.Attribute) and self._replaces_layer(target, value):
-                return
-            if base.kind is Kind.SEQ and isinstance(target.value, (cst.Name, cst.Attribute)):
-                # `self.grid[i] = self._make_grid(...)`: the list may now hold either
-                elem = join(base.elem, value) if base.elem is not None else value
-                for p in base.parts or ():
-                    elem = join(elem, p)
-                self.bind(target.value, Val(Kind.SEQ, elem=elem))
-            elif isinstance(target.value, cst.Name):
-                if base.kind is Kind.MAPPING:
-                    # batch["x"] = batch["x"].to(device): the dict now holds mixed values
-                    st.vars[target.value.value] = base.with_(elem=join(base.elem, value) if base.elem else value)
-                elif base.loader is not None and not value.host_batch:
-                    # batch[k] = batch[k].to(device): which items moved, we cannot tell
-                    st.vars[target.value.value] = Val(Kind.TENSOR)
+            self.bind_subscript(target, value)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
+
+    def bind_attribute(self, target: cst.Attribute, value: Val) -> None:
+        text = dotted(target)
+        if text is not None:
+            self.forget_moves(text)
+        base = self.eval(target.value)
+        if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+            self.bind_instance_attr(base.ref, target, text, value)
+        elif self._replaces_layer(target, value):
+            pass
+        elif base.kind in (Kind.MODULE, Kind.OBJECT) and base.moved_at is not None and not (
+            value.kind is Kind.MODULE and value.dev is base.dev and value.key == base.key
+        ):
+            # `pipe.unet = PeftModel.from_pretrained(pipe.unet, ...)` after `pipe.to(device)`:
+            # the new part may be anywhere, so moving the whole again is no longer redundant
+            self.rebind_text(target.value, base.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
+
+    def bind_instance_attr(self, inst: Instance, target: cst.Attribute, text, value: Val) -> None:
+        """`self.x = value` on an object of a class of this file: what the attribute holds
+        joins what it held (it may be set on several paths, in several methods)."""
+        value = self.attribute_value(inst, target.attr.value, value)
+        if value.kind in (Kind.LOADER, Kind.DATASET) and value.name is None and text is not None:
+            value = value.with_(name=text)  # `self.train_loader`, for messages
+        old = inst.attrs.get(target.attr.value)
+        # `self.model = self.model.to(device)`: the same model, now moved
+        same = old is not None and old.mid is not None and old.mid is value.mid
+        inst.attrs[target.attr.value] = value if old is None or same else join(old, value)
+
+    def attribute_value(self, inst: Instance, attr: str, value: Val) -> Val:
+        """What an attribute of `inst` holds when given `value`: on an `nn.Module`, what
+        registering it as a submodule (or not) makes of it."""
+        info = self.class_of(inst.cls)
+        if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
+            # a submodule follows its parent: its own placement means nothing
+            # (a class of this file stays known: what its forward does with its inputs),
+            # except a move to the device the object is given (`self.trunk =
+            # nn.Sequential(...).to(device)`): the class places its parts itself, and
+            # its methods meet that submodule there
+            placed = value.dev is Dev.ACCEL and value.moved_at is not None
+            return Val(Kind.MODULE, value.dev if placed else Dev.UNKNOWN,
+                       key=value.key if placed else None, cond=value.cond if placed else None,
+                       param_free=value.param_free, name=value.name,
+                       ref=value.ref if isinstance(value.ref, cst.ClassDef) else None)
+        if not info["module"]:
+            return value
+        if value.kind in (Kind.SEQ, Kind.MAPPING) and _host_layer(value.elem) and not info["registers_modules"] \
+                and attr not in containers.lists_handed_on(self, inst.cls):
+            # `self.blocks = [nn.Linear(d, d) for _ in range(n)]`: a plain list, which
+            # `model.to()` never reaches; its layers remember where they are kept
+            return value.with_(elem=value.elem.with_(attr=attr, src=value.src or self.assigning))
+        if isinstance(self.assigning, (cst.List, cst.Dict)) and containers.elements(value) is None:
+            # `self.layers = []`, filled by `self.layers.append(...)` later: where the
+            # plain list was written, for DL001's `nn.ModuleList` fix
+            return value.with_(src=self.assigning)
+        if value.kind is Kind.TENSOR and value.fresh:
+            # `self.mask = torch.ones(...)`: a plain attribute, which `.to()` does not move
+            return value.with_(attr=attr)
+        return value
+
+    def bind_subscript(self, target: cst.Subscript, value: Val) -> None:
+        st = self.frame.state
+        base_text = dotted(target.value)
+        if base_text:
+            self.forget_moves(base_text)
+        base = self.eval(target.value)
+        if isinstance(target.value, cst.Attribute) and self._replaces_layer(target, value):
+            return
+        if base.kind is Kind.SEQ and isinstance(target.value, (cst.Name, cst.Attribute)):
+            # `self.grid[i] = self._make_grid(...)`: the list may now hold either
+            elem = join(base.elem, value) if base.elem is not None else value
+            for p in base.parts or ():
+                elem = join(elem, p)
+            self.bind(target.value, Val(Kind.SEQ, elem=elem))
+        elif isinstance(target.value, cst.Name):
+            if base.kind is Kind.MAPPING:
+                # batch["x"] = batch["x"].to(device): the dict now holds mixed values
+                st.vars[target.value.value] = base.with_(elem=join(base.elem, value) if base.elem else value)
+            elif base.loader is not None and not value.host_batch:
+                # batch[k] = batch[k].to(device): which items moved, we cannot tell
+                st.vars[target.value.value] = Val(Kind.TENSOR)
 
     def guess_unknown_loaders(self, small: cst.Assign) -> None:
         """`train_loader, test_loader = get_loaders(args)` from code we cannot see: host loaders,

@@ -1,0 +1,64 @@
+"""A parameter that defaults to None, filled in by the function itself:
+
+    def forward(self, x, hidden=None):
+        if hidden is None:
+            hidden = torch.zeros(self.layers, x.size(0), self.size)
+
+Run on its own, `hidden` is a guessed input (it lives wherever the module lives), and joining
+that guess with the host zeros after the `if` leaves a tensor of unknown place. But the
+path where the caller omits `hidden` is the one the default exists for, and on it the zeros
+are what the code uses; what a caller passes instead we cannot see. So after such an `if`
+(no `else`, the name rebound to tensors made on the host), the name holds the filled-in
+value — only where it held a guess before, never a value a caller was seen to pass."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.values import Dev, Kind, Val, made_on_host
+
+
+def _none_test(test) -> str | None:
+    """`NAME is None` -> NAME."""
+    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1:
+        c = test.comparisons[0]
+        if isinstance(c.operator, cst.Is) and isinstance(c.comparator, cst.Name) and c.comparator.value == "None":
+            return test.left.value
+    return None
+
+
+def _none_default_param(fn, name: str) -> bool:
+    if fn is None:
+        return False
+    for p in (*fn.params.params, *fn.params.kwonly_params):
+        if p.name.value == name:
+            return isinstance(p.default, cst.Name) and p.default.value == "None"
+    return False
+
+
+def _guessed(v: Val | None) -> bool:
+    """A parameter's standalone guess: nothing known, or an input of a module's method."""
+    return v is not None and v.dev is Dev.UNKNOWN and v.mid is None and (
+        v.kind is Kind.UNKNOWN or (v.kind is Kind.TENSOR and v.on_module))
+
+
+def _host_made(v: Val | None) -> bool:
+    """Tensors made here on the host: one, or a tuple/list of them (an LSTM's `(h0, c0)`)."""
+    if v is None:
+        return False
+    if v.kind is Kind.SEQ:
+        items = v.parts if v.parts else (v.elem,) if v.elem is not None else ()
+        return bool(items) and all(_host_made(i) for i in items)
+    return made_on_host(v)
+
+
+def filled_default(fn, stmt: cst.If, before, after_body) -> tuple | None:
+    """(name, value) when `stmt` is `if NAME is None: NAME = <host tensors>` on a parameter of
+    `fn` that defaults to None and held only a guess before; None otherwise."""
+    if stmt.orelse is not None or after_body.dead:
+        return None
+    name = _none_test(stmt.test)
+    if name is None or not _none_default_param(fn, name) or not _guessed(before.vars.get(name)):
+        return None
+    filled = after_body.vars.get(name)
+    return (name, filled) if _host_made(filled) else None

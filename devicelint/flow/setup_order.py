@@ -1,0 +1,77 @@
+"""In which order a class's methods are run on their own (with unknown parameters), so that
+what one method keeps on `self` is known to the methods that read it.
+
+A class is analysed on one shared instance: `__init__` first, then the other methods. In
+file order, a method that reads `self.train_loader` may come before the `build_data` that
+sets it, and would then see nothing. Python may call them in either order, but a method that
+reads an attribute `__init__` never sets can only run after something set it (else it raises
+AttributeError), so the setter runs first here (ARCHITECTURE.md §2.5: attributes set anywhere
+in the class)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def _self_attrs(fn: cst.FunctionDef) -> tuple[set, set]:
+    """(attributes `fn` assigns on `self`, attributes it reads from `self`)."""
+    sets, reads = set(), set()
+    todo = [fn.body]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # a nested scope's `self` may be something else
+        if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+            for t in targets:
+                for el in _flat(t):
+                    if _self_attr(el):
+                        sets.add(el.attr.value)
+        elif _self_attr(n):
+            reads.add(n.attr.value)
+        todo.extend(n.children)
+    return sets, reads - sets
+
+
+def _flat(target):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from _flat(el.value)
+    else:
+        yield target
+
+
+def _self_attr(n) -> bool:
+    return isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self"
+
+
+def setup_order(methods: dict) -> list:
+    """The methods (name -> FunctionDef, in file order): `__init__` first, then each method in
+    file order, preceded by the methods (not yet run) that set an attribute it reads and
+    `__init__` does not set."""
+    init = methods.get("__init__")
+    facts = {name: _self_attrs(fn) for name, fn in methods.items()}
+    in_init = facts["__init__"][0] if init is not None else set()
+    setters: dict = {}
+    for name, (sets, _reads) in facts.items():
+        if name != "__init__":
+            for attr in sets - in_init:
+                setters.setdefault(attr, []).append(name)
+    order: list = []
+    done: set = set()
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        done.add(name)  # before its setters: a cycle of methods keeps file order
+        for attr in sorted(facts[name][1] - in_init):
+            for setter in setters.get(attr, ()):
+                visit(setter)
+        order.append(methods[name])
+
+    if init is not None:
+        done.add("__init__")
+        order.append(init)
+    for name in methods:
+        visit(name)
+    return order
