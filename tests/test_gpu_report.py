@@ -100,3 +100,25 @@ def test_merging_a_later_run_replaces_and_adds_scripts_and_lists_both_runs():
     with pytest.raises(VerifyError, match="torch"):
         merge_reports(base, other)
     assert merge_reports(base, newer)["date"] == newer["date"]
+
+
+def _no_real_verdict_yet() -> list:
+    """The fixture folders the README lists under "No real-GPU verdict yet"."""
+    readme = (ROOT / "README.md").read_text()
+    m = re.search(r"\*\*No real-GPU verdict yet\*\*(.*?)\n- ", readme, re.S)
+    return re.findall(r"`(DL\d{3}-[a-z0-9-]+)/`", m.group(1)) if m else []
+
+
+def test_every_fixture_has_a_real_gpu_verdict_or_the_readme_says_it_has_none_yet():
+    real = {r["fixture"] for r in REAL["results"]}
+    on_disk = {f"{p.parent.name}/{p.name}" for p in (ROOT / "fixtures").glob("DL*/*")
+               if p.name.startswith(("bad", "fixed")) and p.suffix in (".py", ".ipynb")}
+    pending = set(_no_real_verdict_yet())
+    missing = {name for name in on_disk - real if name.split("/")[0] not in pending}
+    assert not missing, f"fixtures with no real-GPU verdict that the README does not say so of: {sorted(missing)}"
+    # and the README does not keep saying so once the report has them
+    assert not {name.split("/")[0] for name in real} & pending
+    for folder in pending:
+        scripts = sorted(n for n in on_disk if n.startswith(folder + "/"))
+        assert scripts, folder
+        assert f"`{folder}/` ({len(scripts)} scripts)" in " ".join((ROOT / "README.md").read_text().split())

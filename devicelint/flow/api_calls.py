@@ -9,7 +9,7 @@ from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts, places_or_holds
-from devicelint.flow.facts import NumpyConv
+from devicelint.flow.facts import NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
 
 
@@ -121,8 +121,8 @@ class ApiCalls:
             return pos[0] if pos else UNKNOWN
         if q.startswith("torch.optim.") or kb.optim.OPTIMIZER.search(last):
             # an optimizer or a schedule holds the model's parameters but is no tensor itself
-            self.args(node)
-            return OTHER
+            pos, kw = self.args(node)
+            return self.optimizer_of(node, last, pos, kw)
         if parts[0] == "math":  # `math.log(10000) / half_dim`: plain numbers, never tensors
             self.args(node)
             return OTHER
@@ -295,6 +295,26 @@ class ApiCalls:
                 self.note_numpy(NumpyConv(node, v, arg=a.value))
         return OTHER
 
+    def optimizer_of(self, node: cst.Call, last: str, pos: list, kw: dict) -> Val:
+        """An optimizer built from `model.parameters()` of a model of this file on the host
+        carries that model (OptimizerOf), for `load_state_dict` (DL018); anything else is
+        just no tensor."""
+        params = pos[0] if pos else kw.get("params")
+        first = node.args[0] if node.args else None
+        if params is None or first is None or not kb.optim.STATEFUL_OPTIMIZER.match(last) or \
+                "lr_scheduler" in (self.imports.qualname(node.func) or ""):
+            return OTHER
+        elem = params.elem if params.kind is Kind.SEQ else None
+        call = first.value
+        if elem is None or elem.mid is None or elem.dev is not Dev.CPU or not (
+                isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "parameters"):
+            return OTHER
+        text = dotted(call.func.value)
+        if text is None:
+            return OTHER
+        return Val(Kind.OTHER, ref=OptimizerOf(elem.mid, text, _stateful(last, node)))
+
     def _dataset_view(self, last: str, node: cst.Call) -> Val:
         """`random_split(ds, ...)` (a list of parts), `Subset(ds, idx)`, `ConcatDataset([a, b])`:
         their items are where the wrapped datasets' items are; a dataset we cannot see stays
@@ -342,3 +362,13 @@ def _joined_datasets(seq: Val) -> Val:
         return UNKNOWN
     dev = vals[0].dev if all(v.dev is vals[0].dev for v in vals) else Dev.UNKNOWN
     return Val(Kind.DATASET, dev)
+
+
+def _stateful(last: str, node: cst.Call) -> bool:
+    """Does the optimizer keep tensors per parameter? `SGD` only with a momentum that is not a
+    literal 0 (its state is empty otherwise: nothing to misplace)."""
+    needs = kb.optim.STATE_ONLY_WITH.get(last)
+    if needs is None:
+        return True
+    value = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == needs), None)
+    return value is not None and not (isinstance(value, (cst.Integer, cst.Float)) and float(value.value) == 0)

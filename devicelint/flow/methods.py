@@ -13,7 +13,7 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join,
                                made_on_host, on_device)
-from devicelint.flow.facts import NumpyConv
+from devicelint.flow.facts import NumpyConv, OptimizerLoad, OptimizerOf
 from devicelint.flow.nodes import expr_text, spelled, walk
 
 
@@ -109,7 +109,35 @@ def creates_on_input_device(fn: cst.FunctionDef) -> bool:
 
 
 class Methods:
+    def note_optimizer_load(self, node: cst.Call, opt: OptimizerOf) -> None:
+        """`optimizer.load_state_dict(...)`: record it when the model whose parameters the
+        optimizer holds is, here, still on the host, and this file moves it to the accelerator
+        (a model moved only by the code that builds it is on the host until that move runs:
+        the move comes later on this path)."""
+        if self.known is None or not opt.stateful or opt.mid in self.known.escaped:
+            return
+        if not any(d is Dev.ACCEL for d, _ in self.known.model_moves.get(opt.mid, ())):
+            return
+        model = self._current(opt.model_text)
+        if model is not None and model.kind is Kind.MODULE and model.mid == opt.mid and model.dev is Dev.CPU \
+                and not model.param_free:
+            self.facts.optimizer_loads.append(OptimizerLoad(node, model, opt.model_text))
+
+    def _current(self, text: str) -> Val | None:
+        """What `model` / `self.model` holds at this point of the path, or None."""
+        head, _, attr = text.partition(".")
+        if not attr:
+            return self.frame.lookup(head)
+        if "." in attr:
+            return None
+        owner = self.frame.lookup(head)
+        if owner is not None and owner.kind is Kind.OBJECT and isinstance(owner.ref, Instance):
+            return owner.ref.attrs.get(attr)
+        return None
+
     def call_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str, bare: bool) -> Val:
+        if name == "load_state_dict" and isinstance(recv.ref, OptimizerOf):
+            self.note_optimizer_load(node, recv.ref)
         if _LOGGING_ITER.match(name) and node.args and not node.args[0].keyword and not node.args[0].star and not (
             recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)
         ):
