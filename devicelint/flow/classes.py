@@ -71,9 +71,9 @@ def _item_move(methods: dict) -> cst.Call | None:
     `self.<name>(...)`, that may put a value on the accelerator."""
     names = reachable(methods, "__getitem__") | reachable(methods, "__getitems__")
     for name in sorted(names, key=lambda m: methods[m].name.value not in ("__getitem__", "__getitems__")):
-        for n in find(methods[name], cst.Call):
-            if places_on_device(n):
-                return n
+        moves = [n for n in find(methods[name], cst.Call) if places_on_device(n)]
+        if moves:
+            return moves[-1]  # the walk visits the last statement first: this is the earliest
     return None
 
 
