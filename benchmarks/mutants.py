@@ -35,6 +35,11 @@ Operators (one site per operator per file; --per-file N for more):
     DL009 drop `map_location=` from `torch.load`
     DL010 `total += loss.item()` -> `total += loss` in a loop that calls `loss.backward()`
     DL011 in `forward`: drop `device=` / `.to(d)` from a new tensor, `x.new_zeros` -> `torch.zeros`
+    DL017 `return x, y` -> `return x.cuda(), y` in a Dataset's `__getitem__` that a DataLoader with
+          literal `num_workers > 0` or `pin_memory=True` reads (expected at that DataLoader)
+    DL018 take the move off `model = model.to(d)` / `model = Net().to(d)` / `model.to(d)` and put it
+          after a later one-line `optimizer.load_state_dict(...)` (`...; model.to(d)`), for an
+          optimizer built from `model.parameters()` after the move (expected at the load)
 
 The last line printed is `mutation recall R (D/N) original-findings K`, where K counts the
 findings of DL001-DL004, DL006, DL010 and DL011 on the unmutated originals (false positives on
@@ -65,7 +70,7 @@ FILES_LIST = HERE / "mutants_files.txt"
 # mutants read by hand and found to be no bug at runtime (a defensive `.cpu()` on host data, a
 # move another file already makes), each with its reason: left out of N and D, and listed
 AUDITED = HERE / "mutants_audited.json"
-RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011")
+RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011", "DL017", "DL018")
 # a picked script has no finding of these (the rules about where values live) except audited-false
 # ones; DL005/DL007/DL009 findings (deprecated amp, hard-coded CUDA, torch.load) are allowed
 CLEAN_RULES = ("DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011")
@@ -694,8 +699,129 @@ def op_dl011(src: Src) -> list[Mutant]:
     return out
 
 
+def _loads_in_workers_or_pins(call: ast.Call) -> bool:
+    """`DataLoader(..., num_workers=4)` or `pin_memory=True`, as literals: a setting under which
+    a Dataset that moves its items fails."""
+    kw = {k.arg: k.value for k in call.keywords}
+    workers, pin = kw.get("num_workers"), kw.get("pin_memory")
+    return (isinstance(workers, ast.Constant) and isinstance(workers.value, int) and workers.value > 0) or \
+        (isinstance(pin, ast.Constant) and pin.value is True)
+
+
+def _dataset_class(src: Src, call: ast.Call, classes: dict) -> ast.ClassDef | None:
+    """The file's Dataset class a DataLoader reads: `DataLoader(Cls(...))`, or a name the same
+    scope binds once to `Cls(...)`."""
+    first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dataset"), None)
+    if isinstance(first, ast.Call) and isinstance(first.func, ast.Name):
+        return classes.get(first.func.id)
+    if not isinstance(first, ast.Name):
+        return None
+    binds = [n for n in ast.walk(src.scope(call)) if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == first.id]
+    if len(binds) == 1 and isinstance(binds[0].value, ast.Call) and isinstance(binds[0].value.func, ast.Name):
+        return classes.get(binds[0].value.func.id)
+    return None
+
+
+def op_dl017(src: Src) -> list[Mutant]:
+    """Move what a Dataset's `__getitem__` returns to the GPU (`return x, y` -> `return x.cuda(), y`,
+    `return x` -> `return x.cuda()`) when a DataLoader of the file reads it with literal
+    `num_workers > 0` or `pin_memory=True`; expected at those DataLoader calls."""
+    classes = {c.name: c for c in ast.walk(src.tree) if isinstance(c, ast.ClassDef)
+               and any(isinstance(f, ast.FunctionDef) and f.name == "__getitem__" for f in c.body)}
+    loaders: dict = collections.defaultdict(list)
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] == "DataLoader" \
+                and _loads_in_workers_or_pins(node) and not any(isinstance(a, ast.Starred) for a in node.args) \
+                and not any(k.arg is None for k in node.keywords):
+            cls = _dataset_class(src, node, classes)
+            if cls is not None:
+                loaders[cls.name].append(node.lineno)
+    out = []
+    for name, lines in loaders.items():
+        getitem = next(f for f in classes[name].body if isinstance(f, ast.FunctionDef) and f.name == "__getitem__")
+        returns = [r for r in ast.walk(getitem) if isinstance(r, ast.Return) and r.value is not None]
+        if len(returns) != 1:
+            continue
+        value = returns[0].value
+        target = value.elts[0] if isinstance(value, ast.Tuple) and value.elts else value
+        if not isinstance(target, (ast.Name, ast.Subscript, ast.Attribute, ast.Call)):
+            continue
+        if isinstance(target, ast.Name) and any(
+                isinstance(n, ast.Assign) and any(dotted(t) == target.id for t in n.targets)
+                and (isinstance(n.value, ast.Dict) or dotted(getattr(n.value, "func", None)) == "dict")
+                for n in ast.walk(getitem)):
+            continue  # a dict of examples has no `.cuda()`: that mutant would be no DL017 bug
+        new = src.replace(target, f"{src.seg(target)}.cuda()")
+        if new is not None:
+            out.append(Mutant("DL017", returns[0].lineno, sorted(set(lines)), new,
+                              f"`{name}.__getitem__` now returns a CUDA tensor"))
+    return out
+
+
+def _optimizers_of(fn: ast.AST) -> dict:
+    """{optimizer name: model name} for `opt = torch.optim.Adam(model.parameters(), ...)` in FN."""
+    out = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call) and n.value.args:
+            name, first = dotted(n.targets[0]), n.value.args[0]
+            last = (dotted(n.value.func) or "").rsplit(".", 1)[-1]
+            if name and re.match(r"^(Adam\w*|SGD|RMSprop|Adagrad|NAdam|RAdam)$", last) \
+                    and isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) \
+                    and first.func.attr == "parameters" and dotted(first.func.value):
+                out[name] = (dotted(first.func.value), n.lineno)
+    return out
+
+
+def op_dl018(src: Src) -> list[Mutant]:
+    """Move a model to the device only after its optimizer's state is loaded: the statement
+    that moves it (`model.to(d)`, `model = model.to(d)`, `model = Net().to(d)`) loses the move
+    and the later one-line `optimizer.load_state_dict(...)` gets it (`...; model.to(d)`), when
+    that optimizer was built from the model's parameters between the two. Expected at the load."""
+    out = []
+    for fn in ast.walk(src.tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            continue
+        opts = _optimizers_of(fn)
+        for load in ast.walk(fn):
+            if not (isinstance(load, ast.Expr) and isinstance(load.value, ast.Call)
+                    and isinstance(load.value.func, ast.Attribute) and load.value.func.attr == "load_state_dict"
+                    and dotted(load.value.func.value) in opts and load.lineno == load.end_lineno
+                    and src.scope(load) is fn):
+                continue
+            model, built_at = opts[dotted(load.value.func.value)]
+            if "sgd" in ast.unparse(load).lower():
+                continue
+            for stmt in ast.walk(fn):
+                if not (isinstance(stmt, (ast.Assign, ast.Expr)) and stmt.lineno < built_at
+                        and stmt.lineno == stmt.end_lineno and src.scope(stmt) is fn and move_call(stmt.value)):
+                    continue
+                recv = stmt.value.func.value
+                if isinstance(stmt, ast.Assign) and dotted(stmt.targets[0]) != model:
+                    continue
+                if isinstance(stmt, ast.Expr) and dotted(recv) != model:
+                    continue
+                moved = f"{model}.to({ast.unparse(stmt.value.args[0])})" if stmt.value.func.attr == "to" \
+                    and stmt.value.args else f"{model}.cuda()"
+                rest = src.seg(recv)
+                first = src.replace(stmt.value, rest) if isinstance(stmt, ast.Assign) and dotted(recv) != model \
+                    else src.replace(stmt, "pass", expr=False)
+                if first is None:
+                    continue
+                second = Src(first)
+                node = next((n for n in ast.walk(second.tree) if isinstance(n, ast.Expr)
+                             and n.lineno == load.lineno and n.col_offset == load.col_offset), None)
+                new = second.replace(node, f"{second.seg(node)}; {moved}", expr=False) if node is not None else None
+                if new is not None:
+                    out.append(Mutant("DL018", load.lineno, [load.lineno], new,
+                                      f"`{model}` now moved after its optimizer's state is loaded"))
+                break
+    return out
+
+
 OPERATORS = {"DL001": op_dl001, "DL002": op_dl002, "DL003": op_dl003, "DL004": op_dl004, "DL005": op_dl005,
-             "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011}
+             "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011,
+             "DL017": op_dl017, "DL018": op_dl018}
 
 
 def mutants_of(text: str, seed: str, per_file: int = 1) -> list[Mutant]:
