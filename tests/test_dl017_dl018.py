@@ -222,3 +222,21 @@ def test_a_model_moved_in_another_function_with_no_known_order_is_silent():
         model.cuda()
     '''
     assert _dl018(code) == []
+
+
+def test_an_optimizer_over_parameter_groups_of_one_host_model_is_tied_to_it():
+    code = '''
+    def main(args):
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        net = Net()
+        optimizer = torch.optim.Adam([
+            {"params": [p for n, p in net.named_parameters() if "bias" not in n]},
+            {"params": [p for n, p in net.named_parameters() if "bias" in n], "weight_decay": 0},
+        ], lr=1e-3)
+        if args.resume:
+            state = torch.load(args.resume, map_location="cpu")
+            net.load_state_dict(state["net"])
+            optimizer.load_state_dict(state["optimizer"])  # the load
+        net = net.to(device)
+    '''
+    assert _dl018(code) == [_at18(code, "# the load")]

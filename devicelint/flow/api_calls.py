@@ -11,6 +11,7 @@ from devicelint.names import dotted
 from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts, places_or_holds
 from devicelint.flow.facts import NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
+from devicelint.flow.nodes import walk
 
 
 def _maybe_model_builder(q: str) -> bool:
@@ -296,24 +297,47 @@ class ApiCalls:
         return OTHER
 
     def optimizer_of(self, node: cst.Call, last: str, pos: list, kw: dict) -> Val:
-        """An optimizer built from `model.parameters()` of a model of this file on the host
-        carries that model (OptimizerOf), for `load_state_dict` (DL018); anything else is
-        just no tensor."""
-        params = pos[0] if pos else kw.get("params")
-        first = node.args[0] if node.args else None
-        if params is None or first is None or not kb.optim.STATEFUL_OPTIMIZER.match(last) or \
-                "lr_scheduler" in (self.imports.qualname(node.func) or ""):
+        """An optimizer built from the parameters of a model of this file still on the host
+        (`Adam(model.parameters())`, parameter groups naming one model, a factory such as
+        timm's `create_optimizer(args, model)`) carries that model (OptimizerOf), for
+        `load_state_dict` (DL018); anything else is just no tensor."""
+        factory = kb.optim.OPTIMIZER_FACTORY.match(last) is not None
+        if not node.args or "lr_scheduler" in (self.imports.qualname(node.func) or "") or not (
+                factory or kb.optim.STATEFUL_OPTIMIZER.match(last)):
             return OTHER
-        elem = params.elem if params.kind is Kind.SEQ else None
-        call = first.value
-        if elem is None or elem.mid is None or elem.dev is not Dev.CPU or not (
-                isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-                and call.func.attr.value == "parameters"):
+        first = node.args[0].value
+        if isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) and first.func.attr.value == "parameters":
+            owner = dotted(first.func.value)
+            v = self.frame.lookup(owner) if owner and "." not in owner else self._current(owner) if owner else None
+            models = {v.mid: owner} if self.host_model_moved_later(v) else {}
+        else:
+            # parameter groups (`[{"params": conv_weights(net.model)}, ...]`), or a factory's
+            # arguments: the one host model of this file they name
+            models = {}
+            for a in node.args if factory else node.args[:1]:
+                for n in walk(a.value):
+                    v = self.frame.lookup(n.value) if isinstance(n, cst.Name) else None
+                    if self.host_model_moved_later(v):
+                        models[v.mid] = n.value
+        if len(models) != 1:
             return OTHER
-        text = dotted(call.func.value)
-        if text is None:
-            return OTHER
-        return Val(Kind.OTHER, ref=OptimizerOf(elem.mid, text, _stateful(last, node)))
+        (mid, text), = models.items()
+        return Val(Kind.OTHER, ref=OptimizerOf(mid, text, factory or _stateful(last, node)))
+
+    def host_model_moved_later(self, v: Val | None) -> bool:
+        """A model of this file on the host at this point that this file moves to the accelerator
+        afterwards on this path: known to be on the host here (a model moved only by the code
+        that builds it is, until that move runs), or one from code we cannot see that only
+        this function moves and has not moved yet."""
+        if v is None or v.mid is None or isinstance(v.mid, frozenset) or v.param_free or self.known is None \
+                or v.kind not in (Kind.MODULE, Kind.UNKNOWN) or v.mid in self.known.escaped:
+            return False
+        if not any(d is Dev.ACCEL for d, _ in self.known.model_moves.get(v.mid, ())):
+            return False
+        if v.kind is Kind.MODULE and v.dev is Dev.CPU:
+            return True
+        return v.dev is Dev.UNKNOWN and v.moved_at is None and self.known.move_funcs.get(v.mid) == {self.frame.func} \
+            and v.mid not in self.frame.moved_models
 
     def _dataset_view(self, last: str, node: cst.Call) -> Val:
         """`random_split(ds, ...)` (a list of parts), `Subset(ds, idx)`, `ConcatDataset([a, b])`:

@@ -111,16 +111,12 @@ def creates_on_input_device(fn: cst.FunctionDef) -> bool:
 class Methods:
     def note_optimizer_load(self, node: cst.Call, opt: OptimizerOf) -> None:
         """`optimizer.load_state_dict(...)`: record it when the model whose parameters the
-        optimizer holds is, here, still on the host, and this file moves it to the accelerator
-        (a model moved only by the code that builds it is on the host until that move runs:
-        the move comes later on this path)."""
-        if self.known is None or not opt.stateful or opt.mid in self.known.escaped:
-            return
-        if not any(d is Dev.ACCEL for d, _ in self.known.model_moves.get(opt.mid, ())):
+        optimizer holds is, here, still on the host and moved to the accelerator later on this
+        path (api_calls.host_model_moved_later)."""
+        if not opt.stateful:
             return
         model = self._current(opt.model_text)
-        if model is not None and model.kind is Kind.MODULE and model.mid == opt.mid and model.dev is Dev.CPU \
-                and not model.param_free:
+        if model is not None and model.mid == opt.mid and self.host_model_moved_later(model):
             self.facts.optimizer_loads.append(OptimizerLoad(node, model, opt.model_text))
 
     def _current(self, text: str) -> Val | None:

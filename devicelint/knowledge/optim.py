@@ -18,3 +18,6 @@ STATEFUL_OPTIMIZER = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafact
                                 r"PagedAdamW\w*|NAdam|RAdam|Rprop|ASGD)$")
 # ...and those whose state is empty unless this keyword is given (SGD's momentum defaults to 0)
 STATE_ONLY_WITH = {"SGD": "momentum"}
+# Functions that build an optimizer from a model they are given (timm's `create_optimizer`,
+# mmcv's `build_optimizer`): which optimizer is configuration; taken as one with state
+OPTIMIZER_FACTORY = re.compile(r"^(create_optimizer\w*|build_optimizer\w*|get_optimizer|make_optimizer)$")
