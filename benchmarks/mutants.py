@@ -773,6 +773,43 @@ def _optimizers_of(fn: ast.AST) -> dict:
     return out
 
 
+def _optimizer_loads(src: Src, fn: ast.AST, opts: dict) -> list:
+    """One-line `optimizer.load_state_dict(...)` statements of FN itself, of an optimizer in OPTS."""
+    return [n for n in ast.walk(fn) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "load_state_dict"
+            and dotted(n.value.func.value) in opts and n.lineno == n.end_lineno and src.scope(n) is fn]
+
+
+def _model_move(src: Src, fn: ast.AST, model: str, before: int):
+    """The first one-line statement of FN before line BEFORE that moves MODEL: `model.to(d)`,
+    `model = model.to(d)`, `model = Net().to(d)`; or None."""
+    for stmt in ast.walk(fn):
+        if not (isinstance(stmt, (ast.Assign, ast.Expr)) and stmt.lineno < before and stmt.lineno == stmt.end_lineno
+                and src.scope(stmt) is fn and move_call(stmt.value)):
+            continue
+        target = dotted(stmt.targets[0]) if isinstance(stmt, ast.Assign) else dotted(stmt.value.func.value)
+        if target == model:
+            return stmt
+    return None
+
+
+def _move_after_load(src: Src, stmt, load: ast.Expr, model: str) -> str | None:
+    """The source with STMT's move taken off and appended to LOAD's line."""
+    call = stmt.value
+    moved = f"{model}.to({ast.unparse(call.args[0])})" if call.func.attr == "to" and call.args else f"{model}.cuda()"
+    recv = call.func.value
+    if isinstance(stmt, ast.Assign) and dotted(recv) != model:
+        first = src.replace(call, src.seg(recv))  # `model = Net().to(d)` -> `model = Net()`
+    else:
+        first = src.replace(stmt, "pass", expr=False)
+    if first is None:
+        return None
+    second = Src(first)
+    node = next((n for n in ast.walk(second.tree) if isinstance(n, ast.Expr)
+                 and n.lineno == load.lineno and n.col_offset == load.col_offset), None)
+    return second.replace(node, f"{second.seg(node)}; {moved}", expr=False) if node is not None else None
+
+
 def op_dl018(src: Src) -> list[Mutant]:
     """Move a model to the device only after its optimizer's state is loaded: the statement
     that moves it (`model.to(d)`, `model = model.to(d)`, `model = Net().to(d)`) loses the move
@@ -783,39 +820,13 @@ def op_dl018(src: Src) -> list[Mutant]:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
             continue
         opts = _optimizers_of(fn)
-        for load in ast.walk(fn):
-            if not (isinstance(load, ast.Expr) and isinstance(load.value, ast.Call)
-                    and isinstance(load.value.func, ast.Attribute) and load.value.func.attr == "load_state_dict"
-                    and dotted(load.value.func.value) in opts and load.lineno == load.end_lineno
-                    and src.scope(load) is fn):
-                continue
+        for load in _optimizer_loads(src, fn, opts):
             model, built_at = opts[dotted(load.value.func.value)]
-            if "sgd" in ast.unparse(load).lower():
-                continue
-            for stmt in ast.walk(fn):
-                if not (isinstance(stmt, (ast.Assign, ast.Expr)) and stmt.lineno < built_at
-                        and stmt.lineno == stmt.end_lineno and src.scope(stmt) is fn and move_call(stmt.value)):
-                    continue
-                recv = stmt.value.func.value
-                if isinstance(stmt, ast.Assign) and dotted(stmt.targets[0]) != model:
-                    continue
-                if isinstance(stmt, ast.Expr) and dotted(recv) != model:
-                    continue
-                moved = f"{model}.to({ast.unparse(stmt.value.args[0])})" if stmt.value.func.attr == "to" \
-                    and stmt.value.args else f"{model}.cuda()"
-                rest = src.seg(recv)
-                first = src.replace(stmt.value, rest) if isinstance(stmt, ast.Assign) and dotted(recv) != model \
-                    else src.replace(stmt, "pass", expr=False)
-                if first is None:
-                    continue
-                second = Src(first)
-                node = next((n for n in ast.walk(second.tree) if isinstance(n, ast.Expr)
-                             and n.lineno == load.lineno and n.col_offset == load.col_offset), None)
-                new = second.replace(node, f"{second.seg(node)}; {moved}", expr=False) if node is not None else None
-                if new is not None:
-                    out.append(Mutant("DL018", load.lineno, [load.lineno], new,
-                                      f"`{model}` now moved after its optimizer's state is loaded"))
-                break
+            stmt = _model_move(src, fn, model, built_at)
+            new = _move_after_load(src, stmt, load, model) if stmt is not None else None
+            if new is not None:
+                out.append(Mutant("DL018", load.lineno, [load.lineno], new,
+                                  f"`{model}` now moved after its optimizer's state is loaded"))
     return out
 
 
