@@ -17,10 +17,10 @@ class CudaInDataset(Rule):
     stays silent there, because the cost of that has not been measured yet.
 
     ## Why is this bad?
-    Worker processes are forked from a process that has already initialised CUDA, and CUDA
-    cannot be used in such a child: the first batch raises `RuntimeError: Caught
-    RuntimeError in DataLoader worker process 0 ... Cannot re-initialize CUDA in forked
-    subprocess`. With `pin_memory=True` the loader pins every batch, and a CUDA tensor
+    Worker processes are forked (the default start method on Linux), and once the main
+    process has used CUDA (the model is already on the GPU) a forked child cannot use it:
+    the first batch raises `RuntimeError: Caught RuntimeError in DataLoader worker process
+    0 ... Cannot re-initialize CUDA in forked subprocess`. With `pin_memory=True` the loader pins every batch, and a CUDA tensor
     cannot be pinned: `RuntimeError: cannot pin 'torch.cuda.FloatTensor' only dense CPU
     tensors can be pinned`.
 
