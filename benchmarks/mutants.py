@@ -37,6 +37,11 @@ Operators (one site per operator per file; --per-file N for more):
     DL009 drop `map_location=` from `torch.load`
     DL010 `total += loss.item()` -> `total += loss` in a loop that calls `loss.backward()`
     DL011 in `forward`: drop `device=` / `.to(d)` from a new tensor, `x.new_zeros` -> `torch.zeros`
+    DL017 `return x, y` -> `return x.cuda(), y` in a Dataset's `__getitem__` that a DataLoader with
+          literal `num_workers > 0` or `pin_memory=True` reads (expected at that DataLoader)
+    DL018 take the move off `model = model.to(d)` / `model = Net().to(d)` / `model.to(d)` and put it
+          after a later one-line `optimizer.load_state_dict(...)` (`...; model.to(d)`), for an
+          optimizer built from `model.parameters()` after the move (expected at the load)
     DL019 `import torch` -> `import torch; torch.set_default_device("cuda")` in a file that iterates
           a `DataLoader(..., shuffle=True)` it builds without `generator=`
     DL020 drop `torch.cuda.set_device(...)` (-> `pass`) in a file that starts a process group and
@@ -76,7 +81,8 @@ FILES_LIST = HERE / "mutants_files.txt"
 # mutants read by hand and found to be no bug at runtime (a defensive `.cpu()` on host data, a
 # move another file already makes), each with its reason: left out of N and D, and listed
 AUDITED = HERE / "mutants_audited.json"
-RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011", "DL019", "DL020")
+RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011", "DL017", "DL018",
+         "DL019", "DL020")
 # a picked script has no finding of these (the rules about where values live) except audited-false
 # ones; DL005/DL007/DL009 findings (deprecated amp, hard-coded CUDA, torch.load) are allowed
 CLEAN_RULES = ("DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011")
@@ -895,6 +901,137 @@ def op_dl011(src: Src) -> list[Mutant]:
     return out
 
 
+def _loads_in_workers_or_pins(call: ast.Call) -> bool:
+    """`DataLoader(..., num_workers=4)` or `pin_memory=True`, as literals: a setting under which
+    a Dataset that moves its items fails."""
+    kw = {k.arg: k.value for k in call.keywords}
+    workers, pin = kw.get("num_workers"), kw.get("pin_memory")
+    return (isinstance(workers, ast.Constant) and isinstance(workers.value, int) and workers.value > 0) or \
+        (isinstance(pin, ast.Constant) and pin.value is True)
+
+
+def _dataset_class(src: Src, call: ast.Call, classes: dict) -> ast.ClassDef | None:
+    """The file's Dataset class a DataLoader reads: `DataLoader(Cls(...))`, or a name the same
+    scope binds once to `Cls(...)`."""
+    first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dataset"), None)
+    if isinstance(first, ast.Call) and isinstance(first.func, ast.Name):
+        return classes.get(first.func.id)
+    if not isinstance(first, ast.Name):
+        return None
+    binds = [n for n in ast.walk(src.scope(call)) if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == first.id]
+    if len(binds) == 1 and isinstance(binds[0].value, ast.Call) and isinstance(binds[0].value.func, ast.Name):
+        return classes.get(binds[0].value.func.id)
+    return None
+
+
+def op_dl017(src: Src) -> list[Mutant]:
+    """Move what a Dataset's `__getitem__` returns to the GPU (`return x, y` -> `return x.cuda(), y`,
+    `return x` -> `return x.cuda()`) when a DataLoader of the file reads it with literal
+    `num_workers > 0` or `pin_memory=True`; expected at those DataLoader calls."""
+    classes = {c.name: c for c in ast.walk(src.tree) if isinstance(c, ast.ClassDef)
+               and any(isinstance(f, ast.FunctionDef) and f.name == "__getitem__" for f in c.body)}
+    loaders: dict = collections.defaultdict(list)
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] == "DataLoader" \
+                and _loads_in_workers_or_pins(node) and not any(isinstance(a, ast.Starred) for a in node.args) \
+                and not any(k.arg is None for k in node.keywords):
+            cls = _dataset_class(src, node, classes)
+            if cls is not None:
+                loaders[cls.name].append(node.lineno)
+    out = []
+    for name, lines in loaders.items():
+        getitem = next(f for f in classes[name].body if isinstance(f, ast.FunctionDef) and f.name == "__getitem__")
+        returns = [r for r in ast.walk(getitem) if isinstance(r, ast.Return) and r.value is not None]
+        if len(returns) != 1:
+            continue
+        value = returns[0].value
+        target = value.elts[0] if isinstance(value, ast.Tuple) and value.elts else value
+        if not isinstance(target, (ast.Name, ast.Subscript, ast.Attribute, ast.Call)):
+            continue
+        if isinstance(target, ast.Name) and any(
+                isinstance(n, ast.Assign) and any(dotted(t) == target.id for t in n.targets)
+                and (isinstance(n.value, ast.Dict) or dotted(getattr(n.value, "func", None)) == "dict")
+                for n in ast.walk(getitem)):
+            continue  # a dict of examples has no `.cuda()`: that mutant would be no DL017 bug
+        new = src.replace(target, f"{src.seg(target)}.cuda()")
+        if new is not None:
+            out.append(Mutant("DL017", returns[0].lineno, sorted(set(lines)), new,
+                              f"`{name}.__getitem__` now returns a CUDA tensor"))
+    return out
+
+
+def _optimizers_of(fn: ast.AST) -> dict:
+    """{optimizer name: model name} for `opt = torch.optim.Adam(model.parameters(), ...)` in FN."""
+    out = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call) and n.value.args:
+            name, first = dotted(n.targets[0]), n.value.args[0]
+            last = (dotted(n.value.func) or "").rsplit(".", 1)[-1]
+            if name and re.match(r"^(Adam\w*|SGD|RMSprop|Adagrad|NAdam|RAdam)$", last) \
+                    and isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) \
+                    and first.func.attr == "parameters" and dotted(first.func.value):
+                out[name] = (dotted(first.func.value), n.lineno)
+    return out
+
+
+def _optimizer_loads(src: Src, fn: ast.AST, opts: dict) -> list:
+    """One-line `optimizer.load_state_dict(...)` statements of FN itself, of an optimizer in OPTS."""
+    return [n for n in ast.walk(fn) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "load_state_dict"
+            and dotted(n.value.func.value) in opts and n.lineno == n.end_lineno and src.scope(n) is fn]
+
+
+def _model_move(src: Src, fn: ast.AST, model: str, before: int):
+    """The first one-line statement of FN before line BEFORE that moves MODEL: `model.to(d)`,
+    `model = model.to(d)`, `model = Net().to(d)`; or None."""
+    for stmt in ast.walk(fn):
+        if not (isinstance(stmt, (ast.Assign, ast.Expr)) and stmt.lineno < before and stmt.lineno == stmt.end_lineno
+                and src.scope(stmt) is fn and move_call(stmt.value)):
+            continue
+        target = dotted(stmt.targets[0]) if isinstance(stmt, ast.Assign) else dotted(stmt.value.func.value)
+        if target == model:
+            return stmt
+    return None
+
+
+def _move_after_load(src: Src, stmt, load: ast.Expr, model: str) -> str | None:
+    """The source with STMT's move taken off and appended to LOAD's line."""
+    call = stmt.value
+    moved = f"{model}.to({ast.unparse(call.args[0])})" if call.func.attr == "to" and call.args else f"{model}.cuda()"
+    recv = call.func.value
+    if isinstance(stmt, ast.Assign) and dotted(recv) != model:
+        first = src.replace(call, src.seg(recv))  # `model = Net().to(d)` -> `model = Net()`
+    else:
+        first = src.replace(stmt, "pass", expr=False)
+    if first is None:
+        return None
+    second = Src(first)
+    node = next((n for n in ast.walk(second.tree) if isinstance(n, ast.Expr)
+                 and n.lineno == load.lineno and n.col_offset == load.col_offset), None)
+    return second.replace(node, f"{second.seg(node)}; {moved}", expr=False) if node is not None else None
+
+
+def op_dl018(src: Src) -> list[Mutant]:
+    """Move a model to the device only after its optimizer's state is loaded: the statement
+    that moves it (`model.to(d)`, `model = model.to(d)`, `model = Net().to(d)`) loses the move
+    and the later one-line `optimizer.load_state_dict(...)` gets it (`...; model.to(d)`), when
+    that optimizer was built from the model's parameters between the two. Expected at the load."""
+    out = []
+    for fn in ast.walk(src.tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            continue
+        opts = _optimizers_of(fn)
+        for load in _optimizer_loads(src, fn, opts):
+            model, built_at = opts[dotted(load.value.func.value)]
+            stmt = _model_move(src, fn, model, built_at)
+            new = _move_after_load(src, stmt, load, model) if stmt is not None else None
+            if new is not None:
+                out.append(Mutant("DL018", load.lineno, [load.lineno], new,
+                                  f"`{model}` now moved after its optimizer's state is loaded"))
+    return out
+
+
 def _iterated_name(node: ast.AST) -> str | None:
     """`enumerate(tqdm(train_loader))` -> "train_loader"; `iter(loader)` -> "loader"."""
     while isinstance(node, ast.Call) and node.args:
@@ -983,7 +1120,7 @@ def op_dl020(src: Src) -> list[Mutant]:
 
 OPERATORS = {"DL001": op_dl001, "DL002": op_dl002, "DL003": op_dl003, "DL004": op_dl004, "DL005": op_dl005,
              "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011,
-             "DL019": op_dl019, "DL020": op_dl020,
+             "DL017": op_dl017, "DL018": op_dl018, "DL019": op_dl019, "DL020": op_dl020,
              "DL002-self": op_dl002_self, "DL003-fstring": op_dl003_fstring, "DL010-subscript": op_dl010_subscript}
 
 

@@ -36,6 +36,8 @@ TABLE = (
     Entry("DL014", "dataloader-not-pinned", False, "dl014_dataloader_not_pinned", "DataloaderNotPinned"),
     Entry("DL015", "plain-tensor-attribute", True, "dl015_plain_tensor_attribute", "PlainTensorAttribute"),
     Entry("DL016", "layer-built-in-forward", True, "dl016_layer_built_in_forward", "LayerBuiltInForward"),
+    Entry("DL017", "cuda-in-dataset", True, "dl017_cuda_in_dataset", "CudaInDataset"),
+    Entry("DL018", "optimizer-state-before-move", True, "dl018_optimizer_state_before_move", "OptimizerStateBeforeMove"),
     Entry("DL019", "default-device-generator", True, "dl019_default_device_generator", "DefaultDeviceGenerator"),
     Entry("DL020", "ddp-without-set-device", True, "dl020_ddp_without_set_device", "DdpWithoutSetDevice"),
     Entry("DL100", "unused-noqa", False, "dl100_unused_noqa", "UnusedNoqa"),

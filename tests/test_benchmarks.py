@@ -86,6 +86,9 @@ def by_rule() -> dict[str, list]:
 
 # operators that need a distributed script: checked on DDP_SCRIPT below
 DISTRIBUTED = {"DL020"}
+# operators whose sites SCRIPT has none of (a Dataset class of the file, a resumed optimizer):
+# tested on RESUME_SCRIPT below
+OWN_SCRIPT = {"DL017", "DL018"}
 
 
 def test_every_operator_applies_and_keeps_the_file_valid(by_rule):
@@ -93,6 +96,8 @@ def test_every_operator_applies_and_keeps_the_file_valid(by_rule):
         found = by_rule[rule]
         if rule in DISTRIBUTED:
             assert not found, f"{rule}: mutated a script with no process group"
+            continue
+        if rule in OWN_SCRIPT:
             continue
         assert found, f"{rule}: no site in the realistic script"
         for m in found:
@@ -223,7 +228,8 @@ def test_mutants_are_seeded():
     a = mutants.mutants_of(SCRIPT, "s:train.py")
     b = mutants.mutants_of(SCRIPT, "s:train.py")
     assert [(m.rule, m.line, m.source) for m in a] == [(m.rule, m.line, m.source) for m in b]
-    assert {m.rule for m in a} == set(mutants.RULES) - DISTRIBUTED
+    assert {m.rule for m in a} == set(mutants.RULES) - DISTRIBUTED - OWN_SCRIPT
+    assert {m.rule for m in mutants.mutants_of(RESUME_SCRIPT, "s:resume.py")} >= OWN_SCRIPT
     assert mutants.mutants_of("def broken(:\n", "s") == []
 
 
@@ -630,3 +636,61 @@ def test_shape_operators_on_a_trainer_class(op, edits):
     lines = changed_lines(TRAINER, m.source)
     assert [TRAINER.splitlines()[i - 1].strip() for i in lines] == list(edits)
     assert [m.source.splitlines()[i - 1].strip() for i in lines] == list(edits.values())
+
+RESUME_SCRIPT = '''\
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Windows(Dataset):
+    def __init__(self, series, window=16):
+        self.series, self.window = series, window
+
+    def __len__(self):
+        return len(self.series) - self.window
+
+    def __getitem__(self, i):
+        return self.series[i:i + self.window], self.series[i + self.window]
+
+
+def main(resume):
+    loader = DataLoader(Windows(torch.randn(1000)), batch_size=32, num_workers=4)
+    model = nn.Linear(16, 1).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    if resume:
+        ckpt = torch.load(resume, map_location="cpu")
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        loss = nn.functional.mse_loss(model(x).squeeze(1), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+'''
+
+
+def test_the_dataset_and_resume_operators_make_their_bug_and_keep_the_file_valid():
+    src = mutants.Src(RESUME_SCRIPT)
+    (m17,) = mutants.op_dl017(src)
+    assert changed_lines(RESUME_SCRIPT, m17.source) == [line_of(RESUME_SCRIPT, "return self.series[i:")]
+    assert "return self.series[i:i + self.window].cuda(), " in m17.source
+    assert m17.expect == [line_of(RESUME_SCRIPT, "loader = DataLoader(")]
+    (m18,) = mutants.op_dl018(src)
+    load = line_of(RESUME_SCRIPT, "optimizer.load_state_dict")
+    assert changed_lines(RESUME_SCRIPT, m18.source) == [line_of(RESUME_SCRIPT, "model = nn.Linear"), load]
+    assert "model = nn.Linear(16, 1)\n" in m18.source and 'optimizer.load_state_dict(ckpt["optimizer"]); model.to(device)' in m18.source
+    assert m18.expect == [load]
+    for m in (m17, m18):
+        ast.parse(m.source)
+        assert m.source.count("\n") == RESUME_SCRIPT.count("\n")
+    # and the linter finds each bug where the mutant expects it
+    from devicelint.engine import lint_source
+
+    for m in (m17, m18):
+        found = {f.line for f in lint_source(m.source, "resume.py", select=[m.rule]) if f.code == m.rule}
+        assert found == set(m.expect), (m.rule, found)
+    assert not [f for f in lint_source(RESUME_SCRIPT, "resume.py", select=["DL017", "DL018"])]

@@ -282,3 +282,59 @@ def test_a_ranks_header_runs_the_pair_as_a_process_group():
     # too few real GPUs: not run, and said so (never a silent pass or a confusing failure)
     verdict, detail = _run_problem(Run("bad.py", None, "needs 2 GPUs (one process per GPU), this machine has 1: not run"))
     assert verdict == "no-runtime-proof" and "needs 2 GPUs" in detail
+
+class _PlacingItems(torch.utils.data.Dataset):
+    """`__getitem__` moves each item to the device (DL017)."""
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return torch.full((3,), float(i)).to("cuda")
+
+
+def test_a_dataloader_worker_cannot_use_cuda_once_the_parent_initialised_it():
+    # real CUDA: the worker is forked after the parent's CUDA init, and torch.cuda._lazy_init
+    # refuses a bad fork; the loader re-raises it in the main process
+    with Simulator():
+        torch.nn.Linear(3, 1).to("cuda")
+        loader = torch.utils.data.DataLoader(_PlacingItems(), batch_size=4, num_workers=2)
+        with pytest.raises(RuntimeError) as info:
+            next(iter(loader))
+    assert "Caught RuntimeError in DataLoader worker process" in str(info.value)
+    assert "Cannot re-initialize CUDA in forked subprocess" in str(info.value)
+
+
+def test_the_same_items_load_in_the_main_process():
+    with Simulator():
+        torch.nn.Linear(3, 1).to("cuda")
+        batch = next(iter(torch.utils.data.DataLoader(_PlacingItems(), batch_size=4, num_workers=0)))
+        assert batch.device.type == "cuda"
+
+
+def test_pinning_a_cuda_tensor_raises_pytorch_text():
+    with Simulator():
+        with pytest.raises(RuntimeError) as info:
+            torch.ones(2).cuda().pin_memory()
+        assert str(info.value) == "cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned"
+        loader = torch.utils.data.DataLoader(_PlacingItems(), batch_size=4, pin_memory=True)
+        with pytest.raises(RuntimeError, match="cannot pin 'torch.cuda.FloatTensor'"):
+            next(iter(loader))
+        assert torch.ones(2).pin_memory().is_pinned()  # host tensors still pin
+
+
+def test_optimizer_state_loaded_before_the_model_moves_stays_on_the_host():
+    with Simulator():
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.Adam(model.parameters())
+        model(torch.randn(3, 4)).sum().backward()
+        opt.step()
+        saved = opt.state_dict()
+        model, opt = torch.nn.Linear(4, 2), None
+        opt = torch.optim.Adam(model.parameters())
+        opt.load_state_dict(saved)
+        model.to("cuda")
+        assert opt.state[model.weight]["exp_avg"].device.type == "cpu"
+        model(torch.randn(3, 4, device="cuda")).sum().backward()
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            opt.step()

@@ -9,8 +9,9 @@ from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts, places_or_holds
-from devicelint.flow.facts import NumpyConv
+from devicelint.flow.facts import NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
+from devicelint.flow.nodes import walk
 
 
 def _maybe_model_builder(q: str) -> bool:
@@ -123,8 +124,8 @@ class ApiCalls:
             return pos[0] if pos else UNKNOWN
         if q.startswith("torch.optim.") or kb.optim.OPTIMIZER.search(last):
             # an optimizer or a schedule holds the model's parameters but is no tensor itself
-            self.args(node)
-            return OTHER
+            pos, kw = self.args(node)
+            return self.optimizer_of(node, last, pos, kw)
         if parts[0] == "math":  # `math.log(10000) / half_dim`: plain numbers, never tensors
             self.args(node)
             return OTHER
@@ -307,6 +308,49 @@ class ApiCalls:
                 continue
             self.note_numpy(NumpyConv(node, v, arg=a.value, module_input=self._aware_module_input(v)))
 
+    def optimizer_of(self, node: cst.Call, last: str, pos: list, kw: dict) -> Val:
+        """An optimizer built from the parameters of a model of this file still on the host
+        (`Adam(model.parameters())`, parameter groups naming one model, a factory such as
+        timm's `create_optimizer(args, model)`) carries that model (OptimizerOf), for
+        `load_state_dict` (DL018); anything else is just no tensor."""
+        factory = kb.optim.OPTIMIZER_FACTORY.match(last) is not None
+        if not node.args or "lr_scheduler" in (self.imports.qualname(node.func) or "") or not (
+                factory or kb.optim.STATEFUL_OPTIMIZER.match(last)):
+            return OTHER
+        first = node.args[0].value
+        if isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) and first.func.attr.value == "parameters":
+            owner = dotted(first.func.value)
+            v = self.frame.lookup(owner) if owner and "." not in owner else self._current(owner) if owner else None
+            models = {v.mid: owner} if self.host_model_moved_later(v) else {}
+        else:
+            # parameter groups (`[{"params": conv_weights(net.model)}, ...]`), or a factory's
+            # arguments: the one host model of this file they name
+            models = {}
+            for a in node.args if factory else node.args[:1]:
+                for n in walk(a.value):
+                    v = self.frame.lookup(n.value) if isinstance(n, cst.Name) else None
+                    if self.host_model_moved_later(v):
+                        models[v.mid] = n.value
+        if len(models) != 1:
+            return OTHER
+        (mid, text), = models.items()
+        return Val(Kind.OTHER, ref=OptimizerOf(mid, text, factory or _stateful(last, node)))
+
+    def host_model_moved_later(self, v: Val | None) -> bool:
+        """A model of this file on the host at this point that this file moves to the accelerator
+        afterwards on this path: known to be on the host here (a model moved only by the code
+        that builds it is, until that move runs), or one from code we cannot see that only
+        this function moves and has not moved yet."""
+        if v is None or v.mid is None or isinstance(v.mid, frozenset) or v.param_free or self.known is None \
+                or v.kind not in (Kind.MODULE, Kind.UNKNOWN) or v.mid in self.known.escaped:
+            return False
+        if not any(d is Dev.ACCEL for d, _ in self.known.model_moves.get(v.mid, ())):
+            return False
+        if v.kind is Kind.MODULE and v.dev is Dev.CPU:
+            return True
+        return v.dev is Dev.UNKNOWN and v.moved_at is None and self.known.move_funcs.get(v.mid) == {self.frame.func} \
+            and v.mid not in self.frame.moved_models
+
     def _dataset_view(self, last: str, node: cst.Call) -> Val:
         """`random_split(ds, ...)` (a list of parts), `Subset(ds, idx)`, `ConcatDataset([a, b])`:
         their items are where the wrapped datasets' items are; a dataset we cannot see stays
@@ -354,3 +398,13 @@ def _joined_datasets(seq: Val) -> Val:
         return UNKNOWN
     dev = vals[0].dev if all(v.dev is vals[0].dev for v in vals) else Dev.UNKNOWN
     return Val(Kind.DATASET, dev)
+
+
+def _stateful(last: str, node: cst.Call) -> bool:
+    """Does the optimizer keep tensors per parameter? `SGD` only with a momentum that is not a
+    literal 0 (its state is empty otherwise: nothing to misplace)."""
+    needs = kb.optim.STATE_ONLY_WITH.get(last)
+    if needs is None:
+        return True
+    value = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == needs), None)
+    return value is not None and not (isinstance(value, (cst.Integer, cst.Float)) and float(value.value) == 0)

@@ -10,6 +10,7 @@ from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val
+from devicelint.flow.facts import PlacedItems
 from devicelint.flow.state import Frame
 from devicelint.flow.nodes import find, is_string, no_grad_decorated, param_names, walk
 
@@ -71,6 +72,17 @@ def _hands_super_a_tensor(cls: cst.ClassDef) -> bool:
                 isinstance(n.func.value, cst.Call) and dotted(n.func.value.func) == "super":
             return any(not (a.keyword is not None and a.keyword.value in kb.nn.LOSS_OPTION_KEYWORDS) for a in n.args)
     return False
+
+
+def _item_move(methods: dict) -> cst.Call | None:
+    """The first call of `__getitem__` / `__getitems__`, or of a method they call through
+    `self.<name>(...)`, that may put a value on the accelerator."""
+    names = reachable(methods, "__getitem__") | reachable(methods, "__getitems__")
+    for name in sorted(names, key=lambda m: methods[m].name.value not in ("__getitem__", "__getitems__")):
+        moves = [n for n in find(methods[name], cst.Call) if places_on_device(n)]
+        if moves:
+            return moves[-1]  # the walk visits the last statement first: this is the earliest
+    return None
 
 
 def reachable(methods: dict, start: str) -> set:
@@ -168,6 +180,9 @@ class UserCode:
             # a Dataset that places what it holds or returns (`self.x[i].to(device)` in
             # `__getitem__`, `self.x = x.to(device)` in `__init__`): its batches are not host data
             places_items = dataset and any(places_on_device(n) for fn in methods.values() for n in find(fn, cst.Call))
+            # the move its `__getitem__` (or a method that one calls) makes: it runs wherever
+            # the items are loaded, in a DataLoader's worker processes too
+            item_move = _item_move(methods) if places_items else None
             parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"} if module else set()
             init = methods.get("__init__")
             layers = set()
@@ -197,7 +212,7 @@ class UserCode:
             info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
                     "registers_modules": registers,
                     "buffers": _registered(methods) if module else frozenset(),
-                    "self_moves": self_moves, "places_items": places_items, "parts": parts, "layers": layers, "has_params": has_params, "opaque": opaque,
+                    "self_moves": self_moves, "places_items": places_items, "item_move": item_move, "parts": parts, "layers": layers, "has_params": has_params, "opaque": opaque,
                     "init_only": reachable(methods, "__init__") if module else set(),
                     "forward_path": reachable(methods, "forward") if module else set()}
             self.class_info[id(cls)] = info
@@ -258,8 +273,11 @@ class UserCode:
             return self.new_model(node, built=True, name=cls.name.value, cls=cls)
         if info["dataset"]:
             pos, kw = self.args(node)
+            args = pos + list(kw.values())
+            if info.get("item_move") is not None and not any(v.kind is Kind.DEVICE and v.dev is Dev.CPU for v in args):
+                return Val(Kind.DATASET, Dev.UNKNOWN, ref=PlacedItems(info["item_move"], cls))
             if info["self_moves"] or info["places_items"] or \
-                    any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in pos + list(kw.values())):
+                    any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in args):
                 return Val(Kind.DATASET, Dev.UNKNOWN)
             return Val(Kind.DATASET, Dev.CPU, name=None)
         inst = Instance(cls)

@@ -87,6 +87,44 @@ class ParamMix:
     blame: cst.CSTNode  # where the model, not a function parameter, enters the call chain
 
 
+@dataclass(frozen=True)
+class PlacedItems:
+    """The mark a Dataset value carries when its own `__getitem__` (or a method it calls) puts
+    what it returns on the device: the call that does it, and the class."""
+    place: cst.Call
+    cls: cst.ClassDef
+
+
+@dataclass
+class PlacingLoader:
+    """`DataLoader(ds, ...)` over a dataset whose `__getitem__` places its items on the device.
+    `scope` is where the call is (its FunctionDef, None at module level), for reading the
+    values of `num_workers=` / `pin_memory=`."""
+    node: cst.Call
+    items: PlacedItems
+    scope: cst.FunctionDef | None
+
+
+@dataclass(frozen=True)
+class OptimizerOf:
+    """The mark an optimizer value carries when it was built from the parameters of a model of
+    this file still on the host: the model's identity and how the code spelled it there
+    (`model`, `self.net`), and whether its state holds tensors (SGD without momentum has none)."""
+    mid: object
+    model_text: str
+    stateful: bool
+
+
+@dataclass
+class OptimizerLoad:
+    """`optimizer.load_state_dict(...)` with the model whose parameters it holds still on the
+    host here (`model` is its value at this point), in a file that moves that model to the
+    accelerator: the loaded state is cast to the host."""
+    node: cst.Call
+    model: Val
+    model_text: str  # how the optimizer's construction spelled the model (`model`, `self.net`)
+
+
 @dataclass
 class Facts:
     module_calls: list = field(default_factory=list)
@@ -138,5 +176,7 @@ class Facts:
     # (`DistributedDataParallel(model, device_ids=[gpu])` call, the wrapped model's value, whether
     # the model was handed to code we cannot see before): the wrapper wants it on that GPU already
     gpu_wraps: list = field(default_factory=list)
+    placing_loaders: list = field(default_factory=list)  # PlacingLoader
+    optimizer_loads: list = field(default_factory=list)  # OptimizerLoad
 
 

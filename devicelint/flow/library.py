@@ -9,6 +9,7 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint.names import dotted
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, join, mid_parts
+from devicelint.flow.facts import PlacedItems, PlacingLoader
 from devicelint.flow.nodes import is_string, walk
 
 
@@ -221,6 +222,8 @@ class Library:
         else:
             pin_state = "set"
         self.facts.loaders[node] = pin_state
+        if dataset.kind is Kind.DATASET and isinstance(dataset.ref, PlacedItems):
+            self.facts.placing_loaders.append(PlacingLoader(node, dataset.ref, self.frame.func))
         if dataset.kind in (Kind.DATASET, Kind.TENSOR):
             return Val(Kind.LOADER, dataset.dev, src=node)
         # Datasets we cannot see (torchvision, HF datasets, another module) yield host tensors:

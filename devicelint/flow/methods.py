@@ -14,7 +14,7 @@ from devicelint.names import dotted
 from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join,
                                made_on_host, on_device)
 from devicelint.flow import containers
-from devicelint.flow.facts import NumpyConv
+from devicelint.flow.facts import NumpyConv, OptimizerLoad, OptimizerOf
 from devicelint.flow.nodes import expr_text, spelled, walk
 
 
@@ -112,9 +112,33 @@ def creates_on_input_device(fn: cst.FunctionDef) -> bool:
 
 
 class Methods:
+    def note_optimizer_load(self, node: cst.Call, opt: OptimizerOf) -> None:
+        """`optimizer.load_state_dict(...)`: record it when the model whose parameters the
+        optimizer holds is, here, still on the host and moved to the accelerator later on this
+        path (api_calls.host_model_moved_later)."""
+        if not opt.stateful:
+            return
+        model = self._current(opt.model_text)
+        if model is not None and model.mid == opt.mid and self.host_model_moved_later(model):
+            self.facts.optimizer_loads.append(OptimizerLoad(node, model, opt.model_text))
+
+    def _current(self, text: str) -> Val | None:
+        """What `model` / `self.model` holds at this point of the path, or None."""
+        head, _, attr = text.partition(".")
+        if not attr:
+            return self.frame.lookup(head)
+        if "." in attr:
+            return None
+        owner = self.frame.lookup(head)
+        if owner is not None and owner.kind is Kind.OBJECT and isinstance(owner.ref, Instance):
+            return owner.ref.attrs.get(attr)
+        return None
+
     def call_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str, bare: bool) -> Val:
         """`recv.name(...)`: the first handler that knows this receiver and method decides;
         each returns None where it does not apply (they are tried in this order)."""
+        if name == "load_state_dict" and isinstance(recv.ref, OptimizerOf):
+            self.note_optimizer_load(node, recv.ref)  # DL018 records it; the call goes on as any other
         for handler in (self._logging_iter_call, self._instance_call, self._class_call, self._proven_grad,
                         self._kind_call, self._container_call, self._unknown_receiver_call):
             out = handler(node, func, recv, name, bare)

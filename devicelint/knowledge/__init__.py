@@ -113,6 +113,8 @@ def base_class(q: str, last: str, *, model_classes: bool = True) -> BaseFacts | 
     found = nn.torch_base(q, last) or lightning.lightning_base(q, last)
     if found is not None:
         return found
+    if torchvision.DATASET_BASE.match(q):
+        return BaseFacts(dataset=True)
     if hf.is_model_base(last) or (model_classes and is_model_class(q)):
         return BaseFacts(module=True, weights=True)
     return None

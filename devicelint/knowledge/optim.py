@@ -11,3 +11,13 @@ LIBRARY = "torch.optim"
 # the model's parameters but are no tensor themselves.
 OPTIMIZER = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|LAMB|Lamb|LARS|Adam8bit|PagedAdamW\w*)$|"
                        r"optimizer|_schedule|^get_scheduler$|LRScheduler$|LambdaLR$")
+
+# Optimizers that keep per-parameter state tensors (`exp_avg`, `momentum_buffer`...), which
+# `load_state_dict` casts to where each parameter is at that moment (DL018). Not schedules.
+STATEFUL_OPTIMIZER = re.compile(r"^(Adam\w*|SGD|RMSprop|Adagrad|Adadelta|Adafactor|Lion|LAMB|Lamb|LARS|Adam8bit|"
+                                r"PagedAdamW\w*|NAdam|RAdam|Rprop|ASGD)$")
+# ...and those whose state is empty unless this keyword is given (SGD's momentum defaults to 0)
+STATE_ONLY_WITH = {"SGD": "momentum"}
+# Functions that build an optimizer from a model they are given (timm's `create_optimizer`,
+# mmcv's `build_optimizer`): which optimizer is configuration; taken as one with state
+OPTIMIZER_FACTORY = re.compile(r"^(create_optimizer\w*|build_optimizer\w*|get_optimizer|make_optimizer)$")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 LIBRARY = "torchvision"
 
 CALL_ROOTS = ("torchvision",)
@@ -24,3 +26,7 @@ MODEL_NAMESPACES = frozenset({"torchvision.models", "torchvision.models.detectio
 
 # The keywords by which a torchvision dataset is handed code that runs on each item
 DATASET_TRANSFORM_KEYWORDS = ("transform", "target_transform", "transforms")
+
+# torchvision's dataset classes as the base of a file's own Dataset (`class D(ImageFolder)`
+# overriding `__getitem__`): the subclass is a torch Dataset
+DATASET_BASE = re.compile(r"torchvision\.datasets\.(\w+\.)?[A-Z]\w*$")

@@ -381,12 +381,17 @@ JUDGES = {
 # (DL006) fails where `x` is next used beside device tensors; a hard-coded `device = "cuda"`
 # (DL007) fails where `device` is first used. For these rules a blamed line is accepted when
 # it uses the name that a flagged line is about: the receiver of the discarded move, or the
-# variable the hard-coded device is assigned to. The name is read from the flagged line's
-# own text, so the check stays tied to what the linter reported.
+# variable the hard-coded device is assigned to. A DataLoader over a dataset that moves its
+# items (DL017) fails where the loader is iterated (the worker's or pin thread's error is
+# re-raised there): the loader's variable. An optimizer whose state was loaded before its
+# model moved (DL018) fails at its `step()`: the optimizer's variable. The name is read from
+# the flagged line's own text, so the check stays tied to what the linter reported.
 _NAME = r"[A-Za-z_][\w.]*"
 BLAME_VIA_NAME = {
     "DL006": re.compile(rf"^\s*({_NAME})\s*\.\s*(?:to|cuda|cpu)\s*\("),
     "DL007": re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)"),
+    "DL017": re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)"),
+    "DL018": re.compile(rf"^\s*({_NAME})\s*\.\s*load_state_dict\s*\("),
     # `model = Net().cuda()` on GPU 0 in every rank: NCCL fails where the model first meets the
     # group (`DDP(model, ...)`, a collective), a line that uses `model`
     "DL020": re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)"),

@@ -26,6 +26,7 @@ Usage (also in-process, as the unit tests do)::
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 import types
 
@@ -49,6 +50,11 @@ TOTAL_MEMORY = 16 * 2**30
 aten = torch.ops.aten
 T = torch.Tensor
 
+# torch.cuda._lazy_init in a child forked after the parent initialised CUDA (a DataLoader worker)
+REINIT_IN_FORK = ("Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, "
+                  "you must use the 'spawn' start method")
+# at::_pin_memory on a tensor that is not on the host
+PIN_NOT_CPU = "cannot pin '{}' only dense CPU tensors can be pinned"
 SAME_DEVICE = "Expected all tensors to be on the same device, but found at least two devices, {} and {}!"
 # ATen's check_generator: a random op on one device type given a generator of another
 GENERATOR_ERROR = "Expected a '{}' device type for generator but found '{}'"
@@ -136,7 +142,8 @@ class _StorageTags:
 
 
 def _type_string(t: torch.Tensor, device: str) -> str:
-    name = t.type()  # physical, e.g. torch.FloatTensor
+    with torch._C.DisableTorchFunction():  # the physical type, not the simulated answer
+        name = t.type()  # e.g. torch.FloatTensor
     return name.replace("torch.", "torch.cuda.", 1) if device.startswith("cuda") else name
 
 
@@ -149,9 +156,27 @@ class Simulator:
         self.tags = _StorageTags()
         self._stack = None
         self._pinned: dict = {}  # storage key -> weak ref: host tensors pinned by pin_memory()
+        # CUDA is initialised lazily, by the first tensor placed there (or a query that needs
+        # the runtime); a process forked after that cannot use CUDA again ("bad fork")
+        self.cuda_initialized = False
+        self.bad_fork = False
+
+    # ---- CUDA initialisation and fork -------------------------------------------
+    def lazy_init(self) -> None:
+        """What torch.cuda._lazy_init does on the way to a CUDA tensor: fail in a bad fork."""
+        if self.bad_fork:
+            raise RuntimeError(REINIT_IN_FORK)
+        self.cuda_initialized = True
+
+    def _after_fork_in_child(self) -> None:
+        self.bad_fork = self.cuda_initialized
 
     # ---- pinned host memory (counted, never real: pinning needs a CUDA runtime) --------
     def mark_pinned(self, obj):
+        for t in _tensors(obj):
+            dev = self.device_str(t)
+            if dev != CPU:
+                raise RuntimeError(PIN_NOT_CPU.format(_type_string(t, dev)))
         for t in _tensors(obj):
             s = self.tags._storage(t)
             if s is not None:
@@ -280,6 +305,8 @@ class Simulator:
             target = _logical(kwargs["device"])
             if target is not None:
                 kwargs = {**kwargs, "device": CPU}
+            if target is not None and target.startswith("cuda"):
+                self.lazy_init()
         inputs = _tensors((args, kwargs))
         out = func(*args, **kwargs)
         input_keys = {self.tags.key(t) for t in inputs}
@@ -304,6 +331,8 @@ class Simulator:
             target = src
         extra = {} if memory_format is None else {"memory_format": memory_format}
         crossing = target != src
+        if crossing and target.startswith("cuda"):
+            self.lazy_init()
         out = T.to(self_t, device=CPU, dtype=dtype, non_blocking=non_blocking, copy=copy or crossing, **extra)
         if crossing:
             self.tags.set(out, target)
@@ -312,10 +341,12 @@ class Simulator:
 
     # ---- install ---------------------------------------------------------------
     def __enter__(self):
-        global _GPUS
+        global _GPUS, _ACTIVE
         self._stack = contextlib.ExitStack()
         _GPUS = self.gpus
         self._stack.callback(_forget_gpus)
+        _ACTIVE = self
+        self._stack.callback(_deactivate, self)
         try:
             _patch_torch(self, self._stack)
             self._stack.enter_context(_SimDispatchMode(self))
@@ -328,6 +359,26 @@ class Simulator:
     def __exit__(self, *exc):
         self._stack.close()
         return False
+
+
+# The simulator in force, for the fork hook: os.register_at_fork cannot be undone, so it is
+# registered once and asks whichever simulator is active.
+_ACTIVE: "Simulator | None" = None
+
+
+def _deactivate(sim) -> None:
+    global _ACTIVE
+    if _ACTIVE is sim:
+        _ACTIVE = None
+
+
+def _child_after_fork() -> None:
+    if _ACTIVE is not None:
+        _ACTIVE._after_fork_in_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_child_after_fork)
 
 
 class _SimFunctionMode(TorchFunctionMode):
@@ -533,17 +584,18 @@ def _patch_torch(sim, stack):
     cuda = {
         "is_available": lambda: True,
         "device_count": lambda: sim.gpus.count,
-        "current_device": lambda: sim.gpus.current,
-        "set_device": sim.gpus.set_device,
+        # both initialise CUDA, as torch's do: a DataLoader worker forked afterwards cannot
+        "current_device": lambda: (sim.lazy_init(), sim.gpus.current)[1],
+        "set_device": lambda device: (sim.lazy_init(), sim.gpus.set_device(device))[1],
         "device": sim.gpus.device_scope,
         "get_device_name": lambda device=None: DEVICE_NAME,
         "get_device_capability": lambda device=None: (8, 0),
         "get_device_properties": lambda device=None: props,
         "is_bf16_supported": lambda *a, **k: True,
-        "synchronize": _fresh_noop(),
+        "synchronize": lambda device=None: sim.lazy_init(),
         "empty_cache": _fresh_noop(),
         "ipc_collect": _fresh_noop(),
-        "init": _fresh_noop(),
+        "init": lambda: sim.lazy_init(),
         "manual_seed": _fresh_noop(),
         "manual_seed_all": _fresh_noop(),
         "seed": _fresh_noop(),
