@@ -29,6 +29,28 @@ _CONVERTER = re.compile(r"pil|(to_|2)im|2np|decode|save|show|plot|draw|visuali|r
                         r"tolist|numpy|array|metric|score|accura|caption", re.IGNORECASE)
 
 
+# What the result of a callable we cannot see may be taken to be, per kind of callable (the
+# `kind` argument of `unseen_call_result`; benchmarks/README.md §7, "The result of a callable
+# the engine cannot see", has the measurement of each kind). A value handed in or held
+# (`step_fn(x, y)`, `self.hook(out)`) is a model or a criterion only if its name says so: a
+# step function or a callback handed in answers with anything (`return loss.item()`). For the other kinds (an
+# unresolved import, a method of an object or model we cannot see, a project helper whose
+# summary says nothing) no rule is known yet (None): their results stay where their arguments
+# are, as measured without a true finding lost or a false one gained either way.
+_COMPUTES_ON_TENSORS = re.compile(
+    r"model|net|encoder|decoder|generator|discriminator|critic|actor|policy|classifier|backbone|head|layer|"
+    r"block|rnn|lstm|gru|conv|linear|mlp|embed|attn|attention|transformer|module|loss|criterion|^crit|^[GDE]$",
+    re.IGNORECASE)
+_UNSEEN_RESULT_NAMES = {"name": _COMPUTES_ON_TENSORS, "held": _COMPUTES_ON_TENSORS}
+
+
+def _answers_with_tensors(kind: str, name: str) -> bool:
+    """Whether an unseen callable of this kind and name may be taken to answer with tensors
+    where its arguments are (not when the inference is unsure)."""
+    names = _UNSEEN_RESULT_NAMES.get(kind)
+    return names is None or names.search(name) is not None
+
+
 # Callables that combine what they are given (a criterion from a factory we cannot see).
 _LOSS_NAME = re.compile(r"loss|criterion|^crit$", re.IGNORECASE)
 
@@ -207,15 +229,18 @@ class Calls:
                 out = self.part_call(node, node.func.value, args)
                 if out is not UNKNOWN:
                     return out
-            return self.unseen_call_result(node, args) or UNKNOWN
+            kind = "name" if isinstance(node.func, cst.Name) else "held"
+            return self.unseen_call_result(node, args, kind) or UNKNOWN
         return UNKNOWN
 
-    def unseen_call_result(self, node: cst.Call, args: list) -> Val | None:
+    def unseen_call_result(self, node: cst.Call, args: list, kind: str = "other") -> Val | None:
         """A callable we cannot see (a model passed in) that accepts device tensors returns
         device tensors, or it would have failed right here; unless its name says it turns
-        them into something else (`self.to_image(pred)`, `decode(ids)`). None otherwise."""
+        them into something else (`self.to_image(pred)`, `decode(ids)`), or it is a value
+        handed in or held (`kind` "name", "held") whose name does not say it is a model or a
+        criterion (`step_fn`). None otherwise."""
         name = (dotted(node.func) or "").rsplit(".", 1)[-1]
-        if _CONVERTER.search(name) or HOST_RESULT.search(name):
+        if _CONVERTER.search(name) or HOST_RESULT.search(name) or not _answers_with_tensors(kind, name):
             return None
         receiver = dotted(node.func.value) if isinstance(node.func, cst.Attribute) else None
         if receiver is not None and _ENVIRONMENT.search(receiver.rsplit(".", 1)[-1]):
