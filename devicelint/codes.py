@@ -36,6 +36,7 @@ TABLE = (
     Entry("DL014", "dataloader-not-pinned", False, "dl014_dataloader_not_pinned", "DataloaderNotPinned"),
     Entry("DL015", "plain-tensor-attribute", True, "dl015_plain_tensor_attribute", "PlainTensorAttribute"),
     Entry("DL016", "layer-built-in-forward", True, "dl016_layer_built_in_forward", "LayerBuiltInForward"),
+    Entry("DL021", "host-device-round-trip", False, "dl021_host_device_round_trip", "HostDeviceRoundTrip"),
     Entry("DL100", "unused-noqa", False, "dl100_unused_noqa", "UnusedNoqa"),
 )
 BY_CODE = {e.code: e for e in TABLE}
