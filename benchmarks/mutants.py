@@ -35,6 +35,7 @@ Operators (one site per operator per file; --per-file N for more):
     DL009 drop `map_location=` from `torch.load`
     DL010 `total += loss.item()` -> `total += loss` in a loop that calls `loss.backward()`
     DL011 in `forward`: drop `device=` / `.to(d)` from a new tensor, `x.new_zeros` -> `torch.zeros`
+    DL021 before `x = x.to(d)` of a loop batch: `x_dev_copy = x.to(d); x_host_copy = x_dev_copy.cpu(); `
 
 The last line printed is `mutation recall R (D/N) original-findings K`, where K counts the
 findings of DL001-DL004, DL006, DL010 and DL011 on the unmutated originals (false positives on
@@ -65,7 +66,7 @@ FILES_LIST = HERE / "mutants_files.txt"
 # mutants read by hand and found to be no bug at runtime (a defensive `.cpu()` on host data, a
 # move another file already makes), each with its reason: left out of N and D, and listed
 AUDITED = HERE / "mutants_audited.json"
-RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011")
+RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011", "DL021")
 # a picked script has no finding of these (the rules about where values live) except audited-false
 # ones; DL005/DL007/DL009 findings (deprecated amp, hard-coded CUDA, torch.load) are allowed
 CLEAN_RULES = ("DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011")
@@ -694,8 +695,35 @@ def op_dl011(src: Src) -> list[Mutant]:
     return out
 
 
+def op_dl021(src: Src) -> list[Mutant]:
+    """Before `x = x.to(d)` of a loop batch tensor, on the same line: a device copy of the
+    host batch bound to a name and read back at once (`x_dev = x.to(d); x_host = x_dev.cpu(); ...`),
+    the way a script copies targets to the GPU only to log them."""
+    if "torch_geometric" in src.text:
+        return []  # a PyG batch moves in place: its `.to()` is no tensor copy
+    out = []
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and move_call(node.value) and node.lineno == node.end_lineno):
+            continue
+        name = node.targets[0].id
+        loop = enclosing_loop(src, node)
+        if not (isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == name) \
+                or loop is None or name not in loop_targets(loop) or is_module_ref(src, name) \
+                or dict_like(src, name):
+            continue
+        move = src.seg(node.value)
+        dev, host = f"{name}_dev_copy", f"{name}_host_copy"
+        new = src.replace(node, f"{dev} = {move}; {host} = {dev}.cpu(); {src.seg(node)}", expr=False)
+        if new is not None:
+            out.append(Mutant("DL021", node.lineno, [node.lineno], new,
+                              f"copied batch `{name}` to the device and straight back"))
+    return out
+
+
 OPERATORS = {"DL001": op_dl001, "DL002": op_dl002, "DL003": op_dl003, "DL004": op_dl004, "DL005": op_dl005,
-             "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011}
+             "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011,
+             "DL021": op_dl021}
 
 
 def mutants_of(text: str, seed: str, per_file: int = 1) -> list[Mutant]:
