@@ -161,7 +161,7 @@ def _only_conversion_reads(back, uses, module) -> bool:
         if pos < bind_pos[0] and not (set(loops) & set(bind_loops)):
             continue  # read before the move, outside any loop around it: the host value
         return False
-    return index.stores.get(name, 0) >= 1
+    return True
 
 
 class _UseIndex:
@@ -173,8 +173,8 @@ class _UseIndex:
     def of(self, scope):
         if id(scope) not in self._cache:
             finder = _Reads()
-            body = scope.body
-            body.visit(finder) if isinstance(scope, cst.FunctionDef) else scope.visit(finder)
+            # a function's body only: its parameters are bound by the caller, not read here
+            (scope.body if isinstance(scope, cst.FunctionDef) else scope).visit(finder)
             self._cache[id(scope)] = finder
         return self._cache[id(scope)]
 
