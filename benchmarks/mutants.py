@@ -46,6 +46,7 @@ Operators (one site per operator per file; --per-file N for more):
           a `DataLoader(..., shuffle=True)` it builds without `generator=`
     DL020 drop `torch.cuda.set_device(...)` (-> `pass`) in a file that starts a process group and
           places something on the unindexed `"cuda"` (`.cuda()`, `.to("cuda")`, `torch.device("cuda")`)
+    DL021 before `x = x.to(d)` of a loop batch: `x_dev_copy = x.to(d); x_host_copy = x_dev_copy.cpu(); `
 
 Shape operators (issue 20), each its own row, scored against its rule:
     DL002-self       DL002's edit at loops over a loader kept on `self` (`for x, y in self.train_loader:`)
@@ -82,7 +83,7 @@ FILES_LIST = HERE / "mutants_files.txt"
 # move another file already makes), each with its reason: left out of N and D, and listed
 AUDITED = HERE / "mutants_audited.json"
 RULES = ("DL001", "DL002", "DL003", "DL004", "DL005", "DL006", "DL007", "DL009", "DL010", "DL011", "DL017", "DL018",
-         "DL019", "DL020")
+         "DL019", "DL020", "DL021")
 # a picked script has no finding of these (the rules about where values live) except audited-false
 # ones; DL005/DL007/DL009 findings (deprecated amp, hard-coded CUDA, torch.load) are allowed
 CLEAN_RULES = ("DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011")
@@ -1118,9 +1119,36 @@ def op_dl020(src: Src) -> list[Mutant]:
                    "dropped torch.cuda.set_device(local_rank)")] if new else []
 
 
+def op_dl021(src: Src) -> list[Mutant]:
+    """Before `x = x.to(d)` of a loop batch tensor, on the same line: a device copy of the
+    host batch bound to a name and read back at once (`x_dev = x.to(d); x_host = x_dev.cpu(); ...`),
+    the way a script copies targets to the GPU only to log them."""
+    if "torch_geometric" in src.text:
+        return []  # a PyG batch moves in place: its `.to()` is no tensor copy
+    out = []
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and move_call(node.value) and node.lineno == node.end_lineno):
+            continue
+        name = node.targets[0].id
+        loop = enclosing_loop(src, node)
+        if not (isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == name) \
+                or loop is None or name not in loop_targets(loop) or is_module_ref(src, name) \
+                or dict_like(src, name):
+            continue
+        move = src.seg(node.value)
+        dev, host = f"{name}_dev_copy", f"{name}_host_copy"
+        new = src.replace(node, f"{dev} = {move}; {host} = {dev}.cpu(); {src.seg(node)}", expr=False)
+        if new is not None:
+            out.append(Mutant("DL021", node.lineno, [node.lineno], new,
+                              f"copied batch `{name}` to the device and straight back"))
+    return out
+
+
 OPERATORS = {"DL001": op_dl001, "DL002": op_dl002, "DL003": op_dl003, "DL004": op_dl004, "DL005": op_dl005,
              "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011,
              "DL017": op_dl017, "DL018": op_dl018, "DL019": op_dl019, "DL020": op_dl020,
+             "DL021": op_dl021,
              "DL002-self": op_dl002_self, "DL003-fstring": op_dl003_fstring, "DL010-subscript": op_dl010_subscript}
 
 

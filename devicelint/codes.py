@@ -40,6 +40,7 @@ TABLE = (
     Entry("DL018", "optimizer-state-before-move", True, "dl018_optimizer_state_before_move", "OptimizerStateBeforeMove"),
     Entry("DL019", "default-device-generator", True, "dl019_default_device_generator", "DefaultDeviceGenerator"),
     Entry("DL020", "ddp-without-set-device", True, "dl020_ddp_without_set_device", "DdpWithoutSetDevice"),
+    Entry("DL021", "host-device-round-trip", False, "dl021_host_device_round_trip", "HostDeviceRoundTrip"),
     Entry("DL100", "unused-noqa", False, "dl100_unused_noqa", "UnusedNoqa"),
 )
 BY_CODE = {e.code: e for e in TABLE}

@@ -72,6 +72,17 @@ class Sync:
 
 
 @dataclass
+class Back:
+    """A tensor brought back to the host (`.cpu()`, `.to("cpu")`, `.item()`, `.tolist()`) while
+    its value is still exactly what a move put on the device (only casts and `detach` between):
+    a round trip when nothing used it there (DL021 asks where the name is read)."""
+    node: cst.Call
+    what: str
+    move: cst.Call  # the move whose result this is (`Val.moved_at`)
+    func: cst.FunctionDef | None  # the function running both (None: the module's code)
+
+
+@dataclass
 class LoaderMove:
     node: cst.Call  # `x.to(device)` of a batch that came straight from `loader`
     loader: cst.Call  # the DataLoader(...) call
@@ -135,6 +146,7 @@ class Facts:
     accums: list = field(default_factory=list)
     # host syncs every step of a training loop over a loader (no `if` between the loop and them)
     syncs: list = field(default_factory=list)
+    backs: list = field(default_factory=list)  # Back: device copies brought back to the host
     loader_moves: list = field(default_factory=list)
     # DataLoader(...) call -> "missing" | "false" | "set" (its pin_memory= argument)
     loaders: dict = field(default_factory=dict)

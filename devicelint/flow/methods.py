@@ -323,6 +323,7 @@ class Methods:
             return OTHER
         if name in ("item", "tolist"):
             self.note_sync(node, name, recv)
+            self.note_back(node, name, recv)
         if name in kb.torch_core.NON_TENSOR_METHODS and not (name == "type" and _dtype_cast(node)):
             # `x.type()` is a string; `x.type(torch.long)` a cast, where x is (but
             # `x.type(torch.cuda.FloatTensor)` may move it)

@@ -158,6 +158,7 @@ class Moves:
             self.frame.state.vars[func.value.value] = recv.with_(fresh=False)
         if target is not None and target.dev is Dev.CPU and recv.kind is Kind.TENSOR:
             self.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
+            self.note_back(node, method if method == "cpu" else "to(cpu)", recv)
         if target is not None and target.dev is Dev.ACCEL and recv.src is not None and recv.host_batch:
             nb = self.kwarg_node(node, "non_blocking")
             self.facts.loader_moves.append(

@@ -8,7 +8,7 @@ import libcst as cst
 from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, contents_on_accel
-from devicelint.flow.facts import Accum, Mix, ParamMix, Sync
+from devicelint.flow.facts import Accum, Back, Mix, ParamMix, Sync
 from devicelint.flow.nodes import expr_text, text_root, walk
 
 
@@ -175,6 +175,12 @@ class Recording:
         move of named attributes may have left on the host (`data.y` after `data.to(d, "x")`)."""
         if not self.no_device() and not conv.val.partial:
             self.facts.numpy.append(conv)
+
+    def note_back(self, node, what: str, val: Val) -> None:
+        """A tensor brought back to the host while it is still a move's result, unchanged."""
+        if val.kind is Kind.TENSOR and val.dev is Dev.ACCEL and isinstance(val.moved_at, cst.Call) \
+                and not self.no_device():
+            self.facts.backs.append(Back(node, what, val.moved_at, self.frame.func))
 
     def note_sync(self, node, what: str, val: Val) -> None:
         if not contents_on_accel(val) or self.no_device():
