@@ -15,6 +15,11 @@ Descriptors of what an expression yields (the first item says which):
     ["device", "accel" | "cpu"]
     ["tuple", [descs]], ["join", [descs]], ["none"], ["self"] (a recursive call), ["unknown"]
 Targets of a move: ["param", name], "accel", "cpu", "unknown".
+
+Call sites (`sites`, for contexts.py's top-down parameter values): one
+[caller, text, arg_descs, {keyword: desc}, line] per call of a dotted name in a module-level
+function (caller: its name) or in the module body (caller: ""), the descriptors taken where
+the call runs, before the call lets its arguments escape.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 8  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves
-KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
+VERSION = 9  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites
+KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites"}
+MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
 UNKNOWN = ["unknown"]
 
 
@@ -77,9 +83,10 @@ def summarize(source: bytes) -> dict | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
         return None
     out = {"v": VERSION, "imports": {}, "stars": [], "all": None, "classes": {}, "functions": {},
-           "values": {}, "names": []}
+           "values": {}, "names": [], "sites": []}
     try:
         _module_body(tree.body, out)
+        _module_sites(tree.body, out)
     except RecursionError:
         return None
     out["names"] = sorted(set(out["names"]))
@@ -105,6 +112,7 @@ def _module_body(body, out) -> None:
         elif isinstance(stmt, ast.ClassDef):
             out["classes"][stmt.name] = _class(stmt)
             out["names"].append(stmt.name)
+            _method_sites(stmt, out)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out["functions"][stmt.name] = _function(stmt, out)
             out["names"].append(stmt.name)
@@ -126,6 +134,20 @@ def _module_body(body, out) -> None:
                 _module_body(block, out)
             for h in getattr(stmt, "handlers", ()):
                 _module_body(h.body, out)
+
+
+def _module_sites(body, out) -> None:
+    """The calls the module body runs (`main()`, `train(model, loader)` in a script), walked in
+    order so that each argument's descriptor is the one bound where the call runs."""
+    w = _Walker(None, out, caller="")
+    w.block([s for s in body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))], conditional=False)
+
+
+def _method_sites(cls: ast.ClassDef, out) -> None:
+    """The calls a class's methods make (a test method calling a helper of the module)."""
+    for fn in cls.body:
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _Walker(fn, out, caller=f"{cls.name}.{fn.name}").block(fn.body, conditional=False)
 
 
 def _bind_import(out, local: str, spec) -> None:
@@ -227,7 +249,7 @@ def _function(fn, out) -> dict:
     ):
         # a coroutine, or a decorator that may wrap the result or move the arguments
         return {"params": params, "kwonly": kwonly, "ret": UNKNOWN, "pure": []}
-    w = _Walker(fn, out)
+    w = _Walker(fn, out, caller=fn.name)
     try:
         w.block(fn.body, conditional=False)
     except RecursionError:
@@ -237,7 +259,17 @@ def _function(fn, out) -> dict:
     pure = [p for p in params + kwonly if p not in w.impure]
     host, places, calls = _calls_of(fn, params + kwonly)
     return {"params": params, "kwonly": kwonly, "ret": ret, "pure": pure, "host": host,
-            "places": places, "calls": calls}
+            "places": places, "calls": calls, "defaults": _defaults(fn, out)}
+
+
+def _defaults(fn, out) -> dict:
+    """Each parameter's default value, as a descriptor (`device=None` -> ["none"])."""
+    a = fn.args
+    pos = [*a.posonlyargs, *a.args]
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + [
+        (p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    w = _Walker(None, out)
+    return {p.arg: w.desc(d) for p, d in pairs}
 
 
 def _calls_of(fn, params) -> tuple[bool, bool, list]:
@@ -291,9 +323,10 @@ class _Walker:
     """Runs a function body in order with a descriptor list per local name: an assignment on
     every path replaces it, one under a branch adds to it (the join decides later)."""
 
-    def __init__(self, fn, out):
+    def __init__(self, fn, out, caller: str | None = None):
         self.fn = fn
         self.out = out
+        self.caller = caller  # where call sites are recorded from (None: not recorded)
         self.env: dict = {}
         self.returns: list = []
         self.impure: set = set()
@@ -346,6 +379,8 @@ class _Walker:
                     return
             if isinstance(v, (ast.Yield, ast.YieldFrom, ast.Await)) and not isinstance(v, ast.Await):
                 self.generator = True
+            if isinstance(v, ast.Call) and self.caller is not None:
+                self.sites_only(v)
             self.uses(v)
         elif isinstance(s, ast.Return):
             if s.value is None:
@@ -368,6 +403,10 @@ class _Walker:
                 self.assign(s.target, UNKNOWN, True)
             self.loops += 1
             self.block(s.body, True)
+            if self.loops <= 2:
+                # the back edge: a call in the body also sees what the body's end binds or
+                # lets escape (`train(model)` after `evaluate(model)` of the round before)
+                self.block(s.body, True)
             self.loops -= 1
             self.block(s.orelse, True)
         elif isinstance(s, (ast.With, ast.AsyncWith)):
@@ -395,6 +434,13 @@ class _Walker:
             for child in _children(s):
                 if isinstance(child, ast.expr):
                     self.uses(child)
+
+    def sites_only(self, call: ast.Call) -> None:
+        """Record the call sites of a call run as a statement (`train(model, loader)`), leaving
+        the walk's own reading of it (`uses`) unchanged: what desc lets escape is undone."""
+        saved = ({k: list(v) for k, v in self.env.items()}, set(self.impure), dict(self.held), self.generator)
+        self.desc(call)
+        self.env, self.impure, self.held, self.generator = saved
 
     def alias(self, value, targets) -> None:
         """`net = model`, `net = model.eval()`, `self.model = model`: two names for one module,
@@ -443,14 +489,14 @@ class _Walker:
             if d[0] == "param":
                 self.impure.add(d[1])
 
-    def escape(self, name: str) -> None:
+    def escape(self, name: str, why=UNKNOWN) -> None:
         ds = self.env.get(name)
         if ds is None:
             return
         for d in ds:
             if d[0] == "param":
                 self.impure.add(d[1])
-        self.env[name] = ds + [UNKNOWN]
+        self.env[name] = ds + [why]
         for inner in self.held.pop(name, ()):
             self.escape(inner)
 
@@ -526,20 +572,38 @@ class _Walker:
         if isinstance(f, ast.Attribute):
             self.uses(f.value)
         args = [self.desc(a) if not isinstance(a, ast.Starred) else self.desc_use(a) for a in e.args]
-        for a, d in zip(e.args, args):
-            self.escape_desc(a, d)
-        kws = []
+        for i, (a, d) in enumerate(zip(e.args, args)):
+            self.escape_desc(a, ["escaped", text, i] if isinstance(a, ast.Name) else UNKNOWN)
+        kws, kw_descs = [], {}
         for k in e.keywords:
             d = self.desc(k.value)
-            self.escape_desc(k.value, d)
+            kw_descs[k.arg or "**"] = d
             kws.append(k.arg or "**")
+        for k in e.keywords:
+            self.escape_desc(k.value, ["escaped", text, k.arg] if isinstance(k.value, ast.Name) and k.arg else UNKNOWN)
+        self.site(text, e, args, kw_descs)
         return ["call", text, kws, args[:8]]
 
-    def escape_desc(self, node, d) -> None:
-        """An argument to a call: whatever it names may be moved or kept by the callee."""
-        for n in _walk(node):
-            if isinstance(n, ast.Name) and n.id in self.env:
-                self.escape(n.id)
+    def site(self, text: str, e: ast.Call, args: list, kw_descs: dict) -> None:
+        """Record a call site (see the module docstring): a star argument ends the positions."""
+        sites = self.out["sites"]
+        if self.caller is None or len(sites) >= MAX_SITES:
+            return
+        star = next((i for i, a in enumerate(e.args) if isinstance(a, ast.Starred)), len(e.args))
+        sites.append([self.caller, text, args[:star], kw_descs, e.lineno, star < len(e.args)])
+
+    def escape_desc(self, node, why) -> None:
+        """An argument to a call: whatever it names may be moved or kept by the callee. `why`,
+        for a name handed on as it is: ["escaped", callee, position or keyword], which reads as
+        unknown (project.py resolves no such tag) unless contexts.py finds the callee leaves
+        that parameter alone."""
+        nodes = _walk(node)
+        # `SGD(model.parameters())`: handing on what a harmless method returns leaves the model alone
+        safe = {id(n.func.value) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr in kb.nn.MODULE_SAFE_METHODS and isinstance(n.func.value, ast.Name)}
+        for n in nodes:
+            if isinstance(n, ast.Name) and n.id in self.env and id(n) not in safe:
+                self.escape(n.id, why)
 
     def desc_use(self, e):
         self.uses(e)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint import naming
+from devicelint import contexts, naming
 from devicelint.names import Imports, dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel
 from devicelint.flow.facts import Facts
@@ -122,8 +122,9 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
                 # a helper `forward` calls runs inlined there with the real arguments; on its own
                 # its parameters are no more inputs than counts or windows (`left_chunk`)
                 module_method = False
+            given = contexts.entry_values(self, fn) if self_val is None and closure is self.module_frame else {}
             for p in (*params, *fn.params.kwonly_params):
-                v = self.param_guess(p)
+                v = given.get(p.name.value) or self.param_guess(p)
                 if module_method and v.kind is Kind.UNKNOWN and _number_param(p):
                     v = OTHER  # `q_size: int`, `embedding_dim`, `num_heads`: sizes, not inputs
                 if module_method and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and p.star not in ("*", "**") and (

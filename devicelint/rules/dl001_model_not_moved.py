@@ -218,6 +218,11 @@ def main():
                 msg = (f"`{shown}.{m.replaced}` was replaced by a new layer on line {ctx.line(m.mid)}, after `{shown}` "
                        f"was moved: the new layer is on the CPU while this call gives it tensors on the device; "
                        f"move the new layer too")
+            elif isinstance(m.mid, cst.Param):
+                # a model handed in by callers in other files (contexts.py): the fix is theirs
+                msg = (f"`{shown}` is called with tensors on the device, but the model that callers in other "
+                       f"files of the project pass in as `{m.mid.name.value}` is never moved there; move it where "
+                       f"the caller builds it: `.to(device)`")
             elif call.blame is call.node:
                 if method:
                     msg = (f"`{shown}.{method}()` is called with tensors on the device but `{shown}` is never "
