@@ -35,6 +35,11 @@ Operators (one site per operator per file; --per-file N for more):
     DL009 drop `map_location=` from `torch.load`
     DL010 `total += loss.item()` -> `total += loss` in a loop that calls `loss.backward()`
     DL011 in `forward`: drop `device=` / `.to(d)` from a new tensor, `x.new_zeros` -> `torch.zeros`
+    DL002/param   DL002's mutation, where the loop runs in a module-level function over a loader
+                  that function is handed as a parameter (`def train(model, loader, ...)`)
+    DL001/factory DL001's mutation, where the model comes from a factory or class imported from
+                  another file of the repository (`from models import build_model`); a DL001 in
+                  one of the project files the script imports (where the model is handed in) counts
 
 The last line printed is `mutation recall R (D/N) original-findings K`, where K counts the
 findings of DL001-DL004, DL006, DL010 and DL011 on the unmutated originals (false positives on
@@ -83,6 +88,8 @@ class Mutant:
     expect: list[int]       # lines where the rule's report counts
     source: str             # the mutated file
     note: str               # what was changed, for the miss list
+    op: str = ""            # the operator's row (the rule, or "DL002/param"...)
+    imports: tuple = ()     # modules the file imports from its project ((level, dotted name), ...)
 
 
 # --- source editing by ast positions (col offsets are UTF-8 byte offsets) ----------------
@@ -694,8 +701,68 @@ def op_dl011(src: Src) -> list[Mutant]:
     return out
 
 
+def _module_function_of(src: Src, line: int):
+    for fn in src.tree.body:
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.lineno <= line <= fn.end_lineno:
+            return fn
+    return None
+
+
+def op_param(src: Src) -> list[Mutant]:
+    """DL002's mutants in a loop over a loader the module-level function is handed."""
+    out = []
+    for m in op_dl002(src):
+        fn = _module_function_of(src, m.line)
+        if fn is None:
+            continue
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+        loops = [n for n in ast.walk(fn) if isinstance(n, ast.For) and n.lineno <= m.line <= n.end_lineno]
+        if loops and any(isinstance(x, ast.Name) and x.id in params for x in ast.walk(loops[-1].iter)):
+            out.append(dataclasses.replace(m, op="DL002/param", note=m.note + " (loader handed in)"))
+    return out
+
+
+LIBRARY_ROOTS = re.compile(r"^(torch|torchvision|torchaudio|torchtext|transformers|timm|numpy|sklearn|scipy|"
+                           r"PIL|cv2|matplotlib|pandas|tqdm|datasets|diffusers|peft|accelerate|lightning|"
+                           r"pytorch_lightning|gym|gymnasium|einops|tensorboardX|wandb|os|sys|math|json|time|re)$")
+
+
+def project_imports(src: Src) -> dict:
+    """local name -> (level, module) for `from M import name` of a module that is no library."""
+    out = {}
+    for n in src.tree.body:
+        if isinstance(n, ast.ImportFrom) and (n.level or not LIBRARY_ROOTS.match((n.module or "").split(".")[0])):
+            for a in n.names:
+                out[a.asname or a.name] = (n.level, n.module or "")
+    return out
+
+
+def op_factory(src: Src) -> list[Mutant]:
+    """DL001's mutants on a model built by a class or factory imported from a project file."""
+    imported = project_imports(src)
+    if not imported:
+        return []
+    out = []
+    for m in op_dl001(src):
+        stmt = next((n for n in ast.walk(src.tree) if isinstance(n, ast.stmt) and n.lineno == m.line), None)
+        ref = m.note.split("`")[1] if "`" in m.note else None
+        builds = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Assign) and ref
+                  and any(dotted(t) == ref for t in n.targets) and n.lineno <= m.line]
+        roots = set()
+        for b in builds + ([stmt.value] if isinstance(stmt, ast.Assign) else []):
+            for c in ast.walk(b):
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in imported:
+                    roots.add(imported[c.func.id])
+        if roots:
+            mods = tuple(sorted(set(imported.values())))
+            out.append(dataclasses.replace(m, op="DL001/factory", note=m.note + " (built in another file)", imports=mods))
+    return out
+
+
 OPERATORS = {"DL001": op_dl001, "DL002": op_dl002, "DL003": op_dl003, "DL004": op_dl004, "DL005": op_dl005,
-             "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011}
+             "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011,
+             "DL002/param": op_param, "DL001/factory": op_factory}
+OPS = tuple(OPERATORS)
 
 
 def mutants_of(text: str, seed: str, per_file: int = 1) -> list[Mutant]:
@@ -706,7 +773,7 @@ def mutants_of(text: str, seed: str, per_file: int = 1) -> list[Mutant]:
         return []
     out = []
     for rule, op in OPERATORS.items():
-        cands = sorted(op(src), key=lambda m: (m.line, m.note))
+        cands = sorted((dataclasses.replace(m, op=m.op or rule) for m in op(src)), key=lambda m: (m.line, m.note))
         rng = random.Random(f"{seed}:{rule}")
         out += sorted(rng.sample(cands, min(per_file, len(cands))), key=lambda m: m.line)
     return out
@@ -819,15 +886,37 @@ def audited_no_bug(path: Path) -> dict:
     return {(a["rule"], a["file"], a["line"], a["mutated"].strip()): a["reason"] for a in json.loads(path.read_text())}
 
 
+def imported_files(root: Path, rel: str, imports) -> list[str]:
+    """The repository files (relative to ROOT) that a script's project imports name: looked
+    for beside the script, then at the repository's top."""
+    repo, here = rel.split("/", 1)[0], os.path.dirname(rel)
+    out = []
+    for level, mod in imports:
+        bases = [here] if level else [here, repo]
+        for _ in range(max(level - 1, 0)):
+            bases = [os.path.dirname(bases[0])]
+        for base in bases:
+            stem = os.path.join(base, *mod.split(".")) if mod else base
+            cand = next((c for c in (stem + ".py", os.path.join(stem, "__init__.py")) if (root / c).is_file()), None)
+            if cand is not None:
+                out.append(cand)
+                break
+    return sorted(set(out) - {rel})
+
+
 def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work: Path, audited: dict | None = None) -> dict:
-    originals = lint(root, files, jobs)
+    texts = {rel: (root / rel).read_text(errors="replace") for rel in files}
+    candidates = {rel: mutants_of(texts[rel], f"{seed}:{rel}", per_file) for rel in files}
+    also = {(rel, m.line, m.op): imported_files(root, rel, m.imports) for rel, ms in candidates.items() for m in ms}
+    extra = sorted({a for files_ in also.values() for a in files_} - set(files))
+    originals = lint(root, files + extra, jobs)
     orig_at = collections.defaultdict(set)
     for f in originals:
         orig_at[(f["path"], f["code"])].update(_lines(f))
+    originals = [f for f in originals if f["path"] in set(files)]
     jobs_list = []  # (mutant id, file, Mutant)
     for rel in files:
-        text = (root / rel).read_text(errors="replace")
-        for m in mutants_of(text, f"{seed}:{rel}", per_file):
+        for m in candidates[rel]:
             if orig_at[(rel, m.rule)] & set(m.expect):
                 continue  # already reported there before the mutation
             jobs_list.append((f"m{len(jobs_list):04d}", rel, m))
@@ -838,23 +927,27 @@ def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work:
         target.unlink()
         target.write_text(m.source)
     found = collections.defaultdict(list)
-    for f in lint(work, [f"{mid}/{rel}" for mid, rel, _ in jobs_list], jobs):
+    targets = [f"{mid}/{p}" for mid, rel, m in jobs_list for p in [rel, *also[(rel, m.line, m.op)]]]
+    for f in lint(work, targets, jobs):
         found[f["path"].split("/", 1)[0]].append(f)
     rows = collections.defaultdict(collections.Counter)
     misses, no_bug = [], []
     for mid, rel, m in jobs_list:
         mine = [f for f in found[mid] if f["path"] == f"{mid}/{rel}"]
         hit = any(f["code"] == m.rule and _lines(f) & set(m.expect) for f in mine)
+        for other in also[(rel, m.line, m.op)]:  # the model handed to a function of another file
+            hit = hit or any(f["code"] == m.rule and f["path"] == f"{mid}/{other}"
+                             and not orig_at[(other, m.rule)] & _lines(f) for f in found[mid])
         reason = (audited or {}).get((m.rule, rel, m.line, m.source.splitlines()[m.line - 1].strip()))
         if reason is not None:
             # no bug to find: a finding here would be a false positive, so it is listed as one
             no_bug.append({"id": mid, "rule": m.rule, "file": rel, "line": m.line, "flagged": hit, "reason": reason})
             continue
-        rows[m.rule]["n"] += 1
-        rows[m.rule]["d"] += hit
-        rows[m.rule]["elsewhere"] += (not hit) and any(f["code"] == m.rule for f in mine)
+        rows[m.op]["n"] += 1
+        rows[m.op]["d"] += hit
+        rows[m.op]["elsewhere"] += (not hit) and any(f["code"] == m.rule for f in mine)
         if not hit:
-            misses.append({"id": mid, "rule": m.rule, "file": rel, "line": m.line, "expect": m.expect,
+            misses.append({"id": mid, "rule": m.op, "file": rel, "line": m.line, "expect": m.expect,
                            "note": m.note, "mutated": m.source.splitlines()[m.line - 1].strip(),
                            "other": sorted({f"{f['code']}@{f['line']}" for f in mine})})
     k = [f for f in originals if f["code"] in CLEAN_RULES]
@@ -902,11 +995,11 @@ def main() -> None:
 
     rows = res["rows"]
     print(f"{res['files']} scripts, {res['mutants']} mutants (seed {args.seed})")
-    print(f"{'rule':6} {'N':>4} {'D':>4} {'recall':>6} {'same rule, other line':>22}")
-    for rule in RULES:
+    print(f"{'rule':13} {'N':>4} {'D':>4} {'recall':>6} {'same rule, other line':>22}")
+    for rule in OPS:
         r = rows.get(rule, collections.Counter())
         rec = f"{r['d'] / r['n']:.2f}" if r["n"] else "-"
-        print(f"{rule:6} {r['n']:4d} {r['d']:4d} {rec:>6} {r['elsewhere']:22d}")
+        print(f"{rule:13} {r['n']:4d} {r['d']:4d} {rec:>6} {r['elsewhere']:22d}")
     for m in res["misses"]:
         print(f"  miss {m['rule']} {m['file']}:{m['line']}  {m['note']}  | {m['mutated'][:90]}"
               + (f"  [reported: {', '.join(m['other'])}]" if m["other"] else ""))
@@ -922,6 +1015,9 @@ def main() -> None:
     flagged = sum(a["flagged"] for a in res["no_bug"])
     print(f"left out: {len(res['no_bug'])} mutants audited as no bug at runtime ({args.audited.name}), "
           f"{flagged} of them flagged")
+    base = [r for k, r in rows.items() if k in RULES]
+    bn, bd = sum(r["n"] for r in base), sum(r["d"] for r in base)
+    print(f"per-rule operators alone (DL001..DL011, as before the /param and /factory ones): {bd / bn if bn else 0:.2f} ({bd}/{bn})")
     print(f"mutation recall {d / n if n else 0:.2f} ({d}/{n}) original-findings {len(res['original_findings'])}")
 
 

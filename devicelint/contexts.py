@@ -92,7 +92,7 @@ class Contexts:
         files = project_files(self.view.root)
         if own is None or files is None:
             return None
-        names = set(own["functions"])
+        names = set(own["functions"]) | set(own["classes"])
         index: dict = {}
         for cpath in files:
             self._scan(cpath, path, names, index)
@@ -104,17 +104,22 @@ class Contexts:
         s = entry.get("s") if isinstance(entry, dict) else None
         if s is None:
             return
+        for cls in s["classes"].values():  # `class Sub(Agent)`: Agent.__init__ runs from `super().__init__(...)`
+            for base in cls["bases"]:
+                if base.rsplit(".", 1)[-1] in names and self.caller_view(cpath).qualify(cpath, base) == ("class", path, base.rsplit(".", 1)[-1]):
+                    index[base.rsplit(".", 1)[-1]] = None
+        for ref in s.get("refs", ()):  # `Thread(target=train)`: called where we cannot see
+            last = ref.rsplit(".", 1)[-1]
+            if last in names and self.caller_view(cpath).qualify(cpath, ref) in (("function", path, last), ("class", path, last)):
+                index[last] = None
         for site in s.get("sites", ()):
             text = site[1]
             last = text.rsplit(".", 1)[-1]
-            refs = [d[1] for d in (*site[2], *site[3].values()) if d[:1] == ["global"] and d[1] in names]
-            if last not in names and not refs:
+            if last not in names:
                 continue
             cview = self.caller_view(cpath)
-            for ref in refs:  # `Thread(target=train)`: called where we cannot see
-                if cview.qualify(cpath, ref) == ("function", path, ref):
-                    index[ref] = None
-            if last in names and index.get(last, []) is not None and cview.qualify(cpath, text) == ("function", path, last):
+            if last in names and index.get(last, []) is not None and \
+                    cview.qualify(cpath, text) in (("function", path, last), ("class", path, last)):
                 index.setdefault(last, []).append((cpath, site))
                 self.view.deps[cpath] = entry["h"]
 
@@ -140,9 +145,18 @@ class Contexts:
             self.view.deps.update({p: s for p, s in v.deps.items() if p != self.path})
         return out
 
+    def signature(self, path: str, name: str):
+        """The summary of function `name`, or of `Class.__init__` (its parameters without self)."""
+        view = self.view if path == self.path else self.caller_view(path)
+        if name.endswith(".__init__"):
+            s = view.summary(path)
+            cls = s["classes"].get(name[: -len(".__init__")]) if s is not None else None
+            return cls.get("init") if cls is not None else None
+        return view.function(path, name)
+
     def _context(self, path: str, name: str, depth: int) -> dict:
-        fn = (self.view if path == self.path else self.caller_view(path)).function(path, name)
-        sites = self.sites_of(path, name)
+        fn = self.signature(path, name)
+        sites = self.sites_of(path, name.split(".", 1)[0])
         if fn is None or not sites:
             return {}
         params = list(fn["params"]) + list(fn["kwonly"])
@@ -179,6 +193,8 @@ class Contexts:
         d = self._drop_harmless_escapes(cpath, d)
         if d is None:
             return None
+        if d[:1] == ["const"]:
+            return ("const", d[1])
         if d[:1] == ["param"]:
             ctx = self.context(cpath, caller, depth + 1) if caller else {}
             got = ctx.get(d[1])
@@ -244,6 +260,8 @@ def value_of(fact, param: cst.Param, from_here: bool, key) -> Val | None:
         return Val(Kind.DATASET, Dev.UNKNOWN if fact[1] else Dev.CPU)
     if tag == "none":
         return NONE
+    if tag == "const":
+        return Val(Kind.OTHER, name=str(fact[1]))  # read by constant_test
     if tag == "tensor":
         return Val(Kind.TENSOR, _target_dev(fact[1]) if fact[1] != "cpu" else Dev.CPU)
     if tag == "moved":
@@ -251,15 +269,18 @@ def value_of(fact, param: cst.Param, from_here: bool, key) -> Val | None:
     return None
 
 
-def entry_values(interp, fn: cst.FunctionDef) -> dict:
-    """name -> Val for the parameters of module-level function `fn` whose callers agree."""
+def entry_values(interp, fn: cst.FunctionDef, cls: cst.ClassDef | None = None) -> dict:
+    """name -> Val for the parameters of module-level function `fn` (or of `cls.__init__`)
+    whose callers agree."""
     view = interp.imports.project
     if view is None or getattr(interp, "module_frame", None) is None:
+        return {}
+    if cls is not None and fn.name.value != "__init__":
         return {}
     ctxs = getattr(view, "contexts", None)
     if ctxs is None:
         ctxs = view.contexts = Contexts(view)
-    found = ctxs.context(view.path, fn.name.value)
+    found = ctxs.context(view.path, f"{cls.name.value}.__init__" if cls is not None else fn.name.value)
     out = {}
     params = [*fn.params.params, *fn.params.kwonly_params]
     for p in params:
@@ -267,4 +288,43 @@ def entry_values(interp, fn: cst.FunctionDef) -> dict:
         v = value_of(got[0], p, got[1], ("ctx", id(fn), p.name.value)) if got is not None else None
         if v is not None:
             out[p.name.value] = v
+    return out
+
+
+def constant_test(interp, test) -> bool | None:
+    """The truth of an `if` test on a flag that every caller sets the same way (`if
+    self.use_gpu:` where every `Agent(...)` leaves `use_gpu=False`), or None."""
+    negate = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negate = test.expression, not negate
+    if not isinstance(test, (cst.Name, cst.Attribute)):
+        return None
+    v = interp.stored(test)
+    if v is None or v.kind is not Kind.OTHER or v.name not in ("True", "False"):
+        return None
+    return (v.name == "True") != negate
+
+
+def _flag_literal(node) -> Val | None:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return Val(Kind.OTHER, name=node.value)
+    return None
+
+
+def literal_flags(call: cst.Call, fn: cst.FunctionDef, skip_first: bool) -> dict:
+    """param -> constant for the parameters of `fn` that this call (or the default, where the
+    call leaves one out) sets to a literal `True`/`False`: the inlined body's flag tests then
+    follow the one arm that runs (`Agent(obs, act)` with `use_gpu=False`)."""
+    params = [*fn.params.params][1 if skip_first else 0:]
+    out = {}
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if len(positional) < len([a for a in call.args if a.keyword is None]):
+        return {}  # `f(*args)`
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    for i, p in enumerate([*params, *fn.params.kwonly_params]):
+        name = p.name.value
+        node = positional[i].value if i < len(positional) and i < len(params) else keywords.get(name, p.default)
+        v = _flag_literal(node)
+        if v is not None:
+            out[name] = v
     return out

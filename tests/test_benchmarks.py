@@ -86,6 +86,8 @@ def by_rule() -> dict[str, list]:
 
 def test_every_operator_applies_and_keeps_the_file_valid(by_rule):
     for rule, found in by_rule.items():
+        if "/" in rule:
+            continue  # the call-site operators need a function and a project import: SPLIT_SCRIPT below
         assert found, f"{rule}: no site in the realistic script"
         for m in found:
             ast.parse(m.source)
@@ -114,6 +116,65 @@ def test_operator_makes_the_intended_edit(by_rule, rule, before, after):
     hits = [m for m in by_rule[rule] if m.line == line]
     assert hits, f"{rule} did not mutate line {line}: {before}"
     assert hits[0].source.splitlines()[line - 1].strip() == after
+
+
+SPLIT_SCRIPT = '''\
+import argparse
+
+import torch
+import torch.nn.functional as F
+
+from data import get_loaders
+from models import build_model
+
+
+def train(model, loader, optimizer, device):
+    model.train()
+    for images, labels in loader:
+        images = images.to(device)
+        labels = labels.to(device)
+        loss = F.cross_entropy(model(images), labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--arch", default="resnet18")
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    train_loader = get_loaders(args)
+    model = build_model(args.arch).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    train(model, train_loader, optimizer, device)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_call_site_operators_mutate_handed_in_batches_and_imported_models():
+    src = mutants.Src(SPLIT_SCRIPT)
+    param = mutants.op_param(src)
+    assert {m.line for m in param} == {line_of(SPLIT_SCRIPT, "images = images.to(device)"),
+                                       line_of(SPLIT_SCRIPT, "labels = labels.to(device)")}
+    assert all(m.op == "DL002/param" and m.rule == "DL002" for m in param)
+    factory = mutants.op_factory(src)
+    assert [m.line for m in factory] == [line_of(SPLIT_SCRIPT, "model = build_model(args.arch).to(device)")]
+    assert factory[0].imports == ((0, "data"), (0, "models"))
+    assert factory[0].source.splitlines()[factory[0].line - 1].strip() == "model = build_model(args.arch)"
+    # a loop over a loader the function builds itself is no "handed in" site
+    assert mutants.op_param(mutants.Src(SCRIPT)) == []
+
+
+def test_imported_files_are_found_beside_the_script_or_at_the_top(tmp_path):
+    (tmp_path / "repo" / "tools").mkdir(parents=True)
+    (tmp_path / "repo" / "models.py").write_text("")
+    (tmp_path / "repo" / "tools" / "data.py").write_text("")
+    found = mutants.imported_files(tmp_path, "repo/tools/train.py", ((0, "models"), (0, "data"), (0, "torchvision")))
+    assert found == ["repo/models.py", "repo/tools/data.py"]
 
 
 def test_batch_move_dropped_and_its_uses_expected(by_rule):
@@ -182,7 +243,7 @@ def test_mutants_are_seeded():
     a = mutants.mutants_of(SCRIPT, "s:train.py")
     b = mutants.mutants_of(SCRIPT, "s:train.py")
     assert [(m.rule, m.line, m.source) for m in a] == [(m.rule, m.line, m.source) for m in b]
-    assert {m.rule for m in a} == set(mutants.OPERATORS)
+    assert {m.rule for m in a} == {r for r in mutants.OPERATORS if "/" not in r}  # SCRIPT has no call-site operator sites
     assert mutants.mutants_of("def broken(:\n", "s") == []
 
 
