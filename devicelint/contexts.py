@@ -273,8 +273,8 @@ def entry_values(interp, fn: cst.FunctionDef, cls: cst.ClassDef | None = None) -
     """name -> Val for the parameters of module-level function `fn` (or of `cls.__init__`)
     whose callers agree."""
     view = interp.imports.project
-    if view is None or getattr(interp, "module_frame", None) is None:
-        return {}
+    if view is None or getattr(interp, "module_frame", None) is None or not view.path.endswith(".py"):
+        return {}  # a notebook's cells are one module of their own: no callers elsewhere
     if cls is not None and fn.name.value != "__init__":
         return {}
     ctxs = getattr(view, "contexts", None)
