@@ -36,16 +36,14 @@ _SKIP_DIRS = {"site-packages", "node_modules", "__pycache__", "build", "dist", "
 
 _DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError, RecursionError)
 
-# root -> the project's .py files (None: too many), during one run (project.remember_paths)
-_listings: dict = {}
-
-
 def project_files(root: str):
     """The project's Python files (hidden folders and environments skipped), or None when there
-    are more than MAX_FILES."""
-    found = _listings.get(root, 0) if pj._entries is not None else 0
-    if found != 0:
-        return found
+    are more than MAX_FILES. During one run (project.remember_paths) the listing is kept with
+    that run's other path facts, so a later run (an editor's next lint) lists anew."""
+    run = pj._entries
+    key = ("contexts: project files", root)
+    if run is not None and key in run:
+        return run[key]
     out = []
     for here, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
@@ -53,8 +51,8 @@ def project_files(root: str):
         if len(out) > MAX_FILES:
             out = None
             break
-    if pj._entries is not None:
-        _listings[root] = out
+    if run is not None:
+        run[key] = out
     return out
 
 

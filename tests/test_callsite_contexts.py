@@ -309,3 +309,38 @@ def test_a_subclass_calls_the_constructor_where_no_site_shows_it(tmp_path):
                                     "    def __init__(self):\n        super().__init__(4, 2, use_gpu=True)\n"})
     path = tmp_path / "agent.py"
     assert ("DL011", line_of(path, "return self.policy(x).max().item()")) in codes_at(path)
+
+
+def test_a_host_model_from_a_caller_in_the_same_file_is_blamed_at_that_call_once(tmp_path):
+    # the call in main() is inlined with the real model, and DL001 names that call; the
+    # context of train() does not add a second report inside train()
+    script = ENGINE.replace("def train(model, loader, optimizer, criterion):", "def train_(model, loader, optimizer, criterion):") + '''
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    loader = [(torch.randn(8, 784), torch.randint(0, 10, (8,)))]
+    model = Net()
+    evaluate(model, loader, device)
+'''
+    make(tmp_path, {"pyproject.toml": "", "models.py": MODELS,
+                    "run.py": "from models import Net\n" + textwrap.dedent(script)})
+    path = tmp_path / "run.py"
+    assert codes_at(path) == [("DL001", line_of(path, "    evaluate(model, loader, device)"))]
+
+
+def test_a_new_run_lists_the_project_anew(tmp_path):
+    from devicelint import project as pj
+
+    make(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE})
+    pj.remember_paths(True)
+    try:
+        assert contexts.project_files(str(tmp_path)) == [str(tmp_path / "engine.py")]
+        make(tmp_path, {"main.py": "print(1)\n"})
+        assert contexts.project_files(str(tmp_path)) == [str(tmp_path / "engine.py")]  # one listing per run
+    finally:
+        pj.remember_paths(False)
+    pj.remember_paths(True)
+    try:
+        assert contexts.project_files(str(tmp_path)) == [str(tmp_path / "engine.py"), str(tmp_path / "main.py")]
+    finally:
+        pj.remember_paths(False)
