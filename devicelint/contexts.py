@@ -56,6 +56,38 @@ def project_files(root: str):
     return out
 
 
+def project_table(store, root: str):
+    """(last name -> [("site", file, site) | ("ref", file, text) | ("base", file, text)], file ->
+    summary hash) over the project's files: every call site, value read and base class, by
+    the last part of the name it spells, built once per run; None for a project too large."""
+    run = pj._entries
+    key = ("contexts: call sites", root)
+    if run is not None and key in run:
+        return run[key]
+    files = project_files(root)
+    out = None
+    if files is not None:
+        by_name: dict = {}
+        hashes = {}
+        for cpath in files:
+            entry = store.entry_for(cpath)
+            s = entry.get("s") if isinstance(entry, dict) else None
+            if s is None:
+                continue
+            hashes[cpath] = entry["h"]
+            for cls in s["classes"].values():
+                for base in cls["bases"]:
+                    by_name.setdefault(base.rsplit(".", 1)[-1], []).append(("base", cpath, base))
+            for ref in s.get("refs", ()):
+                by_name.setdefault(ref.rsplit(".", 1)[-1], []).append(("ref", cpath, ref))
+            for site in s.get("sites", ()):
+                by_name.setdefault(site[1].rsplit(".", 1)[-1], []).append(("site", cpath, site))
+        out = (by_name, hashes)
+    if run is not None:
+        run[key] = out
+    return out
+
+
 class Contexts:
     """The contexts of one linted file's functions, seen through its project view."""
 
@@ -63,7 +95,7 @@ class Contexts:
         self.view = view
         self.path = view.path
         self._views: dict = {}  # caller path -> its own FileView (the linted view's file budget stays its own)
-        self._sites = None  # name -> [(caller path, site)], or None for "referenced as a value"
+        self._sites = None  # project_table(), False when there is none
         self._done: dict = {}
         self._busy: set = set()
 
@@ -76,50 +108,33 @@ class Contexts:
         return v
 
     def sites_of(self, path: str, name: str):
-        """[(caller path, site)] of the calls of `path`'s function `name`; None when it is
-        handed around as a value somewhere (calls we cannot see)."""
-        index = self._index(path)
-        return index.get(name, []) if index is not None else None
+        """[(caller path, site)] of the calls of `path`'s function (or class) `name`; None when
+        it is read as a value or subclassed somewhere (calls we cannot see)."""
+        key = ("sites", path, name)
+        if key not in self._done:
+            self._done[key] = self._sites_of(path, name)
+        return self._done[key]
 
-    def _index(self, path: str):
-        key = ("index", path)
-        if key in self._done:
-            return self._done[key]
-        self._done[key] = None
-        own = self.view.summary(path) if path == self.path else self.caller_view(path).summary(path)
-        files = project_files(self.view.root)
-        if own is None or files is None:
+    def _sites_of(self, path: str, name: str):
+        table = self._table()
+        if table is None:
             return None
-        names = set(own["functions"]) | set(own["classes"])
-        index: dict = {}
-        for cpath in files:
-            self._scan(cpath, path, names, index)
-        self._done[key] = index
-        return index
-
-    def _scan(self, cpath: str, path: str, names: set, index: dict) -> None:
-        entry = self.view.store.entry_for(cpath)
-        s = entry.get("s") if isinstance(entry, dict) else None
-        if s is None:
-            return
-        for cls in s["classes"].values():  # `class Sub(Agent)`: Agent.__init__ runs from `super().__init__(...)`
-            for base in cls["bases"]:
-                if base.rsplit(".", 1)[-1] in names and self.caller_view(cpath).qualify(cpath, base) == ("class", path, base.rsplit(".", 1)[-1]):
-                    index[base.rsplit(".", 1)[-1]] = None
-        for ref in s.get("refs", ()):  # `Thread(target=train)`: called where we cannot see
-            last = ref.rsplit(".", 1)[-1]
-            if last in names and self.caller_view(cpath).qualify(cpath, ref) in (("function", path, last), ("class", path, last)):
-                index[last] = None
-        for site in s.get("sites", ()):
-            text = site[1]
-            last = text.rsplit(".", 1)[-1]
-            if last not in names:
+        by_name, hashes = table
+        out = []
+        for what, cpath, x in by_name.get(name, ()):
+            text = x[1] if what == "site" else x
+            if self.caller_view(cpath).qualify(cpath, text) not in (("function", path, name), ("class", path, name)):
                 continue
-            cview = self.caller_view(cpath)
-            if last in names and index.get(last, []) is not None and \
-                    cview.qualify(cpath, text) in (("function", path, last), ("class", path, last)):
-                index.setdefault(last, []).append((cpath, site))
-                self.view.deps[cpath] = entry["h"]
+            if what != "site":
+                return None  # `Thread(target=train)`, `class Sub(Agent)`: it runs where no site shows
+            out.append((cpath, x))
+            self.view.deps[cpath] = hashes[cpath]
+        return out
+
+    def _table(self):
+        if self._sites is None:
+            self._sites = project_table(self.view.store, self.view.root) or False
+        return self._sites or None
 
     # ------------------------------------------------------------------ values
 
