@@ -451,10 +451,6 @@ class _Walker:
             self.assign(s.target, UNKNOWN, True)
         self.loops += 1
         self.block(s.body, True)
-        if self.loops <= 2:
-            # the back edge: a call in the body also sees what the body's end binds or
-            # lets escape (`train(model)` after `evaluate(model)` of the round before)
-            self.block(s.body, True)
         self.loops -= 1
         self.block(s.orelse, True)
 
