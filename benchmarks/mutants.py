@@ -47,6 +47,11 @@ Operators (one site per operator per file; --per-file N for more):
     DL020 drop `torch.cuda.set_device(...)` (-> `pass`) in a file that starts a process group and
           places something on the unindexed `"cuda"` (`.cuda()`, `.to("cuda")`, `torch.device("cuda")`)
     DL021 before `x = x.to(d)` of a loop batch: `x_dev_copy = x.to(d); x_host_copy = x_dev_copy.cpu(); `
+    DL002/param   DL002's mutation, where the loop runs in a module-level function over a loader
+                  that function is handed as a parameter (`def train(model, loader, ...)`)
+    DL001/factory DL001's mutation, where the model comes from a factory or class imported from
+                  another file of the repository (`from models import build_model`); a DL001 in
+                  one of the project files the script imports (where the model is handed in) counts
 
 Shape operators (issue 20), each its own row, scored against its rule:
     DL002-self       DL002's edit at loops over a loader kept on `self` (`for x, y in self.train_loader:`)
@@ -101,7 +106,8 @@ class Mutant:
     expect: list[int]       # lines where the rule's report counts
     source: str             # the mutated file
     note: str               # what was changed, for the miss list
-    op: str = ""            # the operator, where one rule has several (its own row); else the rule
+    op: str = ""            # the operator's row, where one rule has several ("DL002/param"); else the rule
+    imports: tuple = ()     # modules the file imports from its project ((level, dotted name), ...)
 
 
 # --- source editing by ast positions (col offsets are UTF-8 byte offsets) ----------------
@@ -1142,6 +1148,63 @@ def op_dl021(src: Src) -> list[Mutant]:
         if new is not None:
             out.append(Mutant("DL021", node.lineno, [node.lineno], new,
                               f"copied batch `{name}` to the device and straight back"))
+
+
+def _module_function_of(src: Src, line: int):
+    for fn in src.tree.body:
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.lineno <= line <= fn.end_lineno:
+            return fn
+    return None
+
+
+def op_param(src: Src) -> list[Mutant]:
+    """DL002's mutants in a loop over a loader the module-level function is handed."""
+    out = []
+    for m in op_dl002(src):
+        fn = _module_function_of(src, m.line)
+        if fn is None:
+            continue
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+        loops = [n for n in ast.walk(fn) if isinstance(n, ast.For) and n.lineno <= m.line <= n.end_lineno]
+        if loops and any(isinstance(x, ast.Name) and x.id in params for x in ast.walk(loops[-1].iter)):
+            out.append(dataclasses.replace(m, op="DL002/param", note=m.note + " (loader handed in)"))
+    return out
+
+
+LIBRARY_ROOTS = re.compile(r"^(torch|torchvision|torchaudio|torchtext|transformers|timm|numpy|sklearn|scipy|"
+                           r"PIL|cv2|matplotlib|pandas|tqdm|datasets|diffusers|peft|accelerate|lightning|"
+                           r"pytorch_lightning|gym|gymnasium|einops|tensorboardX|wandb|os|sys|math|json|time|re)$")
+
+
+def project_imports(src: Src) -> dict:
+    """local name -> (level, module) for `from M import name` of a module that is no library."""
+    out = {}
+    for n in src.tree.body:
+        if isinstance(n, ast.ImportFrom) and (n.level or not LIBRARY_ROOTS.match((n.module or "").split(".")[0])):
+            for a in n.names:
+                out[a.asname or a.name] = (n.level, n.module or "")
+    return out
+
+
+def op_factory(src: Src) -> list[Mutant]:
+    """DL001's mutants on a model built by a class or factory imported from a project file."""
+    imported = project_imports(src)
+    if not imported:
+        return []
+    out = []
+    for m in op_dl001(src):
+        stmt = next((n for n in ast.walk(src.tree) if isinstance(n, ast.stmt) and n.lineno == m.line), None)
+        ref = m.note.split("`")[1] if "`" in m.note else None
+        builds = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Assign) and ref
+                  and any(dotted(t) == ref for t in n.targets) and n.lineno <= m.line]
+        roots = set()
+        for b in builds + ([stmt.value] if isinstance(stmt, ast.Assign) else []):
+            for c in ast.walk(b):
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in imported:
+                    roots.add(imported[c.func.id])
+        if roots:
+            mods = tuple(sorted(set(imported.values())))
+            out.append(dataclasses.replace(m, op="DL001/factory", note=m.note + " (built in another file)", imports=mods))
     return out
 
 
@@ -1149,7 +1212,8 @@ OPERATORS = {"DL001": op_dl001, "DL002": op_dl002, "DL003": op_dl003, "DL004": o
              "DL006": op_dl006, "DL007": op_dl007, "DL009": op_dl009, "DL010": op_dl010, "DL011": op_dl011,
              "DL017": op_dl017, "DL018": op_dl018, "DL019": op_dl019, "DL020": op_dl020,
              "DL021": op_dl021,
-             "DL002-self": op_dl002_self, "DL003-fstring": op_dl003_fstring, "DL010-subscript": op_dl010_subscript}
+             "DL002-self": op_dl002_self, "DL003-fstring": op_dl003_fstring, "DL010-subscript": op_dl010_subscript,
+             "DL002/param": op_param, "DL001/factory": op_factory}
 
 
 def mutants_of(text: str, seed: str, per_file: int = 1, rules=None) -> list[Mutant]:
@@ -1163,7 +1227,7 @@ def mutants_of(text: str, seed: str, per_file: int = 1, rules=None) -> list[Muta
     for rule, op in OPERATORS.items():
         if rules and rule not in rules:
             continue
-        cands = sorted(op(src), key=lambda m: (m.line, m.note))
+        cands = sorted((dataclasses.replace(m, op=m.op or rule) for m in op(src)), key=lambda m: (m.line, m.note))
         rng = random.Random(f"{seed}:{rule}")
         out += sorted(rng.sample(cands, min(per_file, len(cands))), key=lambda m: m.line)
     return out
@@ -1276,16 +1340,38 @@ def audited_no_bug(path: Path) -> dict:
     return {(a["rule"], a["file"], a["line"], a["mutated"].strip()): a["reason"] for a in json.loads(path.read_text())}
 
 
+def imported_files(root: Path, rel: str, imports) -> list[str]:
+    """The repository files (relative to ROOT) that a script's project imports name: looked
+    for beside the script, then at the repository's top."""
+    repo, here = rel.split("/", 1)[0], os.path.dirname(rel)
+    out = []
+    for level, mod in imports:
+        bases = [here] if level else [here, repo]
+        for _ in range(max(level - 1, 0)):
+            bases = [os.path.dirname(bases[0])]
+        for base in bases:
+            stem = os.path.join(base, *mod.split(".")) if mod else base
+            cand = next((c for c in (stem + ".py", os.path.join(stem, "__init__.py")) if (root / c).is_file()), None)
+            if cand is not None:
+                out.append(cand)
+                break
+    return sorted(set(out) - {rel})
+
+
 def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work: Path, audited: dict | None = None,
         rules=None) -> dict:
-    originals = lint(root, files, jobs)
+    texts = {rel: (root / rel).read_text(errors="replace") for rel in files}
+    candidates = {rel: mutants_of(texts[rel], f"{seed}:{rel}", per_file, rules) for rel in files}
+    also = {(rel, m.line, m.op): imported_files(root, rel, m.imports) for rel, ms in candidates.items() for m in ms}
+    extra = sorted({a for files_ in also.values() for a in files_} - set(files))
+    originals = lint(root, files + extra, jobs)
     orig_at = collections.defaultdict(set)
     for f in originals:
         orig_at[(f["path"], f["code"])].update(_lines(f))
+    originals = [f for f in originals if f["path"] in set(files)]
     jobs_list = []  # (mutant id, file, Mutant)
     for rel in files:
-        text = (root / rel).read_text(errors="replace")
-        for m in mutants_of(text, f"{seed}:{rel}", per_file, rules):
+        for m in candidates[rel]:
             if orig_at[(rel, m.rule)] & set(m.expect):
                 continue  # already reported there before the mutation
             jobs_list.append((f"m{len(jobs_list):04d}", rel, m))
@@ -1296,13 +1382,17 @@ def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work:
         target.unlink()
         target.write_text(m.source)
     found = collections.defaultdict(list)
-    for f in lint(work, [f"{mid}/{rel}" for mid, rel, _ in jobs_list], jobs):
+    targets = [f"{mid}/{p}" for mid, rel, m in jobs_list for p in [rel, *also[(rel, m.line, m.op)]]]
+    for f in lint(work, targets, jobs):
         found[f["path"].split("/", 1)[0]].append(f)
     rows = collections.defaultdict(collections.Counter)
     misses, no_bug = [], []
     for mid, rel, m in jobs_list:
         mine = [f for f in found[mid] if f["path"] == f"{mid}/{rel}"]
         hit = any(f["code"] == m.rule and _lines(f) & set(m.expect) for f in mine)
+        for other in also[(rel, m.line, m.op)]:  # the model handed to a function of another file
+            hit = hit or any(f["code"] == m.rule and f["path"] == f"{mid}/{other}"
+                             and not orig_at[(other, m.rule)] & _lines(f) for f in found[mid])
         reason = (audited or {}).get((m.rule, rel, m.line, m.source.splitlines()[m.line - 1].strip()))
         if reason is not None:
             # no bug to find: a finding here would be a false positive, so it is listed as one
@@ -1366,13 +1456,13 @@ def main() -> None:
 
     rows = res["rows"]
     print(f"{res['files']} scripts, {res['mutants']} mutants (seed {args.seed})")
-    print(f"{'rule':6} {'N':>4} {'D':>4} {'recall':>6} {'same rule, other line':>22}")
+    print(f"{'rule':15} {'N':>4} {'D':>4} {'recall':>6} {'same rule, other line':>22}")
     for rule in (*RULES, *(op for op in OPERATORS if op not in RULES)):
         if args.rules and rule not in args.rules.split(","):
             continue
         r = rows.get(rule, collections.Counter())
         rec = f"{r['d'] / r['n']:.2f}" if r["n"] else "-"
-        print(f"{rule:6} {r['n']:4d} {r['d']:4d} {rec:>6} {r['elsewhere']:22d}")
+        print(f"{rule:15} {r['n']:4d} {r['d']:4d} {rec:>6} {r['elsewhere']:22d}")
     for m in res["misses"]:
         print(f"  miss {m['rule']} {m['file']}:{m['line']}  {m['note']}  | {m['mutated'][:90]}"
               + (f"  [reported: {', '.join(m['other'])}]" if m["other"] else ""))
@@ -1383,9 +1473,9 @@ def main() -> None:
         print(f"  original {f['code']} {f['path']}:{f['line']}  {f['message'][:90]}")
     if args.json:
         args.json.write_text(json.dumps({**res, "rows": {k: dict(v) for k, v in rows.items()}}, indent=1))
-    n0, d0 = (sum(rows[r][k] for r in RULES if r in rows) for k in ("n", "d"))
-    print(f"the rule operators alone (comparable with runs before the shape operators): "
-          f"{d0 / n0 if n0 else 0:.2f} ({d0}/{n0})")
+    n0, d0 = (sum(rows[r][k] for r in RULES[:10] if r in rows) for k in ("n", "d"))
+    print(f"the ten first rule operators alone, DL001-DL011 (comparable with runs before the new rules' "
+          f"and the shape operators): {d0 / n0 if n0 else 0:.2f} ({d0}/{n0})")
     n = sum(r["n"] for r in rows.values())
     d = sum(r["d"] for r in rows.values())
     flagged = sum(a["flagged"] for a in res["no_bug"])

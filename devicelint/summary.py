@@ -15,6 +15,11 @@ Descriptors of what an expression yields (the first item says which):
     ["device", "accel" | "cpu"]
     ["tuple", [descs]], ["join", [descs]], ["none"], ["self"] (a recursive call), ["unknown"]
 Targets of a move: ["param", name], "accel", "cpu", "unknown".
+
+Call sites (`sites`, for contexts.py's top-down parameter values): one
+[caller, text, arg_descs, {keyword: desc}, line] per call of a dotted name in a module-level
+function (caller: its name) or in the module body (caller: ""), the descriptors taken where
+the call runs, before the call lets its arguments escape.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 8  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves
-KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names"}
+VERSION = 9  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites
+KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs"}
+MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
 UNKNOWN = ["unknown"]
 
 
@@ -77,9 +83,11 @@ def summarize(source: bytes) -> dict | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
         return None
     out = {"v": VERSION, "imports": {}, "stars": [], "all": None, "classes": {}, "functions": {},
-           "values": {}, "names": []}
+           "values": {}, "names": [], "sites": []}
     try:
         _module_body(tree.body, out)
+        _module_sites(tree.body, out)
+        out["refs"] = _refs(tree, out)
     except RecursionError:
         return None
     out["names"] = sorted(set(out["names"]))
@@ -103,29 +111,70 @@ def _module_body(body, out) -> None:
                 else:
                     _bind_import(out, alias.asname or alias.name, [stmt.level, mod, alias.name])
         elif isinstance(stmt, ast.ClassDef):
-            out["classes"][stmt.name] = _class(stmt)
-            out["names"].append(stmt.name)
+            _class_entry(stmt, out)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out["functions"][stmt.name] = _function(stmt, out)
             out["names"].append(stmt.name)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            for t in targets:
-                if isinstance(t, ast.Name):
-                    out["names"].append(t.id)
-                    if t.id == "__all__" and isinstance(stmt.value, (ast.List, ast.Tuple)):
-                        names = [e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-                        out["all"] = names if len(names) == len(stmt.value.elts) else None
-                    elif stmt.value is not None:
-                        d = _Walker(None, out).desc(stmt.value)
-                        old = out["values"].get(t.id)
-                        out["values"][t.id] = d if old is None or old == d else UNKNOWN
+            _module_assign(stmt, out)
         elif isinstance(stmt, (ast.If, ast.Try)) or type(stmt).__name__ == "TryStar":
             # `try: import x / except ImportError:` and `if TYPE_CHECKING:` blocks
             for block in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])):
                 _module_body(block, out)
             for h in getattr(stmt, "handlers", ()):
                 _module_body(h.body, out)
+
+
+def _refs(tree, out) -> list:
+    """Imported or module-level functions and classes read as values, not called
+    (`Thread(target=train)`, `callbacks=[engine.evaluate]`): they run where no site shows."""
+    nodes = _walk(tree)
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    known = set(out["imports"]) | set(out["functions"]) | set(out["classes"])
+    refs = set()
+    for n in nodes:
+        if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and id(n) not in called:
+            text = dotted(n)
+            if text is not None and text.split(".", 1)[0] in known:
+                refs.add(text)
+    return sorted(refs)
+
+
+def _class_entry(stmt: ast.ClassDef, out) -> None:
+    out["classes"][stmt.name] = _class(stmt)
+    out["names"].append(stmt.name)
+    _method_sites(stmt, out)
+    init = next((f for f in stmt.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    if init is not None:
+        out["classes"][stmt.name]["init"] = _signature(init, out, skip_self=True)
+
+
+def _module_assign(stmt, out) -> None:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    for t in targets:
+        if isinstance(t, ast.Name):
+            out["names"].append(t.id)
+            if t.id == "__all__" and isinstance(stmt.value, (ast.List, ast.Tuple)):
+                names = [e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                out["all"] = names if len(names) == len(stmt.value.elts) else None
+            elif stmt.value is not None:
+                d = _Walker(None, out).desc(stmt.value)
+                old = out["values"].get(t.id)
+                out["values"][t.id] = d if old is None or old == d else UNKNOWN
+
+
+def _module_sites(body, out) -> None:
+    """The calls the module body runs (`main()`, `train(model, loader)` in a script), walked in
+    order so that each argument's descriptor is the one bound where the call runs."""
+    w = _Walker(None, out, caller="")
+    w.block([s for s in body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))], conditional=False)
+
+
+def _method_sites(cls: ast.ClassDef, out) -> None:
+    """The calls a class's methods make (a test method calling a helper of the module)."""
+    for fn in cls.body:
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _Walker(fn, out, caller=f"{cls.name}.{fn.name}").block(fn.body, conditional=False)
 
 
 def _bind_import(out, local: str, spec) -> None:
@@ -227,7 +276,7 @@ def _function(fn, out) -> dict:
     ):
         # a coroutine, or a decorator that may wrap the result or move the arguments
         return {"params": params, "kwonly": kwonly, "ret": UNKNOWN, "pure": []}
-    w = _Walker(fn, out)
+    w = _Walker(fn, out, caller=fn.name)
     try:
         w.block(fn.body, conditional=False)
     except RecursionError:
@@ -237,7 +286,24 @@ def _function(fn, out) -> dict:
     pure = [p for p in params + kwonly if p not in w.impure]
     host, places, calls = _calls_of(fn, params + kwonly)
     return {"params": params, "kwonly": kwonly, "ret": ret, "pure": pure, "host": host,
-            "places": places, "calls": calls}
+            "places": places, "calls": calls, "defaults": _defaults(fn, out)}
+
+
+def _signature(fn, out, skip_self: bool) -> dict:
+    """A method's parameters (without `self`) and defaults, for contexts.py."""
+    a = fn.args
+    params = [p.arg for p in (*a.posonlyargs, *a.args)][1 if skip_self else 0:]
+    return {"params": params, "kwonly": [p.arg for p in a.kwonlyargs], "defaults": _defaults(fn, out), "pure": []}
+
+
+def _defaults(fn, out) -> dict:
+    """Each parameter's default value, as a descriptor (`device=None` -> ["none"])."""
+    a = fn.args
+    pos = [*a.posonlyargs, *a.args]
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + [
+        (p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    w = _Walker(None, out)
+    return {p.arg: w.desc(d) for p, d in pairs}
 
 
 def _calls_of(fn, params) -> tuple[bool, bool, list]:
@@ -291,9 +357,10 @@ class _Walker:
     """Runs a function body in order with a descriptor list per local name: an assignment on
     every path replaces it, one under a branch adds to it (the join decides later)."""
 
-    def __init__(self, fn, out):
+    def __init__(self, fn, out, caller: str | None = None):
         self.fn = fn
         self.out = out
+        self.caller = caller  # where call sites are recorded from (None: not recorded)
         self.env: dict = {}
         self.returns: list = []
         self.impure: set = set()
@@ -317,84 +384,107 @@ class _Walker:
             self.stmt(stmt, conditional)
 
     def stmt(self, s, cond: bool) -> None:
-        if isinstance(s, ast.Assign) and self.holder(s, cond):
-            return
-        if isinstance(s, ast.Assign):
-            d = self.desc(s.value)
-            self.alias(s.value, [t for t in s.targets])
-            for t in s.targets:
-                self.assign(t, d, cond)
-        elif isinstance(s, ast.AnnAssign):
-            if s.value is not None:
-                d = self.desc(s.value)
-                self.alias(s.value, [s.target])
-                self.assign(s.target, d, cond)
-        elif isinstance(s, ast.AugAssign):
-            self.uses(s.value)
-            self.assign(s.target, UNKNOWN, cond)
-        elif isinstance(s, ast.Expr):
-            v = s.value
-            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in kb.nn.MODULE_MOVES and isinstance(v.func.value, ast.Name):
-                name = v.func.value.id
-                target = self.target(v)
-                if target == "dtype":
-                    return
-                self.uses_move_args(v)
-                if name in self.env:
-                    self.impure_params(name)
-                    self.set(name, ["move", self.current(name), target], cond)
-                    return
-            if isinstance(v, (ast.Yield, ast.YieldFrom, ast.Await)) and not isinstance(v, ast.Await):
-                self.generator = True
-            self.uses(v)
-        elif isinstance(s, ast.Return):
-            if s.value is None:
-                self.returns.append(["none"])
-            else:
-                if isinstance(s.value, ast.Name) and s.value.id in self.held:
-                    self.escape(s.value.id)  # the caller gets what the dict holds
-                d = self.desc(s.value)
-                self.returns.append(UNKNOWN if self.loops else d)
-        elif isinstance(s, ast.If):
-            self.note_isinstance(s.test)
-            self.uses(s.test)
-            self.block(s.body, True)
-            self.block(s.orelse, True)
-        elif isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
-            if isinstance(s, ast.While):
-                self.uses(s.test)
-            else:
-                self.uses(s.iter)
-                self.assign(s.target, UNKNOWN, True)
-            self.loops += 1
-            self.block(s.body, True)
-            self.loops -= 1
-            self.block(s.orelse, True)
-        elif isinstance(s, (ast.With, ast.AsyncWith)):
-            for item in s.items:
-                self.uses(item.context_expr)
-                if item.optional_vars is not None:
-                    self.assign(item.optional_vars, UNKNOWN, cond)
-            self.block(s.body, cond)
-        elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
-            self.block(s.body, True)
-            for h in s.handlers:
-                self.block(h.body, True)
-            self.block(s.orelse, True)
-            self.block(s.finalbody, cond)
-        elif type(s).__name__ == "Match":
-            self.uses(s.subject)
-            for case in s.cases:
-                self.block(case.body, True)
-        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for n in _walk(s):
-                if isinstance(n, ast.Name) and n.id in self.env:
-                    self.escape(n.id)  # a closure may do anything with it later
-            self.env[s.name] = [UNKNOWN]
+        kind = type(s).__name__
+        run = _STATEMENTS.get(kind)
+        if run is not None:
+            run(self, s, cond)
+        elif kind == "TryStar":
+            self.try_(s, cond)
         else:
             for child in _children(s):
                 if isinstance(child, ast.expr):
                     self.uses(child)
+
+    def assign_(self, s, cond: bool) -> None:
+        if isinstance(s, ast.Assign) and self.holder(s, cond):
+            return
+        if s.value is None:
+            return  # `x: int`
+        targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+        d = self.desc(s.value)
+        self.alias(s.value, list(targets))
+        for t in targets:
+            self.assign(t, d, cond)
+
+    def aug_assign(self, s, cond: bool) -> None:
+        self.uses(s.value)
+        self.assign(s.target, UNKNOWN, cond)
+
+    def expr_(self, s, cond: bool) -> None:
+        v = s.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in kb.nn.MODULE_MOVES and isinstance(v.func.value, ast.Name):
+            name = v.func.value.id
+            target = self.target(v)
+            if target == "dtype":
+                return
+            self.uses_move_args(v)
+            if name in self.env:
+                self.impure_params(name)
+                self.set(name, ["move", self.current(name), target], cond)
+                return
+        if isinstance(v, (ast.Yield, ast.YieldFrom)):
+            self.generator = True
+        if isinstance(v, ast.Call) and self.caller is not None:
+            self.sites_only(v)
+        self.uses(v)
+
+    def return_(self, s, cond: bool) -> None:
+        if s.value is None:
+            self.returns.append(["none"])
+            return
+        if isinstance(s.value, ast.Name) and s.value.id in self.held:
+            self.escape(s.value.id)  # the caller gets what the dict holds
+        d = self.desc(s.value)
+        self.returns.append(UNKNOWN if self.loops else d)
+
+    def if_(self, s, cond: bool) -> None:
+        self.note_isinstance(s.test)
+        self.uses(s.test)
+        self.block(s.body, True)
+        self.block(s.orelse, True)
+
+    def loop(self, s, cond: bool) -> None:
+        if isinstance(s, ast.While):
+            self.uses(s.test)
+        else:
+            self.uses(s.iter)
+            self.assign(s.target, UNKNOWN, True)
+        self.loops += 1
+        self.block(s.body, True)
+        self.loops -= 1
+        self.block(s.orelse, True)
+
+    def with_(self, s, cond: bool) -> None:
+        for item in s.items:
+            self.uses(item.context_expr)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN, cond)
+        self.block(s.body, cond)
+
+    def try_(self, s, cond: bool) -> None:
+        self.block(s.body, True)
+        for h in s.handlers:
+            self.block(h.body, True)
+        self.block(s.orelse, True)
+        self.block(s.finalbody, cond)
+
+    def match_(self, s, cond: bool) -> None:
+        self.uses(s.subject)
+        for case in s.cases:
+            self.block(case.body, True)
+
+    def definition(self, s, cond: bool) -> None:
+        for n in _walk(s):
+            if isinstance(n, ast.Name) and n.id in self.env:
+                self.escape(n.id)  # a closure may do anything with it later
+        self.env[s.name] = [UNKNOWN]
+
+    def sites_only(self, call: ast.Call) -> None:
+        """Record the call sites of a call run as a statement (`train(model, loader)`), leaving
+        the walk's own reading of it (`uses`) unchanged: what desc lets escape is undone."""
+        saved = ({k: list(v) for k, v in self.env.items()}, set(self.impure), dict(self.held), self.generator)
+        self.desc(call)
+        self.env, self.impure, self.held, self.generator = saved
 
     def alias(self, value, targets) -> None:
         """`net = model`, `net = model.eval()`, `self.model = model`: two names for one module,
@@ -443,14 +533,14 @@ class _Walker:
             if d[0] == "param":
                 self.impure.add(d[1])
 
-    def escape(self, name: str) -> None:
+    def escape(self, name: str, why=UNKNOWN) -> None:
         ds = self.env.get(name)
         if ds is None:
             return
         for d in ds:
             if d[0] == "param":
                 self.impure.add(d[1])
-        self.env[name] = ds + [UNKNOWN]
+        self.env[name] = ds + [why]
         for inner in self.held.pop(name, ()):
             self.escape(inner)
 
@@ -478,6 +568,8 @@ class _Walker:
             if isinstance(e.value, str):
                 where = kb.torch_core.parse_device_string(e.value)
                 return ["device", where] if where else UNKNOWN
+            if isinstance(e.value, bool):
+                return ["const", e.value]  # a flag's value (`use_gpu=False`), for contexts.py
             return ["none"] if e.value is None else UNKNOWN
         if isinstance(e, ast.IfExp):
             self.uses(e.test)
@@ -495,19 +587,10 @@ class _Walker:
 
     def call(self, e: ast.Call):
         f = e.func
-        if isinstance(f, ast.Attribute) and f.attr in kb.nn.MODULE_MOVES:
-            target = self.target(e)
-            self.uses_move_args(e)
-            inner = self.desc(f.value) if isinstance(f.value, (ast.Name, ast.Call)) else self.desc_use(f.value)
-            if isinstance(f.value, ast.Name):
-                self.impure_params(f.value.id)  # the helper moves what it was given
-            return inner if target == "dtype" else ["move", inner, target]
-        if isinstance(f, ast.Attribute) and kb.returns_self(f.attr) and isinstance(f.value, (ast.Name, ast.Call)):
-            self.uses_args(e)
-            return self.desc(f.value)
-        if isinstance(f, ast.Attribute) and f.attr in kb.nn.MODULE_SAFE_METHODS and isinstance(f.value, ast.Name):
-            self.uses_args(e)
-            return UNKNOWN
+        if isinstance(f, ast.Attribute):
+            d = self.method_call(e, f)
+            if d is not None:
+                return d
         text = dotted(f)
         if text is not None and self.fn is not None and text == self.fn.name:
             self.uses_args(e)
@@ -525,21 +608,61 @@ class _Walker:
             return UNKNOWN
         if isinstance(f, ast.Attribute):
             self.uses(f.value)
+        return self.named_call(e, text)
+
+    def method_call(self, e: ast.Call, f: ast.Attribute):
+        """A move (`x.to(d)`), a method returning its receiver (`model.eval()`) or a harmless
+        one (`model.parameters()`); None for any other method call."""
+        if f.attr in kb.nn.MODULE_MOVES:
+            target = self.target(e)
+            self.uses_move_args(e)
+            inner = self.desc(f.value) if isinstance(f.value, (ast.Name, ast.Call)) else self.desc_use(f.value)
+            if isinstance(f.value, ast.Name):
+                self.impure_params(f.value.id)  # the helper moves what it was given
+            return inner if target == "dtype" else ["move", inner, target]
+        if kb.returns_self(f.attr) and isinstance(f.value, (ast.Name, ast.Call)):
+            self.uses_args(e)
+            return self.desc(f.value)
+        if f.attr in kb.nn.MODULE_SAFE_METHODS and isinstance(f.value, ast.Name):
+            self.uses_args(e)
+            return UNKNOWN
+        return None
+
+    def named_call(self, e: ast.Call, text: str):
+        """["call", text, ...] for a call of a dotted name; its arguments escape, and the site
+        is recorded with their descriptors from before that."""
         args = [self.desc(a) if not isinstance(a, ast.Starred) else self.desc_use(a) for a in e.args]
-        for a, d in zip(e.args, args):
-            self.escape_desc(a, d)
-        kws = []
+        for i, (a, d) in enumerate(zip(e.args, args)):
+            self.escape_desc(a, ["escaped", text, i] if isinstance(a, ast.Name) else UNKNOWN)
+        kws, kw_descs = [], {}
         for k in e.keywords:
-            d = self.desc(k.value)
-            self.escape_desc(k.value, d)
+            kw_descs[k.arg or "**"] = self.desc(k.value)
             kws.append(k.arg or "**")
+        for k in e.keywords:
+            self.escape_desc(k.value, ["escaped", text, k.arg] if isinstance(k.value, ast.Name) and k.arg else UNKNOWN)
+        self.site(text, e, args, kw_descs)
         return ["call", text, kws, args[:8]]
 
-    def escape_desc(self, node, d) -> None:
-        """An argument to a call: whatever it names may be moved or kept by the callee."""
-        for n in _walk(node):
-            if isinstance(n, ast.Name) and n.id in self.env:
-                self.escape(n.id)
+    def site(self, text: str, e: ast.Call, args: list, kw_descs: dict) -> None:
+        """Record a call site (see the module docstring): a star argument ends the positions."""
+        sites = self.out["sites"]
+        if self.caller is None or len(sites) >= MAX_SITES:
+            return
+        star = next((i for i, a in enumerate(e.args) if isinstance(a, ast.Starred)), len(e.args))
+        sites.append([self.caller, text, args[:star], kw_descs, e.lineno, star < len(e.args)])
+
+    def escape_desc(self, node, why) -> None:
+        """An argument to a call: whatever it names may be moved or kept by the callee. `why`,
+        for a name handed on as it is: ["escaped", callee, position or keyword], which reads as
+        unknown (project.py resolves no such tag) unless contexts.py finds the callee leaves
+        that parameter alone."""
+        nodes = _walk(node)
+        # `SGD(model.parameters())`: handing on what a harmless method returns leaves the model alone
+        safe = {id(n.func.value) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr in kb.nn.MODULE_SAFE_METHODS and isinstance(n.func.value, ast.Name)}
+        for n in nodes:
+            if isinstance(n, ast.Name) and n.id in self.env and id(n) not in safe:
+                self.escape(n.id, why)
 
     def desc_use(self, e):
         self.uses(e)
@@ -686,3 +809,13 @@ class _Walker:
             if isinstance(n, (ast.Yield, ast.YieldFrom)):
                 self.generator = True
             stack.extend(_children(n))
+
+
+# statement kind -> the _Walker method that runs it (anything else: its expressions are read)
+_STATEMENTS = {
+    "Assign": _Walker.assign_, "AnnAssign": _Walker.assign_, "AugAssign": _Walker.aug_assign,
+    "Expr": _Walker.expr_, "Return": _Walker.return_, "If": _Walker.if_,
+    "For": _Walker.loop, "AsyncFor": _Walker.loop, "While": _Walker.loop,
+    "With": _Walker.with_, "AsyncWith": _Walker.with_, "Try": _Walker.try_, "Match": _Walker.match_,
+    "FunctionDef": _Walker.definition, "AsyncFunctionDef": _Walker.definition, "ClassDef": _Walker.definition,
+}

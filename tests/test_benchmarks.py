@@ -162,6 +162,65 @@ def test_dl003_drops_the_cpu_of_an_argument_a_library_call_converts():
     assert all(m.line in m.expect and changed_lines(EVAL_SCRIPT, m.source) == [m.line] for m in mutants.op_dl003(src))
 
 
+SPLIT_SCRIPT = '''\
+import argparse
+
+import torch
+import torch.nn.functional as F
+
+from data import get_loaders
+from models import build_model
+
+
+def train(model, loader, optimizer, device):
+    model.train()
+    for images, labels in loader:
+        images = images.to(device)
+        labels = labels.to(device)
+        loss = F.cross_entropy(model(images), labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--arch", default="resnet18")
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    train_loader = get_loaders(args)
+    model = build_model(args.arch).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    train(model, train_loader, optimizer, device)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_call_site_operators_mutate_handed_in_batches_and_imported_models():
+    src = mutants.Src(SPLIT_SCRIPT)
+    param = mutants.op_param(src)
+    assert {m.line for m in param} == {line_of(SPLIT_SCRIPT, "images = images.to(device)"),
+                                       line_of(SPLIT_SCRIPT, "labels = labels.to(device)")}
+    assert all(m.op == "DL002/param" and m.rule == "DL002" for m in param)
+    factory = mutants.op_factory(src)
+    assert [m.line for m in factory] == [line_of(SPLIT_SCRIPT, "model = build_model(args.arch).to(device)")]
+    assert factory[0].imports == ((0, "data"), (0, "models"))
+    assert factory[0].source.splitlines()[factory[0].line - 1].strip() == "model = build_model(args.arch)"
+    # a loop over a loader the function builds itself is no "handed in" site
+    assert mutants.op_param(mutants.Src(SCRIPT)) == []
+
+
+def test_imported_files_are_found_beside_the_script_or_at_the_top(tmp_path):
+    (tmp_path / "repo" / "tools").mkdir(parents=True)
+    (tmp_path / "repo" / "models.py").write_text("")
+    (tmp_path / "repo" / "tools" / "data.py").write_text("")
+    found = mutants.imported_files(tmp_path, "repo/tools/train.py", ((0, "models"), (0, "data"), (0, "torchvision")))
+    assert found == ["repo/models.py", "repo/tools/data.py"]
+
+
 def test_batch_move_dropped_and_its_uses_expected(by_rule):
     line = line_of(SCRIPT, "features = features.to(device)")
     m = next(m for m in by_rule["DL002"] if m.line == line)

@@ -8,7 +8,8 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
-from devicelint.values import NCCL_GROUP, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts, places_or_holds
+from devicelint.values import (NCCL_GROUP, NONE, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts,
+                               places_or_holds)
 from devicelint.flow.facts import NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
 from devicelint.flow.nodes import walk
@@ -369,6 +370,8 @@ class ApiCalls:
         if preset is not None:
             kw = {**dict(preset.keywords), **kw}
         d = kw.get("device")
+        if d == NONE:
+            d = None  # `device=device` where the caller left `device=None`: the default device
         if d is None and "**" in kw:
             return Val(Kind.TENSOR, Dev.UNKNOWN)  # `torch.tensor(x, **dd)`: the mapping may hold a device
         if d is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint import crossfile
+from devicelint import contexts, crossfile
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
@@ -325,6 +325,7 @@ class UserCode:
                 frame.state.vars[p.name.value] = v
                 if v.mid is not None:
                     frame.param_mids.add(v.mid)
+            frame.state.vars.update(contexts.literal_flags(node, fn, first is not None))
             if len(pos) > len(params) or "**" in kw:
                 self.escape(pos[len(params):] + [kw.get("**", UNKNOWN)])
             self.exec_suite(fn.body)

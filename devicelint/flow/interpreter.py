@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint import naming
+from devicelint import contexts, naming
 from devicelint.names import Imports, dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel
 from devicelint.flow.facts import Facts
@@ -120,27 +120,35 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
             if self_val is not None and params and not _is_staticmethod(fn):
                 frame.state.vars[params[0].name.value] = self_val
                 params = params[1:]
-            module_method = self._mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
-            if module_method and fn.name.value != "forward" and fn.name.value in self.class_of(self._mod_cls())["forward_path"]:
-                # a helper `forward` calls runs inlined there with the real arguments; on its own
-                # its parameters are no more inputs than counts or windows (`left_chunk`)
-                module_method = False
-            for p in (*params, *fn.params.kwonly_params):
-                v = self.param_guess(p)
-                if module_method and v.kind is Kind.UNKNOWN and _number_param(p):
-                    v = OTHER  # `q_size: int`, `embedding_dim`, `num_heads`: sizes, not inputs
-                if module_method and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and p.star not in ("*", "**") and (
-                    p.default is None or (isinstance(p.default, cst.Name) and p.default.value == "None")
-                ) and not MODULE_NAME.search(p.name.value):
-                    # an input of a module's forward: it lives wherever the module lives
-                    v = Val(Kind.TENSOR, on_module=True)
-                frame.state.vars[p.name.value] = v
+            self.bind_params(fn, params, closure, self_val)
             self.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
             if fn.name.value == "forward" and self_val is not None and frame.returns:
                 self.facts.forward_returns[fn] = frame.returned()
         finally:
             self.frame = saved
             self.no_grad -= no_grad
+
+    def bind_params(self, fn: cst.FunctionDef, params, closure: Frame, self_val: Val | None) -> None:
+        """The parameters of `fn` run on its own: what its callers agree on (contexts.py), else
+        a guess by default value and name."""
+        module_method = self._mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
+        if module_method and fn.name.value != "forward" and fn.name.value in self.class_of(self._mod_cls())["forward_path"]:
+            # a helper `forward` calls runs inlined there with the real arguments; on its own
+            # its parameters are no more inputs than counts or windows (`left_chunk`)
+            module_method = False
+        cls = self_val.ref.cls if self_val is not None and isinstance(self_val.ref, Instance) else None
+        given = contexts.entry_values(self, fn, cls) if closure is self.module_frame and (
+            self_val is None or cls is not None) else {}
+        for p in (*params, *fn.params.kwonly_params):
+            v = given.get(p.name.value) or self.param_guess(p)
+            if module_method and v.kind is Kind.UNKNOWN and _number_param(p):
+                v = OTHER  # `q_size: int`, `embedding_dim`, `num_heads`: sizes, not inputs
+            if module_method and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and p.star not in ("*", "**") and (
+                p.default is None or (isinstance(p.default, cst.Name) and p.default.value == "None")
+            ) and not MODULE_NAME.search(p.name.value):
+                # an input of a module's forward: it lives wherever the module lives
+                v = Val(Kind.TENSOR, on_module=True)
+            self.frame.state.vars[p.name.value] = v
 
     def param_guess(self, p: cst.Param) -> Val:
         name = p.name.value

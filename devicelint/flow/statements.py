@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint import contexts
 from devicelint import knowledge as kb
 from devicelint import limits
 from devicelint import naming
@@ -157,6 +158,13 @@ class Statements:
 
     def exec_if(self, stmt: cst.If) -> None:
         self.eval(stmt.test)
+        live = contexts.constant_test(self, stmt.test)
+        if live is True:  # a flag every caller sets the same way: only that arm runs
+            self.exec_suite(stmt.body)
+            return
+        if live is False:
+            self._exec_orelse(stmt.orelse)
+            return
         flag = self.flag_of(stmt.test)
         before = self.frame.state
         frame = self.frame

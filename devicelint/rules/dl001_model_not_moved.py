@@ -169,80 +169,103 @@ def main():
 
     def check(self, ctx):
         facts = ctx.facts
-        scopes = None
-        for node, m, escaped_before in facts.gpu_wraps:
-            if m.mid is None or m.param_free or m.dev is not Dev.CPU or escaped_before or any(
-                mid in facts.model_moves for mid in mid_parts(m.mid) | {m.mid}
-            ):
-                continue
-            shown = dotted(node.args[0].value) or "the model"
-            yield Report(
-                node,
-                f"`DistributedDataParallel` is given `device_ids`, but `{shown}` is never moved to that GPU: "
-                f"the wrapper needs the model there first; use `{shown}.cuda(gpu)` / `{shown}.to(device)` before wrapping",
-            )
+        yield from _ddp_on_host(facts)
+        scopes = []  # built once, on the first finding that needs it
         for pm in facts.param_mixes:
-            p = pm.param
-            if _moved_or_handed_on(facts, p.mid):
-                continue
-            shown = p.name or "the model"
-            if pm.blame is pm.node:
-                msg = (f"the parameters of `{shown}` meet tensors on the device here, but `{shown}` is never moved "
-                       f"there; use `{shown}.to(device)`")
-            else:
-                callee = dotted(pm.blame.func) or "a function"
-                msg = (f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` combines its "
-                       f"parameters with tensors on the device (line {ctx.line(pm.node)})")
-            scopes = scopes or Scopes(ctx.module)
-            yield _move_where_built(facts, scopes, p.mid, pm.blame, msg)
+            report = _param_mix(ctx, facts, pm, scopes)
+            if report is not None:
+                yield report
         for call in facts.module_calls:
-            m = call.model
-            if m.mid is None or m.param_free or m.dev is not Dev.CPU:
-                continue
-            if _moved_or_handed_on(facts, m.mid):
-                continue
-            in_moved_module = m.attr is not None and call.cls is not None and call.cls in facts.accel_classes
-            if not any(contents_on_accel(a) or (in_moved_module and a.kind is Kind.TENSOR and a.on_module
-                                                and a.dev is not Dev.CPU) for a in call.args):
-                continue
-            func, method = call.node.func, call.method
-            if method is not None and hasattr(func, "value"):
-                func = func.value  # `model.generate(ids)`: the model is the receiver, not its method
-            shown = dotted(func) or "the model"
-            if in_moved_module:
-                container = "dict" if isinstance(m.src, cst.Dict) else "list"
-                msg = (f"`self.{m.attr}` keeps its layers in a plain {container}, which `model.to(device)` does not "
-                       f"move (and `model.parameters()` does not list): this layer is still on the CPU when the "
-                       f"module runs on the device; use `nn.Module{'Dict' if container == 'dict' else 'List'}`")
-            elif m.replaced:
-                msg = (f"`{shown}.{m.replaced}` was replaced by a new layer on line {ctx.line(m.mid)}, after `{shown}` "
-                       f"was moved: the new layer is on the CPU while this call gives it tensors on the device; "
-                       f"move the new layer too")
-            elif call.blame is call.node:
-                if method:
-                    msg = (f"`{shown}.{method}()` is called with tensors on the device but `{shown}` is never "
-                           f"moved there; use `{shown}.to(device)`")
-                else:
-                    msg = f"`{shown}` is called with tensors on the device but is never moved there; use `{shown}.to(device)`"
-            else:
-                callee = dotted(call.blame.func) or "a function"
-                msg = (
-                    f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` "
-                    f"calls it with tensors on the device (line {ctx.line(call.node)})"
-                )
-            if in_moved_module:
-                wrap = _registering_container(ctx, m.src)
-                yield Report(
-                    call.blame,
-                    msg,
-                    fix=f"register the layers: `{wrap}(...)`" if wrap else None,
-                    edit=(lambda node, w=wrap: cst.Call(func=cst.parse_expression(w), args=[cst.Arg(node)])) if wrap else None,
-                    edit_node=m.src if wrap else None,
-                    applicability="unsafe",
-                )
-                continue
-            scopes = scopes or Scopes(ctx.module)
-            yield _move_where_built(facts, scopes, m.mid, call.blame, msg, via_helper=True)
+            report = _module_call(ctx, facts, call, scopes)
+            if report is not None:
+                yield report
+
+
+def _scopes(ctx, scopes: list) -> Scopes:
+    if not scopes:
+        scopes.append(Scopes(ctx.module))
+    return scopes[0]
+
+
+def _ddp_on_host(facts):
+    for node, m, escaped_before in facts.gpu_wraps:
+        if m.mid is None or m.param_free or m.dev is not Dev.CPU or escaped_before or any(
+            mid in facts.model_moves for mid in mid_parts(m.mid) | {m.mid}
+        ):
+            continue
+        shown = dotted(node.args[0].value) or "the model"
+        yield Report(
+            node,
+            f"`DistributedDataParallel` is given `device_ids`, but `{shown}` is never moved to that GPU: "
+            f"the wrapper needs the model there first; use `{shown}.cuda(gpu)` / `{shown}.to(device)` before wrapping",
+        )
+
+
+def _param_mix(ctx, facts, pm, scopes) -> Report | None:
+    p = pm.param
+    if _moved_or_handed_on(facts, p.mid):
+        return None
+    shown = p.name or "the model"
+    if pm.blame is pm.node:
+        msg = (f"the parameters of `{shown}` meet tensors on the device here, but `{shown}` is never moved "
+               f"there; use `{shown}.to(device)`")
+    else:
+        callee = dotted(pm.blame.func) or "a function"
+        msg = (f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` combines its "
+               f"parameters with tensors on the device (line {ctx.line(pm.node)})")
+    return _move_where_built(facts, _scopes(ctx, scopes), p.mid, pm.blame, msg)
+
+
+def _module_call(ctx, facts, call, scopes) -> Report | None:
+    m = call.model
+    if m.mid is None or m.param_free or m.dev is not Dev.CPU or _moved_or_handed_on(facts, m.mid):
+        return None
+    in_moved_module = m.attr is not None and call.cls is not None and call.cls in facts.accel_classes
+    if not any(contents_on_accel(a) or (in_moved_module and a.kind is Kind.TENSOR and a.on_module
+                                        and a.dev is not Dev.CPU) for a in call.args):
+        return None
+    msg = _call_message(ctx, call, in_moved_module)
+    if in_moved_module:
+        wrap = _registering_container(ctx, m.src)
+        return Report(
+            call.blame,
+            msg,
+            fix=f"register the layers: `{wrap}(...)`" if wrap else None,
+            edit=(lambda node, w=wrap: cst.Call(func=cst.parse_expression(w), args=[cst.Arg(node)])) if wrap else None,
+            edit_node=m.src if wrap else None,
+            applicability="unsafe",
+        )
+    return _move_where_built(facts, _scopes(ctx, scopes), m.mid, call.blame, msg, via_helper=True)
+
+
+def _call_message(ctx, call, in_moved_module: bool) -> str:
+    m = call.model
+    func, method = call.node.func, call.method
+    if method is not None and hasattr(func, "value"):
+        func = func.value  # `model.generate(ids)`: the model is the receiver, not its method
+    shown = dotted(func) or "the model"
+    if in_moved_module:
+        container = "dict" if isinstance(m.src, cst.Dict) else "list"
+        return (f"`self.{m.attr}` keeps its layers in a plain {container}, which `model.to(device)` does not "
+                f"move (and `model.parameters()` does not list): this layer is still on the CPU when the "
+                f"module runs on the device; use `nn.Module{'Dict' if container == 'dict' else 'List'}`")
+    if m.replaced:
+        return (f"`{shown}.{m.replaced}` was replaced by a new layer on line {ctx.line(m.mid)}, after `{shown}` "
+                f"was moved: the new layer is on the CPU while this call gives it tensors on the device; "
+                f"move the new layer too")
+    if isinstance(m.mid, cst.Param):
+        # a model handed in by callers in other files (contexts.py): the fix is theirs
+        return (f"`{shown}` is called with tensors on the device, but the model that callers in other "
+                f"files of the project pass in as `{m.mid.name.value}` is never moved there; move it where "
+                f"the caller builds it: `.to(device)`")
+    if call.blame is call.node:
+        if method:
+            return (f"`{shown}.{method}()` is called with tensors on the device but `{shown}` is never "
+                    f"moved there; use `{shown}.to(device)`")
+        return f"`{shown}` is called with tensors on the device but is never moved there; use `{shown}.to(device)`"
+    callee = dotted(call.blame.func) or "a function"
+    return (f"the model passed to `{callee}()` is never moved to the device, but `{callee}()` "
+            f"calls it with tensors on the device (line {ctx.line(call.node)})")
 
 
 def _moved_or_handed_on(facts, mid) -> bool:
