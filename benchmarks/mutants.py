@@ -1148,6 +1148,7 @@ def op_dl021(src: Src) -> list[Mutant]:
         if new is not None:
             out.append(Mutant("DL021", node.lineno, [node.lineno], new,
                               f"copied batch `{name}` to the device and straight back"))
+    return out
 
 
 def _module_function_of(src: Src, line: int):
