@@ -344,3 +344,74 @@ def test_a_new_run_lists_the_project_anew(tmp_path):
         assert contexts.project_files(str(tmp_path)) == [str(tmp_path / "engine.py"), str(tmp_path / "main.py")]
     finally:
         pj.remember_paths(False)
+
+
+GRAPH_TRAIN = '''
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
+from torch_geometric.datasets import Reddit
+from torch_geometric.loader import NeighborLoader
+from torch_geometric.nn import SAGEConv
+
+
+class SAGE(torch.nn.Module):
+    def __init__(self, in_channels, hidden_channels, out_channels):
+        super().__init__()
+        self.conv1 = SAGEConv(in_channels, hidden_channels)
+        self.conv2 = SAGEConv(hidden_channels, out_channels)
+
+    def forward(self, x, edge_index):
+        x = F.dropout(self.conv1(x, edge_index).relu(), p=0.5, training=self.training)
+        return self.conv2(x, edge_index)
+
+
+@torch.no_grad()
+def evaluate(loader: NeighborLoader, model: DistributedDataParallel, rank: int) -> torch.Tensor:
+    model.eval()
+    correct = torch.tensor(0, dtype=torch.long, device=rank)
+    total = 0
+    for batch in loader:
+        out = model(batch.x, batch.edge_index.to(rank))
+        pred = out[:batch.batch_size].argmax(dim=-1)
+        correct += (pred == batch.y[:batch.batch_size].to(rank)).sum()
+        total += batch.batch_size
+    return correct / total
+
+
+def run(rank, world_size, dataset):
+    dist.init_process_group("nccl", rank=rank, world_size=world_size)
+    data = dataset[0]
+    data = data.to(rank, "x", "y")  # features on the GPU, fetched from there by the loader
+    kwargs = dict(data=data, batch_size=1024, num_neighbors=[25, 10], num_workers=4, persistent_workers=True)
+    loader = NeighborLoader(input_nodes=data.train_mask, shuffle=True, **kwargs)
+    model = SAGE(dataset.num_features, 256, dataset.num_classes).to(rank)
+    model = DistributedDataParallel(model, device_ids=[rank])
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+    for epoch in range(1, 11):
+        model.train()
+        for batch in loader:
+            optimizer.zero_grad()
+            out = model(batch.x, batch.edge_index.to(rank))[:batch.batch_size]
+            F.cross_entropy(out, batch.y[:batch.batch_size]).backward()
+            optimizer.step()
+        if epoch % 5 == 0:
+            acc = evaluate(loader, model, rank)
+            print(f"epoch {epoch:02d}: accuracy {acc:.4f}")
+
+
+if __name__ == "__main__":
+    world_size = torch.cuda.device_count()
+    torch.multiprocessing.spawn(run, args=(world_size, Reddit("data/Reddit")), nprocs=world_size)
+'''
+
+
+def test_a_loader_the_callers_hand_in_unresolved_is_not_guessed_a_host_loader(tmp_path):
+    # evaluate() gets the moved DDP model from its caller, but the loader handed in is a
+    # library class we do not model (its features were moved with data.to(rank, "x", "y")):
+    # guessing it a host loader by its name would put a false DL002 at `model(batch.x, ...)`
+    make(tmp_path, {"pyproject.toml": "", "train_graph.py": GRAPH_TRAIN})
+    assert codes_at(tmp_path / "train_graph.py") == []
