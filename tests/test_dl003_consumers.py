@@ -174,6 +174,26 @@ clf = LogisticRegression()
 clf.fit(out[data.train_mask], data.y[data.train_mask])
 print(clf.score(out[data.val_mask], data.y[data.val_mask]))
 """,
+    # a Swin-style block sizes its attention mask with NumPy from the feature map's height and
+    # width: forward's `H`, `W` are ints, which `np.ceil` takes as well (only a guess makes a
+    # forward parameter a tensor, so a NumPy function given one proves nothing)
+    "window_sizes_computed_with_numpy_in_forward_is_clean": """
+class WindowBlock(nn.Module):
+    def __init__(self, dim, window_size=7):
+        super().__init__()
+        self.window_size = window_size
+        self.proj = nn.Linear(dim, dim)
+
+    def create_mask(self, x, H, W):
+        Hp = int(np.ceil(H / self.window_size)) * self.window_size
+        Wp = int(np.ceil(W / self.window_size)) * self.window_size
+        img_mask = torch.zeros((1, Hp, Wp, 1), device=x.device)
+        return img_mask
+
+    def forward(self, x, H, W):
+        mask = self.create_mask(x, H, W)
+        return self.proj(x), mask
+""",
 }
 
 

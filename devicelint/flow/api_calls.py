@@ -307,7 +307,13 @@ class ApiCalls:
             v = kw.get(a.keyword.value) if a.keyword is not None else None if a.star == "**" else next(positional, None)
             if v is None or a.star or (tensors_delegate and v.kind is Kind.TENSOR):
                 continue
-            self.note_numpy(NumpyConv(node, v, arg=a.value, module_input=self._aware_module_input(v)))
+            reason = self._aware_module_input(v)
+            if reason == "aware":
+                # a forward's parameters are taken for tensors on the module only by a guess;
+                # `np.ceil(H / self.window_size)` takes ints as well, where `.numpy()` would
+                # prove a tensor: only the trainer's batch of a step is known to be data
+                reason = None
+            self.note_numpy(NumpyConv(node, v, arg=a.value, module_input=reason))
 
     def optimizer_of(self, node: cst.Call, last: str, pos: list, kw: dict) -> Val:
         """An optimizer built from the parameters of a model of this file still on the host
