@@ -140,14 +140,7 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
         given = contexts.entry_values(self, fn, cls) if closure is self.module_frame and (
             self_val is None or cls is not None) else {}
         for p in (*params, *fn.params.kwonly_params):
-            v = given.get(p.name.value)
-            if v is None:
-                v = self.param_guess(p)
-                if given and v.kind is Kind.LOADER:
-                    # its callers were seen and hand it something we could not resolve (a loader
-                    # class we do not model, over data already on the device): no host loader by
-                    # its name next to the facts the callers did give
-                    v = UNKNOWN
+            v = given.get(p.name.value) or self.param_guess(p)
             if module_method and v.kind is Kind.UNKNOWN and _number_param(p):
                 v = OTHER  # `q_size: int`, `embedding_dim`, `num_heads`: sizes, not inputs
             if module_method and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and p.star not in ("*", "**") and (
