@@ -16,7 +16,7 @@ from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, PresetFactor
 from devicelint.flow import containers
 from devicelint.flow.facts import ModuleCall
 from devicelint.flow.flags import AVAILABILITY
-from devicelint.flow.nodes import spelled
+from devicelint.flow.nodes import keyword_value, spelled
 from devicelint.flow.expressions import result_of
 from devicelint.flow.library import SCATTERS
 from devicelint.flow.methods import HOST_RESULT, host_length_params, moves_its_inputs
@@ -118,10 +118,7 @@ class Calls:
 
     @staticmethod
     def kwarg_node(node: cst.Call, name: str):
-        for a in node.args:
-            if a.keyword is not None and a.keyword.value == name:
-                return a.value
-        return None
+        return keyword_value(node, name)
 
     def escape(self, vals) -> None:
         for v in vals:

@@ -20,6 +20,11 @@ def param_names(fn: cst.FunctionDef) -> list:
     return [x for x in (*p.posonly_params, *p.params)]
 
 
+def keyword_value(call: cst.Call, name: str):
+    """The expression `call` passes as `name=...`, or None."""
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
 def is_string(node) -> str | None:
     if isinstance(node, cst.SimpleString):
         return string_value(node)

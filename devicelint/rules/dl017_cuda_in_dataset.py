@@ -1,6 +1,7 @@
-from devicelint.rules.base import Report, Rule
-
 import libcst as cst
+
+from devicelint.flow.nodes import keyword_value
+from devicelint.rules.base import Report, Rule
 
 
 class CudaInDataset(Rule):
@@ -165,18 +166,14 @@ class _Settings:
         return found.value if found is not None else None
 
 
-def _keyword(call: cst.Call, name: str):
-    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
-
-
 def _why_it_fails(call: cst.Call, scope, values: _Settings) -> str | None:
     """`has num_workers=4` / `pins memory`, or None when it runs (or we cannot tell)."""
     if any(a.star for a in call.args):
         return None  # `**loader_kwargs`: the settings are elsewhere
-    pin = _keyword(call, "pin_memory")
+    pin = keyword_value(call, "pin_memory")
     if pin is not None and values.value(pin, scope) is True:
         return "pins memory (`pin_memory=True`), and a CUDA tensor cannot be pinned"
-    workers = _keyword(call, "num_workers")
+    workers = keyword_value(call, "num_workers")
     if workers is None:
         return None
     n = values.value(workers, scope)

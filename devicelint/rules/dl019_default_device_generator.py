@@ -3,7 +3,7 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
-from devicelint.flow.nodes import find, is_string
+from devicelint.flow.nodes import find, is_string, keyword_value
 
 _ERROR = "Expected a '{}' device type for generator but found 'cpu'"
 
@@ -257,13 +257,9 @@ def _setter_device(ctx, call: cst.Call):
     return _accel_device(ctx, arg) if q in kb.torch_core.DEFAULT_DEVICE_SETTERS else _tensor_type_device(ctx, arg)
 
 
-def _keyword(call: cst.Call, name: str):
-    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
-
-
 def _has_generator(call: cst.Call, position: int | None) -> bool:
     """`generator=` given (by keyword, by its position, or maybe through `**kwargs`)."""
-    if any(a.star for a in call.args) or _keyword(call, "generator") is not None:
+    if any(a.star for a in call.args) or keyword_value(call, "generator") is not None:
         return True
     return position is not None and len([a for a in call.args if a.keyword is None]) > position
 
@@ -294,18 +290,18 @@ def _host_generator(ctx, loader: cst.Call) -> str | None:
     q = ctx.imports.qualname(loader.func)
     if q not in kb.data.DATALOADERS and q not in kb.pyg.TORCH_LOADER_SUBCLASSES or _has_generator(loader, None):
         return None
-    if _keyword(loader, "batch_sampler") is not None:
+    if keyword_value(loader, "batch_sampler") is not None:
         return None
-    sampler = _keyword(loader, "sampler")
+    sampler = keyword_value(loader, "sampler")
     if sampler is not None:
         call = _sampler_call(ctx, sampler)
         q = ctx.imports.qualname(call.func) if call is not None else None
-        if q not in kb.data.HOST_GENERATOR_SAMPLERS or _is_false(_keyword(call, "shuffle")):
+        if q not in kb.data.HOST_GENERATOR_SAMPLERS or _is_false(keyword_value(call, "shuffle")):
             return None
         takes = kb.data.HOST_GENERATOR_SAMPLERS[q]
         if takes is not None and _has_generator(call, None):
             return None
         return f"samples with `{q.rsplit('.', 1)[-1]}`"
     positional = [a for a in loader.args if a.keyword is None]
-    shuffle = _keyword(loader, "shuffle") or (positional[2].value if len(positional) > 2 else None)
+    shuffle = keyword_value(loader, "shuffle") or (positional[2].value if len(positional) > 2 else None)
     return "shuffles" if _is_true(shuffle) else None
