@@ -387,14 +387,15 @@ JUDGES = {
 # model moved (DL018) fails at its `step()`: the optimizer's variable. The name is read from
 # the flagged line's own text, so the check stays tied to what the linter reported.
 _NAME = r"[A-Za-z_][\w.]*"
+_ASSIGNED = re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)")  # `name = ...`, `name: T = ...`
 BLAME_VIA_NAME = {
     "DL006": re.compile(rf"^\s*({_NAME})\s*\.\s*(?:to|cuda|cpu)\s*\("),
-    "DL007": re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)"),
-    "DL017": re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)"),
+    "DL007": _ASSIGNED,
+    "DL017": _ASSIGNED,
     "DL018": re.compile(rf"^\s*({_NAME})\s*\.\s*load_state_dict\s*\("),
     # `model = Net().cuda()` on GPU 0 in every rank: NCCL fails where the model first meets the
     # group (`DDP(model, ...)`, a collective), a line that uses `model`
-    "DL020": re.compile(rf"^\s*({_NAME})\s*(?::[^=]*)?=(?!=)"),
+    "DL020": _ASSIGNED,
 }
 
 
