@@ -37,21 +37,31 @@ def _surely_not_0dim(node: cst.Call, name: str) -> bool:
     lets 0-dim host tensors such as `torch.tensor(2.0)` mix with device tensors)."""
     positional = [a for a in node.args if a.keyword is None]
     first = positional[0] if positional else None
-    if first is None and name not in kb.torch_core.LIST_FACTORIES:
+    if name in kb.torch_core.LIST_FACTORIES:
+        return _data_has_dims(first, name)
+    if first is None:
         # `torch.ones(size=(N, 1))`: the shape given by keyword
         first = next((a for a in node.args if a.keyword is not None and a.keyword.value == "size"), None)
         if first is not None and not (isinstance(first.value, (cst.List, cst.Tuple)) and first.value.elements):
             return False
-    if name in kb.torch_core.LIST_FACTORIES:
-        data = first.value if first is not None and not first.star else None
-        if isinstance(data, (cst.List, cst.Tuple)):
-            return bool(data.elements)
-        if name.endswith("Tensor") and data is not None and not isinstance(data, cst.Float) \
-                and not (isinstance(data, cst.Integer) and data.value == "0"):
-            # `torch.FloatTensor(img)`: the legacy constructors take a sequence or sizes,
-            # never a number, so they never make a 0-dim tensor (`FloatTensor(0)` is empty)
-            return True
-        return isinstance(data, cst.ListComp)
+    return _shape_has_dims(node, name, first)
+
+
+def _data_has_dims(first: cst.Arg | None, name: str) -> bool:
+    """`torch.tensor(data)` / `torch.FloatTensor(data)` with data that surely has a dimension."""
+    data = first.value if first is not None and not first.star else None
+    if isinstance(data, (cst.List, cst.Tuple)):
+        return bool(data.elements)
+    if name.endswith("Tensor") and data is not None and not isinstance(data, cst.Float) \
+            and not (isinstance(data, cst.Integer) and data.value == "0"):
+        # `torch.FloatTensor(img)`: the legacy constructors take a sequence or sizes,
+        # never a number, so they never make a 0-dim tensor (`FloatTensor(0)` is empty)
+        return True
+    return isinstance(data, cst.ListComp)
+
+
+def _shape_has_dims(node: cst.Call, name: str, first: cst.Arg | None) -> bool:
+    """`torch.zeros(n)`, `torch.full((n,), v)`: a shape argument that surely has a dimension."""
     if first is None:
         return False
     if not first.star and isinstance(first.value, (cst.List, cst.Tuple)) and not first.value.elements:
@@ -87,42 +97,103 @@ def _zero_size(node) -> bool:
     return isinstance(node, cst.Integer) and node.value == "0"
 
 
+# Functions known by their full qualified name, each with a meaning of its own: the method of
+# ApiCalls that evaluates the call (None from it: not this shape, the families below decide).
+# None of these names belongs to a family checked in `call_api`, so looking them up first keeps
+# the order of the old if-chain.
+_BY_NAME = {
+    "torch.device": "_torch_device",
+    "torch.cuda.current_device": "_current_device",
+    "copy.deepcopy": "_deepcopy_call",
+    "functools.partial": "_partial_call",
+    "collections.OrderedDict": "_ordered_dict",
+    "torch.save": "_torch_save",
+    "torch.autograd.Variable": "_first_argument",  # the pre-0.4 wrapper: the tensor itself
+    "torch.autograd.variable.Variable": "_first_argument",
+    "torch.compile": "_first_argument",  # the compiled module is the module, where it is
+    "torch.from_numpy": "_from_host_data",
+    "torch.frombuffer": "_from_host_data",
+}
+
+
 class ApiCalls:
     def call_api(self, node: cst.Call, q: str) -> Val:
+        self._note_api_call(node, q)
+        parts = q.split(".")
+        named = _BY_NAME.get(q)
+        if named is not None:
+            v = getattr(self, named)(node)
+            if v is not None:
+                return v
+        for family in (self._plain_value_call, self._torch_constructor):
+            v = family(node, q, parts)
+            if v is not None:
+                return v
+        lib = kb.kind_of_call(q)
+        if lib is not None:
+            return self.library_call(node, lib, q)
+        if parts[0] == "tqdm":
+            pos, kw = self.args(node)
+            return pos[0] if pos else kw.get("iterable", UNKNOWN)
+        if parts[0] == "torch":
+            return self.torch_function(node, q, parts)
+        return self._unseen_api_call(node, q, parts)
+
+    def _note_api_call(self, node: cst.Call, q: str) -> None:
+        """What the rules read of any call by name: the call itself, where `torch.load` runs
+        (DL009), where `random_split` runs (its generator's device)."""
         self.facts.api_calls.append((node, q))
         if q in ("torch.load", "torch.serialization.load"):
             self.facts.load_scopes.setdefault(node, []).append(self.device_names())
-        parts = q.split(".")
-        last = parts[-1]
         if q in kb.data.RANDOM_SPLIT:
             self.facts.random_splits.append((node, self.device_scopes[-1] if self.device_scopes else None))
-        if q == "torch.device":
-            pos, kw = self.args(node)
-            v = pos[0] if pos else kw.get("type", UNKNOWN)
-            if v.kind is Kind.DEVICE:
-                return self.flagged_device(v.with_(key=("dev", id(node))))
-            if isinstance(node.args[0].value if node.args else None, cst.Integer):
-                return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))
-            return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator
-        if q == "torch.cuda.current_device":
-            return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda:current"))
-        if q == "copy.deepcopy" and len(node.args) == 1:
-            return self.deep_copy(node)
-        if q == "functools.partial" and node.args and not node.args[0].keyword:
-            made = self.qual(node.args[0].value) or ""
-            if made.startswith("torch.") and made.count(".") == 1 and made[6:] in kb.torch_core.TENSOR_FACTORIES:
-                return self.partial_factory(node, made[6:])
-        if q == "collections.OrderedDict":
-            pos, kw = self.args(node)
-            return self.mapping_of(pos[0]) if len(pos) == 1 and not kw else UNKNOWN
-        if q == "torch.save":
-            pos, kw = self.args(node)
-            self.facts.saves.append((node, pos[0] if pos else kw.get("obj", UNKNOWN)))
-            return OTHER
-        if q in ("torch.autograd.Variable", "torch.autograd.variable.Variable"):
-            # the pre-0.4 wrapper: the tensor itself, wherever it is
-            pos, kw = self.args(node)
-            return pos[0] if pos else UNKNOWN
+
+    def _torch_device(self, node: cst.Call) -> Val:
+        pos, kw = self.args(node)
+        v = pos[0] if pos else kw.get("type", UNKNOWN)
+        if v.kind is Kind.DEVICE:
+            return self.flagged_device(v.with_(key=("dev", id(node))))
+        return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator
+
+    def _current_device(self, node: cst.Call) -> Val:
+        return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda:current"))
+
+    def _deepcopy_call(self, node: cst.Call) -> Val | None:
+        return self.deep_copy(node) if len(node.args) == 1 else None
+
+    def _partial_call(self, node: cst.Call) -> Val | None:
+        """`partial(torch.zeros, device=d)`: a factory with preset keywords; any other partial
+        is an ordinary call."""
+        if not node.args or node.args[0].keyword:
+            return None
+        made = self.qual(node.args[0].value) or ""
+        if made.startswith("torch.") and made.count(".") == 1 and made[6:] in kb.torch_core.TENSOR_FACTORIES:
+            return self.partial_factory(node, made[6:])
+        return None
+
+    def _ordered_dict(self, node: cst.Call) -> Val:
+        pos, kw = self.args(node)
+        return self.mapping_of(pos[0]) if len(pos) == 1 and not kw else UNKNOWN
+
+    def _torch_save(self, node: cst.Call) -> Val:
+        pos, kw = self.args(node)
+        self.facts.saves.append((node, pos[0] if pos else kw.get("obj", UNKNOWN)))
+        return OTHER
+
+    def _first_argument(self, node: cst.Call) -> Val:
+        pos, kw = self.args(node)
+        return pos[0] if pos else UNKNOWN
+
+    def _from_host_data(self, node: cst.Call) -> Val:
+        """`torch.from_numpy(a)`: a tensor sharing host memory (unknown where a function may
+        have set a default device)."""
+        self.args(node)
+        return Val(Kind.TENSOR, Dev.UNKNOWN if self.frame.default_device_unknown else Dev.CPU, fresh=True)
+
+    def _plain_value_call(self, node: cst.Call, q: str, parts: list) -> Val | None:
+        """Calls that make no tensor: optimizers and schedules, `math`, `np.array(t)` (which
+        converts its argument)."""
+        last = parts[-1]
         if q.startswith("torch.optim.") or kb.optim.OPTIMIZER.search(last):
             # an optimizer or a schedule holds the model's parameters but is no tensor itself
             pos, kw = self.args(node)
@@ -135,44 +206,52 @@ class ApiCalls:
             if pos:
                 self.note_numpy(NumpyConv(node, pos[0]))
             return OTHER
-        if parts[0] == "torch" and len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:
-            return self.factory(node)
-        if parts[0] == "torch" and len(parts) == 3 and parts[1] == "cuda" and last.endswith("Tensor"):
-            self.args(node)
-            return Val(Kind.TENSOR, Dev.ACCEL, key=("lit", "cuda"))
-        if parts[0] == "torch" and last in kb.torch_core.LIKE_FACTORIES:
-            pos, kw = self.args(node)
-            if "device" in kw:
-                d = kw["device"]
-                return Val(Kind.TENSOR, d.dev if d.kind is Kind.DEVICE else Dev.UNKNOWN, key=d.key)
-            return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key) if pos and pos[0].kind is Kind.TENSOR else UNKNOWN
-        if q in ("torch.from_numpy", "torch.frombuffer"):
-            self.args(node)
-            return Val(Kind.TENSOR, Dev.UNKNOWN if self.frame.default_device_unknown else Dev.CPU, fresh=True)
+        return None
+
+    def _torch_constructor(self, node: cst.Call, q: str, parts: list) -> Val | None:
+        """Tensors, loaders, datasets and modules that torch builds; None for other calls.
+        (`DataLoader` under any root: wrappers re-export it.)"""
+        last = parts[-1]
         if last == "DataLoader":
             return self.dataloader(node)
-        if parts[0] == "torch" and parts[1:3] == ["utils", "data"] and last in kb.data.DATASET_VIEWS:
+        if parts[0] != "torch":
+            return None
+        if len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:
+            return self.factory(node)
+        if len(parts) == 3 and parts[1] == "cuda" and last.endswith("Tensor"):
+            self.args(node)
+            return Val(Kind.TENSOR, Dev.ACCEL, key=("lit", "cuda"))
+        if last in kb.torch_core.LIKE_FACTORIES:
+            return self._like_factory(node)
+        if parts[1:3] == ["utils", "data"] and last in kb.data.DATASET_VIEWS:
             return self._dataset_view(last, node)
-        if last in ("TensorDataset",) and parts[0] == "torch":
-            pos, kw = self.args(node)
-            out = None
-            for p in pos:
-                out = join(out, p) if out is not None else p
-            dev = out.dev if out is not None and out.kind is Kind.TENSOR else Dev.UNKNOWN
-            return Val(Kind.DATASET, dev)
-        if q == "torch.compile":
-            pos, kw = self.args(node)
-            return pos[0] if pos else UNKNOWN
-        if parts[0] == "torch" and parts[1:2] == ["nn"] and last[:1].isupper():
+        if last == "TensorDataset":
+            return self._tensor_dataset(node)
+        if parts[1:2] == ["nn"] and last[:1].isupper():
             return self.nn_constructor(node, last, q)
-        lib = kb.kind_of_call(q)
-        if lib is not None:
-            return self.library_call(node, lib, q)
-        if parts[0] == "tqdm":
-            pos, kw = self.args(node)
-            return pos[0] if pos else kw.get("iterable", UNKNOWN)
-        if parts[0] == "torch":
-            return self.torch_function(node, q, parts)
+        return None
+
+    def _like_factory(self, node: cst.Call) -> Val:
+        """`torch.zeros_like(t, device=d)`: on `d` if given, else where `t` is."""
+        pos, kw = self.args(node)
+        if "device" in kw:
+            d = kw["device"]
+            return Val(Kind.TENSOR, d.dev if d.kind is Kind.DEVICE else Dev.UNKNOWN, key=d.key)
+        return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key) if pos and pos[0].kind is Kind.TENSOR else UNKNOWN
+
+    def _tensor_dataset(self, node: cst.Call) -> Val:
+        """`TensorDataset(x, y)`: its items are where its tensors are (all on one place, or unknown)."""
+        pos, kw = self.args(node)
+        out = None
+        for p in pos:
+            out = join(out, p) if out is not None else p
+        dev = out.dev if out is not None and out.kind is Kind.TENSOR else Dev.UNKNOWN
+        return Val(Kind.DATASET, dev)
+
+    def _unseen_api_call(self, node: cst.Call, q: str, parts: list) -> Val:
+        """A call of a library we have no table for, or of code we cannot see: its arguments
+        escape, NumPy consumers convert them, and a class imported from elsewhere may be a model."""
+        last = parts[-1]
         pos, kw = self.args(node)
         if kb.consumers.converts_to_numpy(q):
             return self._consumer_call(node, parts, pos, kw)
@@ -203,12 +282,7 @@ class ApiCalls:
             self.escape(pos + list(kw.values()))
             return Val(Kind.MODULE) if parts[-1] in kb.distributed.WRAPPERS else UNKNOWN
         last = parts[-1]
-        flat = []
-        for v in pos + [v for k, v in kw.items() if k != "out" and not (k in kb.torch_core.OPTION_KEYWORDS and v.kind is not Kind.TENSOR)]:
-            if v.kind is Kind.SEQ and (v.parts or v.elem is not None):
-                flat.extend(v.parts if v.parts else (v.elem,))
-            else:
-                flat.append(v)
+        flat = _tensor_inputs(pos, kw)
         tensors = [v for v in flat if v.kind is Kind.TENSOR]
         functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
         if len(tensors) >= 2 and (functional or last in kb.torch_core.MIXING_FUNCTIONS):
@@ -217,7 +291,12 @@ class ApiCalls:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
             return OTHER
-        out = result_of(flat)
+        return self._torch_result(result_of(flat), last, pos, kw)
+
+    def _torch_result(self, out: Val, last: str, pos: list, kw: dict) -> Val:
+        """What a torch function computes from inputs joined into `out`: a full reduction is a
+        new tensor; results without history (argmax, a tuple of values and indices, anything
+        under no_grad) carry no graph."""
         if last in kb.torch_core.REDUCTIONS and len(pos) == 1 and not kw:
             return Val(Kind.TENSOR, out.dev, grad=out.grad)
         tuple_result = last in kb.torch_core.TUPLE_RESULTS or (last in ("max", "min", "median") and len(pos) + len(kw) > 1)
@@ -398,6 +477,18 @@ class ApiCalls:
             self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, Dev.ACCEL, key=self.txt_key(self.frame.func, text), moved_at=node)
         return Val(Kind.TENSOR, Dev.UNKNOWN)
+
+
+def _tensor_inputs(pos: list, kw: dict) -> list:
+    """The values a torch function computes with: its arguments, the elements of a list handed
+    to it (`torch.cat([a, b])`), less `out=` and option keywords that are no tensor (`dtype=`)."""
+    flat = []
+    for v in pos + [v for k, v in kw.items() if k != "out" and not (k in kb.torch_core.OPTION_KEYWORDS and v.kind is not Kind.TENSOR)]:
+        if v.kind is Kind.SEQ and (v.parts or v.elem is not None):
+            flat.extend(v.parts if v.parts else (v.elem,))
+        else:
+            flat.append(v)
+    return flat
 
 
 def _joined_datasets(seq: Val) -> Val:

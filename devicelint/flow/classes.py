@@ -124,99 +124,141 @@ def _sets_self_attribute(target) -> bool:
     return isinstance(target, cst.Attribute) and dotted(target.value) == "self"
 
 
+def _placeholder_info() -> dict:
+    """What a class is taken for while its own summary is being made (a class may build
+    instances of itself: trees of blocks): a module that may hold anything."""
+    return {"methods": {}, "module": True, "dataset": False, "framework": False,
+            "self_moves": False, "places_items": False, "parts": set(), "layers": set(), "has_params": True, "opaque": True,
+            "registers_modules": True,
+            "init_only": set(), "forward_path": set()}
+
+
+def _methods_of(cls: cst.ClassDef) -> dict:
+    """The class's own methods by name."""
+    methods = {}
+    for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+        if isinstance(stmt, cst.FunctionDef):
+            methods[stmt.name.value] = stmt
+    return methods
+
+
+def _moves_itself(methods: dict) -> bool:
+    """`self.to(device)`, `self.cuda()` in one of its methods."""
+    return any(
+        isinstance(n.func, cst.Attribute)
+        and n.func.attr.value in ("to", "cuda", "to_empty")
+        and isinstance(n.func.value, cst.Name)
+        and n.func.value.value == "self"
+        for fn in methods.values()
+        for n in find(fn, cst.Call)
+    )
+
+
+def _registers_modules(methods: dict) -> bool:
+    """Modules registered by name at run time, or a `to()` of its own: a plain list of layers
+    may then be moved after all."""
+    return any(m in methods for m in ("to", "cuda", "_apply")) or any(
+        isinstance(n, cst.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
+            "add_module", "register_module", "setattr", "__setattr__")
+        for fn in methods.values() for n in find(fn, cst.Call))
+
+
+def _assigned_pairs(t: cst.AssignTarget, value) -> list:
+    """(target, value) of one assignment target; `a, b = x, y` pairs each name with its value
+    (None where the counts differ)."""
+    if not isinstance(t.target, (cst.Tuple, cst.List)):
+        return [(t.target, value)]
+    values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else ()
+    return [(e.value, v.value if len(values) == len(t.target.elements) else None)
+            for e, v in zip(t.target.elements, values or [None] * len(t.target.elements))]
+
+
+def _is_self_attribute(node) -> bool:
+    return isinstance(node, cst.Attribute) and dotted(node.value) == "self"
+
+
 class UserCode:
     def class_of(self, cls: cst.ClassDef) -> dict:
         info = self.class_info.get(id(cls))
         if info is None:
-            # a placeholder first: a class may build instances of itself (trees of blocks)
-            self.class_info[id(cls)] = {"methods": {}, "module": True, "dataset": False, "framework": False,
-                                        "self_moves": False, "places_items": False, "parts": set(), "layers": set(), "has_params": True, "opaque": True,
-                                        "registers_modules": True,
-                                        "init_only": set(), "forward_path": set()}
-            methods = {}
-            for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
-                if isinstance(stmt, cst.FunctionDef):
-                    methods[stmt.name.value] = stmt
-            module, dataset, framework, inherits_params, opaque = False, False, False, False, False
-            for base in cls.bases:
-                q = self.imports.qualname(base.value) or ""
-                text = dotted(base.value) or ""
-                last = text.rsplit(".", 1)[-1]
-                local = self.module_frame.state.vars.get(text) if self.module_frame else None
-                ext = crossfile.base_facts(self.imports, base.value) if local is None and self.imports.project else None
-                if ext is not None:  # a base class from another file of the project
-                    module |= ext["module"]
-                    inherits_params |= ext["has_params"]
-                    dataset |= ext["dataset"]
-                    framework |= ext["framework"] or ext["self_moves"]
-                    opaque = True
-                elif local is not None and local.kind is Kind.CLASS and local.ref is not cls:
-                    parent = self.class_of(local.ref)
-                    module |= parent["module"]
-                    inherits_params |= parent["has_params"]
-                    dataset |= parent["dataset"]
-                    framework |= parent["framework"]
-                    for k, v in parent["methods"].items():
-                        methods.setdefault(k, v)
-                elif (lib := kb.base_class(q, last)) is not None:
-                    module |= lib.module
-                    # a loss holds a tensor only when given one (`CrossEntropyLoss(weight=w)`)
-                    inherits_params |= lib.weights and not (
-                        q.rsplit(".", 1)[-1].endswith("Loss") and not _hands_super_a_tensor(cls))
-                    dataset |= lib.dataset
-                    framework |= lib.framework
-                elif not kb.is_plain_base(q, last):
-                    # defined elsewhere: it may be an nn.Module, or move what it holds
-                    opaque = True
-            self_moves = any(
-                isinstance(n.func, cst.Attribute)
-                and n.func.attr.value in ("to", "cuda", "to_empty")
-                and isinstance(n.func.value, cst.Name)
-                and n.func.value.value == "self"
-                for fn in methods.values()
-                for n in find(fn, cst.Call)
-            ) if module or dataset else False
-            has_params = module and (inherits_params or self._builds_state(methods))
-            # a Dataset that places what it holds or returns (`self.x[i].to(device)` in
-            # `__getitem__`, `self.x = x.to(device)` in `__init__`): its batches are not host data
-            places_items = dataset and any(places_on_device(n) for fn in methods.values() for n in find(fn, cst.Call))
-            # the move its `__getitem__` (or a method that one calls) makes: it runs wherever
-            # the items are loaded, in a DataLoader's worker processes too
-            item_move = _item_move(methods) if places_items else None
-            parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"} if module else set()
-            init = methods.get("__init__")
-            layers = set()
-            if module and init is not None:
-                for n in walk(init):
-                    if isinstance(n, cst.Assign):
-                        for t in n.targets:
-                            pairs = [(t.target, n.value)]
-                            if isinstance(t.target, (cst.Tuple, cst.List)):
-                                values = n.value.elements if isinstance(n.value, (cst.Tuple, cst.List)) else ()
-                                pairs = [(e.value, v.value if len(values) == len(t.target.elements) else None)
-                                         for e, v in zip(t.target.elements, values or [None] * len(t.target.elements))]
-                            for target, value in pairs:
-                                if isinstance(target, cst.Attribute) and dotted(target.value) == "self":
-                                    parts.add(target.attr.value)
-                                    if value is not None and self._torch_layer(value):
-                                        layers.add(target.attr.value)
-                    elif isinstance(n, cst.AnnAssign) and isinstance(n.target, cst.Attribute) \
-                            and dotted(n.target.value) == "self":
-                        parts.add(n.target.attr.value)
-            # modules registered by name at run time, or a `to()` of its own: a plain list of
-            # layers may then be moved after all
-            registers = module and (any(m in methods for m in ("to", "cuda", "_apply")) or any(
-                isinstance(n, cst.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in (
-                    "add_module", "register_module", "setattr", "__setattr__")
-                for fn in methods.values() for n in find(fn, cst.Call)))
-            info = {"methods": methods, "module": module, "dataset": dataset, "framework": framework,
-                    "registers_modules": registers,
-                    "buffers": _registered(methods) if module else frozenset(),
-                    "self_moves": self_moves, "places_items": places_items, "item_move": item_move, "parts": parts, "layers": layers, "has_params": has_params, "opaque": opaque,
-                    "init_only": reachable(methods, "__init__") if module else set(),
-                    "forward_path": reachable(methods, "forward") if module else set()}
+            self.class_info[id(cls)] = _placeholder_info()
+            info = self._summarise_class(cls)
             self.class_info[id(cls)] = info
         return info
+
+    def _summarise_class(self, cls: cst.ClassDef) -> dict:
+        """Is the class a module (with weights), a dataset, a framework class; what it
+        registers, moves and places; which methods `__init__` and `forward` reach."""
+        methods = _methods_of(cls)
+        inherited = self._inherited(cls, methods)
+        module, dataset = inherited["module"], inherited["dataset"]
+        self_moves = _moves_itself(methods) if module or dataset else False
+        has_params = module and (inherited["has_params"] or self._builds_state(methods))
+        # a Dataset that places what it holds or returns (`self.x[i].to(device)` in
+        # `__getitem__`, `self.x = x.to(device)` in `__init__`): its batches are not host data
+        places_items = dataset and any(places_on_device(n) for fn in methods.values() for n in find(fn, cst.Call))
+        # the move its `__getitem__` (or a method that one calls) makes: it runs wherever
+        # the items are loaded, in a DataLoader's worker processes too
+        item_move = _item_move(methods) if places_items else None
+        parts, layers = self._module_parts(methods) if module else (set(), set())
+        registers = module and _registers_modules(methods)
+        return {"methods": methods, "module": module, "dataset": dataset, "framework": inherited["framework"],
+                "registers_modules": registers,
+                "buffers": _registered(methods) if module else frozenset(),
+                "self_moves": self_moves, "places_items": places_items, "item_move": item_move, "parts": parts, "layers": layers, "has_params": has_params, "opaque": inherited["opaque"],
+                "init_only": reachable(methods, "__init__") if module else set(),
+                "forward_path": reachable(methods, "forward") if module else set()}
+
+    def _inherited(self, cls: cst.ClassDef, methods: dict) -> dict:
+        """What the bases make the class: module, dataset, framework, inherited weights
+        (`has_params`), opaque (a base we cannot see). A base class of this file also gives
+        its methods (added to `methods` where the class has none of that name)."""
+        got = {"module": False, "dataset": False, "framework": False, "has_params": False, "opaque": False}
+        for base in cls.bases:
+            for k, v in self._base_facts(cls, base, methods).items():
+                got[k] |= v
+        return got
+
+    def _base_facts(self, cls: cst.ClassDef, base: cst.Arg, methods: dict) -> dict:
+        q = self.imports.qualname(base.value) or ""
+        text = dotted(base.value) or ""
+        last = text.rsplit(".", 1)[-1]
+        local = self.module_frame.state.vars.get(text) if self.module_frame else None
+        ext = crossfile.base_facts(self.imports, base.value) if local is None and self.imports.project else None
+        if ext is not None:  # a base class from another file of the project
+            return {"module": ext["module"], "has_params": ext["has_params"], "dataset": ext["dataset"],
+                    "framework": ext["framework"] or ext["self_moves"], "opaque": True}
+        if local is not None and local.kind is Kind.CLASS and local.ref is not cls:
+            parent = self.class_of(local.ref)
+            for k, v in parent["methods"].items():
+                methods.setdefault(k, v)
+            return {k: parent[k] for k in ("module", "has_params", "dataset", "framework")}
+        lib = kb.base_class(q, last)
+        if lib is not None:
+            # a loss holds a tensor only when given one (`CrossEntropyLoss(weight=w)`)
+            weights = lib.weights and not (q.rsplit(".", 1)[-1].endswith("Loss") and not _hands_super_a_tensor(cls))
+            return {"module": lib.module, "has_params": weights, "dataset": lib.dataset, "framework": lib.framework}
+        if not kb.is_plain_base(q, last):
+            return {"opaque": True}  # defined elsewhere: it may be an nn.Module, or move what it holds
+        return {}
+
+    def _module_parts(self, methods: dict) -> tuple[set, set]:
+        """A module's parts (its methods and the `self.<name>` its `__init__` sets) and, of those,
+        the torch layers `.to()` moves with it."""
+        parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"}
+        layers = set()
+        init = methods.get("__init__")
+        for n in walk(init) if init is not None else ():
+            if isinstance(n, cst.Assign):
+                for t in n.targets:
+                    for target, value in _assigned_pairs(t, n.value):
+                        if _is_self_attribute(target):
+                            parts.add(target.attr.value)
+                            if value is not None and self._torch_layer(value):
+                                layers.add(target.attr.value)
+            elif isinstance(n, cst.AnnAssign) and _is_self_attribute(n.target):
+                parts.add(n.target.attr.value)
+        return parts, layers
 
     def _torch_layer(self, value) -> bool:
         """`nn.Linear(8, 16)`, `nn.Sequential(...)`: a registered submodule that `.to()` moves
