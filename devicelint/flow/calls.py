@@ -55,6 +55,15 @@ def _answers_with_tensors(kind: str, name: str) -> bool:
 _LOSS_NAME = re.compile(r"loss|criterion|^crit$", re.IGNORECASE)
 
 
+def _module_operands(model: Val, args: list, exempt: list) -> list:
+    """What must share a device when a module runs: its weights and its tensor inputs."""
+    operands = [model] if not model.param_free else []
+    operands += [a for a in args if (a.kind is Kind.TENSOR or host_batch_in(a)) and not any(a is e for e in exempt)]
+    # an LSTM's `(h0, c0)`: fresh host tensors inside a tuple argument take part too
+    operands += [p for a in args if a.kind is Kind.SEQ and a.parts for p in a.parts if p.kind is Kind.TENSOR and p.fresh]
+    return operands
+
+
 class Calls:
     def eval_call(self, node: cst.Call, bare: bool = False) -> Val:
         func = node.func
@@ -186,49 +195,71 @@ class Calls:
 
     def call_value(self, node: cst.Call, v: Val) -> Val:
         if v.kind is Kind.FUNC:
-            fn, closure = v.ref
-            out = self.inline(node, fn, closure, None)
-            if out.kind is Kind.MODULE and isinstance(out.mid, cst.Call):
-                # `model = build_model(args)`: where DL001's fix may move a model built out of reach
-                self.facts.helper_builds.setdefault(node, []).append((out.mid, self.device_names()))
-            return out
+            return self._call_function(node, v)
         if v.kind is Kind.CLASS:
             return self.construct(node, v.ref)
         if v.kind is Kind.MODULE or (v.kind is Kind.UNKNOWN and v.dev is Dev.ACCEL):
             return self.module_call(node, v if v.kind is Kind.MODULE else v.with_(kind=Kind.MODULE))
-        if v.kind is Kind.OBJECT and isinstance(v.ref, Instance):
-            call = self.class_of(v.ref.cls)["methods"].get("__call__")
-            if call is not None:
-                return self.inline(node, call, self.module_frame, v)
-        if v.kind is Kind.OBJECT and isinstance(v.ref, PresetFactory):
-            return self.factory(node, v.ref)
-        if v.kind is Kind.OBJECT and v.ref in kb.OBJECT_KINDS:
-            return self.call_library_object(node, v, "__call__")
+        out = self._call_object(node, v) if v.kind is Kind.OBJECT else None
+        if out is not None:
+            return out
         pos, kw = self.args(node)
         args = pos + list(kw.values())
         self.escape(args)
         if v.kind is Kind.UNKNOWN:
-            if _LOSS_NAME.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
-                # `loss_fn(input=outputs, target=labels)` from a factory we cannot see: a loss
-                # combines its inputs, whatever it is
-                positional = iter(pos)
-                data = []
-                for a in node.args:
-                    v = kw.get(a.keyword.value) if a.keyword else kw.get("**") if a.star == "**" else next(positional, None)
-                    text = spelled(a)
-                    if v is not None and (v.kind is Kind.TENSOR or host_batch_in(v) is not None) \
-                            and not naming.LENGTHS.search(text):  # CTC losses take lengths on the host
-                        data.append(v)
-                if len(data) >= 2:
-                    self.record_mix(node, data)
-            if isinstance(node.func, cst.Name) and v.dev is Dev.UNKNOWN and self._in_forward():
-                # `for attn, ff in self.layers: x = attn(x, mask=mask) + x`: a block of the module
-                out = self.part_call(node, node.func.value, args)
-                if out is not UNKNOWN:
-                    return out
-            kind = "name" if isinstance(node.func, cst.Name) else "held"
-            return self.unseen_call_result(node, args, kind) or UNKNOWN
+            return self._call_unknown(node, v, pos, kw, args)
         return UNKNOWN
+
+    def _call_function(self, node: cst.Call, v: Val) -> Val:
+        fn, closure = v.ref
+        out = self.inline(node, fn, closure, None)
+        if out.kind is Kind.MODULE and isinstance(out.mid, cst.Call):
+            # `model = build_model(args)`: where DL001's fix may move a model built out of reach
+            self.facts.helper_builds.setdefault(node, []).append((out.mid, self.device_names()))
+        return out
+
+    def _call_object(self, node: cst.Call, v: Val) -> Val | None:
+        """An instance of a class of this file with a `__call__`, a factory with preset keywords,
+        a library object (`tokenizer(texts)`); None for any other object."""
+        if isinstance(v.ref, Instance):
+            call = self.class_of(v.ref.cls)["methods"].get("__call__")
+            if call is not None:
+                return self.inline(node, call, self.module_frame, v)
+        if isinstance(v.ref, PresetFactory):
+            return self.factory(node, v.ref)
+        if v.ref in kb.OBJECT_KINDS:
+            return self.call_library_object(node, v, "__call__")
+        return None
+
+    def _call_unknown(self, node: cst.Call, v: Val, pos: list, kw: dict, args: list) -> Val:
+        """A callable we know nothing of: a loss by its name combines its inputs; in `forward` a
+        name may be a block of the module; else what an unseen call returns."""
+        if _LOSS_NAME.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
+            # the loop over the loss's arguments used to rebind `v`: the block test below has
+            # always read the last argument's value there (kept as it was, refactor only)
+            v = self._unseen_loss(node, pos, kw, v)
+        if isinstance(node.func, cst.Name) and v.dev is Dev.UNKNOWN and self._in_forward():
+            # `for attn, ff in self.layers: x = attn(x, mask=mask) + x`: a block of the module
+            out = self.part_call(node, node.func.value, args)
+            if out is not UNKNOWN:
+                return out
+        kind = "name" if isinstance(node.func, cst.Name) else "held"
+        return self.unseen_call_result(node, args, kind) or UNKNOWN
+
+    def _unseen_loss(self, node: cst.Call, pos: list, kw: dict, v: Val) -> Val | None:
+        """`loss_fn(input=outputs, target=labels)` from a factory we cannot see: a loss combines
+        its inputs, whatever it is. Returns the last argument's value (`v` without arguments)."""
+        positional = iter(pos)
+        data = []
+        for a in node.args:
+            v = kw.get(a.keyword.value) if a.keyword else kw.get("**") if a.star == "**" else next(positional, None)
+            text = spelled(a)
+            if v is not None and (v.kind is Kind.TENSOR or host_batch_in(v) is not None) \
+                    and not naming.LENGTHS.search(text):  # CTC losses take lengths on the host
+                data.append(v)
+        if len(data) >= 2:
+            self.record_mix(node, data)
+        return v
 
     def unseen_call_result(self, node: cst.Call, args: list, kind: str = "other") -> Val | None:
         """A callable we cannot see (a model passed in) that accepts device tensors returns
@@ -251,37 +282,10 @@ class Calls:
 
     def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated=None,
                     method: str | None = None) -> Val:
-        args, exempt = [], []
-        fwd = self.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
-        length_params, moves_inputs = self._forward_inputs(fwd) if fwd is not None else (set(), False)
-        positional = [p.name.value for p in fwd.params.params[1:]] if fwd is not None else []
-        for i, a in enumerate(node.args):
-            v = self.eval(a.value) if evaluated is None else evaluated[i]
-            if a.star:
-                v = self.unpack(v, None) if a.star == "*" else v
-            args.append(v)
-            # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
-            text = spelled(a)
-            param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
-            if naming.LENGTHS.search(text) or param in length_params or (
-                    model.ref == SCATTERS and not contents_on_accel(v)):
-                # ...and DataParallel / DDP copy host inputs to their device themselves
-                exempt.append(v)
-        if moves_inputs:
-            # `self.rope(frame_indices, h, w, device)` whose forward moves what it is given
-            exempt.extend(args)
-        blame = node
-        if model.mid is not None:
-            f = self.frame
-            while f.parent is not None and model.mid in f.param_mids:
-                blame = f.call
-                f = f.parent
-        self.facts.module_calls.append(ModuleCall(node, model, args, blame, method,
+        args, exempt = self._module_inputs(node, model, forward, evaluated)
+        self.facts.module_calls.append(ModuleCall(node, model, args, self._blamed_call(node, model), method,
                                                   self._mod_cls() if self._in_forward() else None))
-        operands = [model] if not model.param_free else []
-        operands += [a for a in args if (a.kind is Kind.TENSOR or host_batch_in(a)) and not any(a is e for e in exempt)]
-        # an LSTM's `(h0, c0)`: fresh host tensors inside a tuple argument take part too
-        operands += [p for a in args if a.kind is Kind.SEQ and a.parts for p in a.parts if p.kind is Kind.TENSOR and p.fresh]
+        operands = _module_operands(model, args, exempt)
         cls = self._mod_cls()
         if len(operands) >= 2:
             self.record_mix(node, operands)
@@ -301,6 +305,41 @@ class Calls:
             # `out, aux, ratio = model(data)`: the parts its forward returns as plain numbers stay numbers
             return Val(Kind.SEQ, parts=tuple(OTHER if p.kind is Kind.OTHER else out for p in shape.parts))
         return out
+
+    def _module_inputs(self, node: cst.Call, model: Val, forward: bool, evaluated) -> tuple[list, list]:
+        """The values a module is run on, and those of them that may stay off its device (host
+        lengths; inputs DataParallel or the forward itself moves)."""
+        args, exempt = [], []
+        fwd = self.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
+        length_params, moves_inputs = self._forward_inputs(fwd) if fwd is not None else (set(), False)
+        positional = [p.name.value for p in fwd.params.params[1:]] if fwd is not None else []
+        for i, a in enumerate(node.args):
+            v = self.eval(a.value) if evaluated is None else evaluated[i]
+            if a.star:
+                v = self.unpack(v, None) if a.star == "*" else v
+            args.append(v)
+            # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
+            text = spelled(a)
+            param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
+            if naming.LENGTHS.search(text) or param in length_params or (
+                    model.ref == SCATTERS and not contents_on_accel(v)):
+                # ...and DataParallel / DDP copy host inputs to their device themselves
+                exempt.append(v)
+        if moves_inputs:
+            # `self.rope(frame_indices, h, w, device)` whose forward moves what it is given
+            exempt.extend(args)
+        return args, exempt
+
+    def _blamed_call(self, node: cst.Call, model: Val) -> cst.Call:
+        """The call a finding on this module run points at: for a model handed down as a
+        parameter, the outermost call that handed it in."""
+        blame = node
+        if model.mid is not None:
+            f = self.frame
+            while f.parent is not None and model.mid in f.param_mids:
+                blame = f.call
+                f = f.parent
+        return blame
 
     def _forward_inputs(self, fwd: cst.FunctionDef) -> tuple:
         """(the parameters that take host lengths, whether it moves its inputs) of a `forward`,

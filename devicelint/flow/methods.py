@@ -111,6 +111,45 @@ def creates_on_input_device(fn: cst.FunctionDef) -> bool:
     return False
 
 
+def _known_tensor_result(recv: Val, name: str, pos: list, kw: dict) -> Val | None:
+    """Tensor methods whose result has a place of its own: `new_*` on the receiver's device,
+    `type_as` on the other's, `chunk` a list of parts, a loader batch's full reduction a 0-dim
+    tensor; None for the others."""
+    if name.startswith("new_") or name in ("type_as",):
+        if name == "type_as" and pos:
+            return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key, grad=recv.grad, on_module=pos[0].on_module)
+        return Val(Kind.TENSOR, recv.dev, key=recv.key, on_module=recv.on_module)
+    if name in ("chunk", "split", "unbind", "tensor_split"):
+        return Val(Kind.SEQ, elem=recv.with_(fresh=False))
+    if name in kb.torch_core.REDUCTIONS and not pos and not kw and recv.loader:
+        return Val(Kind.TENSOR, recv.dev)  # 0-dim: mixes with device tensors without error
+    if name in ("pin_memory", "share_memory_"):
+        return recv
+    return None
+
+
+def _computed_tensor(recv: Val, name: str, pos: list, kw: dict) -> Val:
+    """Any other tensor method: a result where the receiver is."""
+    # 0-dim results (a full reduction) mix with device tensors without error: no longer "fresh"
+    tuple_result = name in kb.torch_core.TUPLE_RESULTS or (name in ("max", "min", "median") and bool(pos or kw))
+    fresh = recv.fresh and not (name in kb.torch_core.REDUCTIONS and not pos and not kw) and not tuple_result
+    grad = recv.grad and name not in kb.torch_core.NO_HISTORY_METHODS and not tuple_result
+    return recv.with_(fresh=fresh, grad=grad, attr=recv.attr if fresh else None, inplace=False,
+                      moved_at=recv.moved_at if name in ("detach", "float", "half", "long", "int", "contiguous") else None)
+
+
+def _own_tensors(recv: Val, name: str) -> Val:
+    """`model.parameters()`, `model.state_dict()`: the model's own tensors, on the device only
+    if this code path moved it there; a model built here and not moved yet has them on the
+    host, and they remember whose."""
+    host = recv.dev is Dev.CPU and recv.mid is not None and not recv.param_free
+    t = Val(Kind.TENSOR, Dev.CPU, mid=recv.mid, name=recv.name) if host else \
+        Val(Kind.TENSOR, recv.dev if recv.moved_at is not None else Dev.UNKNOWN, key=recv.key)
+    if name == "state_dict":
+        return Val(Kind.MAPPING, elem=t)
+    return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, t)) if name.startswith("named") else t)
+
+
 class Methods:
     def note_optimizer_load(self, node: cst.Call, opt: OptimizerOf) -> None:
         """`optimizer.load_state_dict(...)`: record it when the model whose parameters the
@@ -331,68 +370,36 @@ class Methods:
         if name in ("items", "values") and recv.loader:  # a dict batch straight from the loader
             elem = recv.with_(fresh=False)
             return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, elem)) if name == "items" else elem)
-        if name in kb.torch_core.MIXING_METHODS:
-            tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
-            if len(tensors) >= 2:
-                self.record_mix(node, tensors)
-            placed = [a for a in tensors[1:] if on_device(a)]
-            if recv.dev is Dev.CPU and placed:
-                # `host.gather(1, device_idx)` fails right here (the finding), unless the host
-                # tensor was 0-dim: either way what follows works with a tensor on the device
-                p = placed[0]
-                return Val(Kind.TENSOR, p.dev, key=p.key, grad=recv.grad or p.grad, on_module=p.on_module, cond=p.cond)
-        if name.startswith("new_") or name in ("type_as",):
-            if name == "type_as" and pos:
-                return Val(Kind.TENSOR, pos[0].dev, key=pos[0].key, grad=recv.grad, on_module=pos[0].on_module)
-            return Val(Kind.TENSOR, recv.dev, key=recv.key, on_module=recv.on_module)
-        if name in ("chunk", "split", "unbind", "tensor_split"):
-            return Val(Kind.SEQ, elem=recv.with_(fresh=False))
-        if name in kb.torch_core.REDUCTIONS and not pos and not kw and recv.loader:
-            return Val(Kind.TENSOR, recv.dev)  # 0-dim: mixes with device tensors without error
-        if name in ("pin_memory", "share_memory_"):
-            return recv
-        # 0-dim results (a full reduction) mix with device tensors without error: no longer "fresh"
-        tuple_result = name in kb.torch_core.TUPLE_RESULTS or (name in ("max", "min", "median") and bool(pos or kw))
-        fresh = recv.fresh and not (name in kb.torch_core.REDUCTIONS and not pos and not kw) and not tuple_result
-        grad = recv.grad and name not in kb.torch_core.NO_HISTORY_METHODS and not tuple_result
-        return recv.with_(fresh=fresh, grad=grad, attr=recv.attr if fresh else None, inplace=False,
-                          moved_at=recv.moved_at if name in ("detach", "float", "half", "long", "int", "contiguous") else None)
+        mixed = self._mixing_method(node, recv, pos) if name in kb.torch_core.MIXING_METHODS else None
+        if mixed is not None:
+            return mixed
+        known = _known_tensor_result(recv, name, pos, kw)
+        return known if known is not None else _computed_tensor(recv, name, pos, kw)
+
+    def _mixing_method(self, node: cst.Call, recv: Val, pos: list) -> Val | None:
+        """`a.add(b)`, `x.gather(1, idx)`: the tensors meet here. A host receiver with a device
+        argument gives a device result; None where the usual result rule applies."""
+        tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
+        if len(tensors) >= 2:
+            self.record_mix(node, tensors)
+        placed = [a for a in tensors[1:] if on_device(a)]
+        if recv.dev is Dev.CPU and placed:
+            # `host.gather(1, device_idx)` fails right here (the finding), unless the host
+            # tensor was 0-dim: either way what follows works with a tensor on the device
+            p = placed[0]
+            return Val(Kind.TENSOR, p.dev, key=p.key, grad=recv.grad or p.grad, on_module=p.on_module, cond=p.cond)
+        return None
 
     def module_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str) -> Val:
         if name in ("forward", "generate", "predict_step", "__call__"):
             return self.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
         if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
-            fn = self.class_of(recv.ref)["methods"].get(name)
-            if fn is not None and _places_inputs(fn):
-                # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
-                self.args(node)
-                return UNKNOWN
-            if fn is not None and not any(a.star for a in node.args):
-                vals = [self.eval(a.value) for a in node.args]
-                if not any(v.kind in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING) or v.dev is not Dev.UNKNOWN for v in vals):
-                    # `hidden = model.init_hidden(batch_size)`: given no data, the method may build
-                    # tensors of its own; run it, on the model as it is here, to see where
-                    out = self.inline(node, fn, self.module_frame, recv)
-                    if _built_on_host(out):
-                        return out
-                return self.module_call(node, recv.with_(param_free=False), forward=False, evaluated=vals, method=name)
-            # model.encoder(x) / model.encode(x): the model's own weights do the work
-            return self.module_call(node, recv.with_(param_free=False), forward=False, method=name)
-        if ((recv.mid is not None or self._in_forward()) and not isinstance(recv.ref, cst.ClassDef)
-                and name not in kb.nn.MODULE_PROOF and not name.startswith(_NOT_COMPUTE)):
-            vals = [self.eval(a.value) for a in node.args]
-            if HOST_RESULT.search(name):
-                # `model.test(train_z=z, train_y=y)`: an evaluation helper of a library model may
-                # move what it is given to the host itself (PyG's Node2Vec fits scikit-learn) and
-                # may hand back host numbers (`torch.tensor([mrr, hits])`): nothing sure either way
-                return UNKNOWN
-            if any(v.kind is Kind.TENSOR or contents_on_accel(v) or host_batch_in(v) is not None for v in vals):
-                # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
-                return self.module_call(node, recv, forward=False, evaluated=vals, method=name)
-            if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
-                self.escape([recv])
-            return UNKNOWN
-        if not isinstance(recv.ref, cst.ClassDef) and name not in kb.nn.MODULE_PROOF and not name.startswith(_NOT_COMPUTE):
+            return self._own_module_method(node, recv, name)
+        may_compute = not isinstance(recv.ref, cst.ClassDef) and name not in kb.nn.MODULE_PROOF \
+            and not name.startswith(_NOT_COMPUTE)
+        if may_compute and (recv.mid is not None or self._in_forward()):
+            return self._held_model_method(node, recv, name)
+        if may_compute:
             # `self.model.get_last_selfattention(img)` on a model from code we cannot see
             pos, kw = self.args(node)
             args = pos + list(kw.values())
@@ -403,18 +410,45 @@ class Methods:
         if kb.returns_self(name):
             return recv
         if name in ("parameters", "buffers", "state_dict", "named_parameters", "named_buffers"):
-            # the model's own tensors: on the device only if this code path moved it there; a
-            # model built here and not moved yet has them on the host, and they remember whose
-            host = recv.dev is Dev.CPU and recv.mid is not None and not recv.param_free
-            t = Val(Kind.TENSOR, Dev.CPU, mid=recv.mid, name=recv.name) if host else \
-                Val(Kind.TENSOR, recv.dev if recv.moved_at is not None else Dev.UNKNOWN, key=recv.key)
-            if name == "state_dict":
-                return Val(Kind.MAPPING, elem=t)
-            return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, t)) if name.startswith("named") else t)
+            return _own_tensors(recv, name)
         if name in ("load_state_dict", "zero_grad", "modules", "named_modules", "children", "named_children",
                     "register_buffer", "register_forward_hook", "register_forward_pre_hook", "add_module"):
             return OTHER
         # A method of the model we cannot see may well place it (model.setup(device)).
         if any(v.kind is Kind.DEVICE for v in pos + list(kw.values())) or name.startswith(("to_", "move")):
+            self.escape([recv])
+        return UNKNOWN
+
+    def _own_module_method(self, node: cst.Call, recv: Val, name: str) -> Val:
+        """A method or part of a module class of this file: `model.encoder(x)`, `model.init_hidden(n)`."""
+        fn = self.class_of(recv.ref)["methods"].get(name)
+        if fn is not None and _places_inputs(fn):
+            # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
+            self.args(node)
+            return UNKNOWN
+        if fn is not None and not any(a.star for a in node.args):
+            vals = [self.eval(a.value) for a in node.args]
+            if not any(v.kind in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING) or v.dev is not Dev.UNKNOWN for v in vals):
+                # `hidden = model.init_hidden(batch_size)`: given no data, the method may build
+                # tensors of its own; run it, on the model as it is here, to see where
+                out = self.inline(node, fn, self.module_frame, recv)
+                if _built_on_host(out):
+                    return out
+            return self.module_call(node, recv.with_(param_free=False), forward=False, evaluated=vals, method=name)
+        # model.encoder(x) / model.encode(x): the model's own weights do the work
+        return self.module_call(node, recv.with_(param_free=False), forward=False, method=name)
+
+    def _held_model_method(self, node: cst.Call, recv: Val, name: str) -> Val:
+        """A method of a model of this file from a class we cannot see (or of one met in `forward`)."""
+        vals = [self.eval(a.value) for a in node.args]
+        if HOST_RESULT.search(name):
+            # `model.test(train_z=z, train_y=y)`: an evaluation helper of a library model may
+            # move what it is given to the host itself (PyG's Node2Vec fits scikit-learn) and
+            # may hand back host numbers (`torch.tensor([mrr, hits])`): nothing sure either way
+            return UNKNOWN
+        if any(v.kind is Kind.TENSOR or contents_on_accel(v) or host_batch_in(v) is not None for v in vals):
+            # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
+            return self.module_call(node, recv, forward=False, evaluated=vals, method=name)
+        if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
             self.escape([recv])
         return UNKNOWN
