@@ -53,6 +53,34 @@ def wrap_in_place(cls: str, pos: list) -> Val | None:
     return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
 
 
+def _placing_argument(kw: dict) -> Val | None:
+    """The value of a keyword that places what a library builds (`device=`, `device_map=`),
+    else a `**options` mapping that may hold one."""
+    return next((kw[k] for k in kb.hf.PLACING_KEYWORDS if k in kw), kw.get("**"))
+
+
+# Library kinds (the knowledge tables' names) whose calls evaluate their own arguments, and
+# the Library method for each...
+_OWN_ARGUMENTS = {
+    "module": "_library_module",
+    "wrap": "_library_wrapper",
+    "graph_loader": "_graph_loader",
+    "module_and_data": "_module_and_data",
+    **{k: "_consumer_object" for k in _CONSUMER_KINDS},
+}
+# ...and those handed their arguments evaluated.
+_EVALUATED_ARGUMENTS = {
+    "module_placed": "_placed_module",
+    "pipeline": "_pipeline",
+    "text_pipeline": "_pipeline",
+    "encoder": "_pipeline",
+    **{k: "_vision_call" for k in _VISION_KINDS},
+    "graph_dataset": "_graph_dataset",
+    "graph": "_graph",
+    "collate": "_collate",
+}
+
+
 class Library:
     def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None:
         """wrap_in_place, noting a DistributedDataParallel told which GPU to run on."""
@@ -69,63 +97,83 @@ class Library:
         return wrapped
 
     def library_call(self, node: cst.Call, lib: str, q: str) -> Val:
-        if lib == "module":
-            return self.new_model(node)
-        if lib == "wrap":
-            first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
-            if first is not None:
-                pos, kw = self.args(node)
-                # the wrapper adds weights of its own: no earlier move of the base makes a later one redundant
-                if pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
-                    return pos[0]  # a model candidate stays one: usage may still prove it a module
-                return pos[0].with_(moved_at=None) if pos[0].kind is Kind.MODULE else UNKNOWN
-            return self.new_model(node)
-        if lib == "graph_loader":
-            pos, kw = self.args(node)
-            if not pos and "data" not in kw and "**" in kw:
-                return Val(Kind.LOADER, Dev.UNKNOWN)  # the graph comes in a mapping of options
-            data = pos[0] if pos else kw.get("data", UNKNOWN)
-            parts = data.parts if data.kind is Kind.SEQ and data.parts else (data,)
-            if any(p.dev is Dev.ACCEL or p.moved_at is not None or (p.kind is Kind.TENSOR and p.dev is not Dev.CPU)
-                   for p in parts):
-                return Val(Kind.LOADER, Dev.UNKNOWN)  # sampled from a graph (partly) on the device
-            return Val(Kind.LOADER, Dev.CPU, src=node)
-        if lib == "module_and_data":
-            return Val(Kind.SEQ, parts=(self.new_model(node), OTHER))
-        if lib in _CONSUMER_KINDS:
-            self.args(node)  # hyper-parameters and layout: nothing there is converted
-            if lib == "figure_and_axes":  # `fig, ax = plt.subplots()`
-                return Val(Kind.SEQ, parts=(Val(Kind.OBJECT, ref="figure"), Val(Kind.OBJECT, ref="axes")))
-            return Val(Kind.OBJECT, ref=lib)
+        """A call the knowledge tables give a library kind (`lib`): the method for that kind
+        evaluates it (see _OWN_ARGUMENTS and _EVALUATED_ARGUMENTS); any other kind is no tensor."""
+        own = _OWN_ARGUMENTS.get(lib)
+        if own is not None:
+            return getattr(self, own)(node, lib, q)
         pos, kw = self.args(node)
-        placed = next((kw[k] for k in kb.hf.PLACING_KEYWORDS if k in kw), kw.get("**"))
-        if lib == "module_placed":
-            if placed is not None and placed.kind is Kind.DEVICE:
-                return Val(Kind.MODULE, placed.dev, key=placed.key, moved_at=node)
-            return Val(Kind.MODULE)
-        if lib in ("pipeline", "text_pipeline", "encoder"):
-            dev = Dev.CPU
-            if placed is not None:
-                dev = placed.dev if placed.kind is Kind.DEVICE else Dev.UNKNOWN
-            return Val(Kind.OBJECT, dev, ref=lib, name=q.rsplit(".", 2)[-2] if "." in q else q)
-        if lib in _VISION_KINDS:
-            return self._vision_call(node, lib, q, pos, kw)
-        if lib == "graph_dataset":
-            # a transform may place the graphs (`T.ToDevice(device)`): then we cannot say where
-            if "transform" in kw or "pre_transform" in kw or "**" in kw:
-                return UNKNOWN
-            return Val(Kind.DATASET, Dev.CPU, ref=lib)
-        if lib == "graph":
-            # a PyG graph: its attributes are tensors where its inputs are; `.to()` is in place
-            tensors = [v for v in pos + list(kw.values()) if v.kind is Kind.TENSOR]
-            out = None
-            for t in tensors:
-                out = join(out, t) if out is not None else t
-            dev = out.dev if out is not None else Dev.CPU
-            return Val(Kind.TENSOR, dev, key=out.key if out is not None else None, inplace=True)
-        if lib == "collate":
-            return Val(Kind.OTHER, ref="collate")
-        return OTHER
+        handler = _EVALUATED_ARGUMENTS.get(lib)
+        return getattr(self, handler)(node, lib, q, pos, kw) if handler is not None else OTHER
+
+    def _library_module(self, node: cst.Call, lib: str, q: str) -> Val:
+        return self.new_model(node)
+
+    def _library_wrapper(self, node: cst.Call, lib: str, q: str) -> Val:
+        """`PeftModel(base, ...)`: the wrapped model; called without one, a model of its own."""
+        first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        if first is None:
+            return self.new_model(node)
+        pos, kw = self.args(node)
+        # the wrapper adds weights of its own: no earlier move of the base makes a later one redundant
+        if pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
+            return pos[0]  # a model candidate stays one: usage may still prove it a module
+        return pos[0].with_(moved_at=None) if pos[0].kind is Kind.MODULE else UNKNOWN
+
+    def _graph_loader(self, node: cst.Call, lib: str, q: str) -> Val:
+        """A PyG loader: host batches, unless the graph it samples is (partly) on the device."""
+        pos, kw = self.args(node)
+        if not pos and "data" not in kw and "**" in kw:
+            return Val(Kind.LOADER, Dev.UNKNOWN)  # the graph comes in a mapping of options
+        data = pos[0] if pos else kw.get("data", UNKNOWN)
+        parts = data.parts if data.kind is Kind.SEQ and data.parts else (data,)
+        if any(p.dev is Dev.ACCEL or p.moved_at is not None or (p.kind is Kind.TENSOR and p.dev is not Dev.CPU)
+               for p in parts):
+            return Val(Kind.LOADER, Dev.UNKNOWN)  # sampled from a graph (partly) on the device
+        return Val(Kind.LOADER, Dev.CPU, src=node)
+
+    def _module_and_data(self, node: cst.Call, lib: str, q: str) -> Val:
+        return Val(Kind.SEQ, parts=(self.new_model(node), OTHER))
+
+    def _consumer_object(self, node: cst.Call, lib: str, q: str) -> Val:
+        """A scikit-learn estimator, a pyplot figure or axes."""
+        self.args(node)  # hyper-parameters and layout: nothing there is converted
+        if lib == "figure_and_axes":  # `fig, ax = plt.subplots()`
+            return Val(Kind.SEQ, parts=(Val(Kind.OBJECT, ref="figure"), Val(Kind.OBJECT, ref="axes")))
+        return Val(Kind.OBJECT, ref=lib)
+
+    def _placed_module(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
+        """`from_pretrained(..., device_map=d)`: a module built where it is told."""
+        placed = _placing_argument(kw)
+        if placed is not None and placed.kind is Kind.DEVICE:
+            return Val(Kind.MODULE, placed.dev, key=placed.key, moved_at=node)
+        return Val(Kind.MODULE)
+
+    def _pipeline(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
+        """A pipeline or encoder: on the host unless told a device."""
+        placed = _placing_argument(kw)
+        dev = Dev.CPU
+        if placed is not None:
+            dev = placed.dev if placed.kind is Kind.DEVICE else Dev.UNKNOWN
+        return Val(Kind.OBJECT, dev, ref=lib, name=q.rsplit(".", 2)[-2] if "." in q else q)
+
+    def _graph_dataset(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
+        # a transform may place the graphs (`T.ToDevice(device)`): then we cannot say where
+        if "transform" in kw or "pre_transform" in kw or "**" in kw:
+            return UNKNOWN
+        return Val(Kind.DATASET, Dev.CPU, ref=lib)
+
+    def _graph(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
+        """A PyG graph: its attributes are tensors where its inputs are; `.to()` is in place."""
+        tensors = [v for v in pos + list(kw.values()) if v.kind is Kind.TENSOR]
+        out = None
+        for t in tensors:
+            out = join(out, t) if out is not None else t
+        dev = out.dev if out is not None else Dev.CPU
+        return Val(Kind.TENSOR, dev, key=out.key if out is not None else None, inplace=True)
+
+    def _collate(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
+        return Val(Kind.OTHER, ref="collate")
 
     def _vision_call(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
         """torchvision's transforms and image datasets: what a transform makes of an image,

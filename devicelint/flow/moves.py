@@ -89,11 +89,23 @@ class Moves:
         if method == "cpu":
             return Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu"
         if method == "cuda":
-            arg = node.args[0].value if node.args and node.args[0].keyword is None else self.kwarg_node(node, "device")
-            if arg is None:
-                return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda")), "cuda"
-            self.eval(arg)
-            return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, dotted(arg) or "?")), "cuda"
+            return self._cuda_target(node)
+        arg = self._to_argument(node)
+        if arg is None:
+            return "dtype", ""
+        return self._target_named_by(arg)
+
+    def _cuda_target(self, node: cst.Call):
+        """`.cuda()`, `.cuda(rank)`, `.cuda(device=d)`: the accelerator, keyed by how it is spelled."""
+        arg = node.args[0].value if node.args and node.args[0].keyword is None else self.kwarg_node(node, "device")
+        if arg is None:
+            return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda")), "cuda"
+        self.eval(arg)
+        return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, dotted(arg) or "?")), "cuda"
+
+    def _to_argument(self, node: cst.Call):
+        """The expression `.to(...)` may move to (`device=`, else the first positional one),
+        None for none; every other argument is evaluated here."""
         arg = self.kwarg_node(node, "device")
         others = [a for a in node.args if a is not None]
         if arg is None and others and others[0].keyword is None and not others[0].star:
@@ -101,8 +113,11 @@ class Moves:
         for a in node.args:
             if a.value is not arg:
                 self.eval(a.value)
-        if arg is None:
-            return "dtype", ""
+        return arg
+
+    def _target_named_by(self, arg):
+        """What `.to(arg)` moves to: a device, another tensor's device, a GPU index, a name that
+        says device; 'dtype' for a cast; (None, text) when we cannot say."""
         text = dotted(arg)
         v = self.eval(arg)
         if text is not None and self.qual(arg) and naming.looks_like_dtype(text):
@@ -127,15 +142,7 @@ class Moves:
             return recv.with_(inplace=False) if recv.kind is Kind.TENSOR else recv.with_(fresh=False)
         holder = _chain_root(func.value) if recv.kind is Kind.MODULE else func.value
         recv_text = expr_text(holder)
-        if target is None:
-            result = recv.with_(dev=Dev.UNKNOWN, key=None, moved_at=None, loader=None, fresh=False)
-        else:
-            dev = target.dev
-            if self.frame.default_device_unknown and dev is Dev.CPU and method != "cpu":
-                dev = Dev.UNKNOWN
-            result = recv.with_(dev=dev, key=target.key, moved_at=node, loader=None, fresh=False)
-            if recv.kind in (Kind.SEQ, Kind.MAPPING):
-                result = recv.with_(elem=Val(Kind.TENSOR, dev, key=target.key), parts=None, loader=None)
+        result = self._moved_value(node, recv, target, method)
         cond = (self.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
         # PyG's `data.to(device, "x", "edge_index")` moves only the attributes it names
         result = result.with_(cond=cond, partial=recv.kind is not Kind.MODULE and _names_attributes(node))
@@ -144,28 +151,50 @@ class Moves:
             # a bare `.to()` on something unknown only suggests a module (any object may move in place)
             result = result.with_(kind=Kind.MODULE, mid=recv.mid if recv.kind is Kind.MODULE else None)
         if recv.mid is not None and recv.kind in (Kind.MODULE, Kind.UNKNOWN):
-            self.frame.moved_models |= mid_parts(recv.mid)
-            self.facts.model_moves.setdefault(recv.mid, set()).add(
-                (target.dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
-            )
-            self.facts.move_conds.setdefault(recv.mid, set()).add(cond)
-            self.facts.move_funcs.setdefault(recv.mid, set()).add(self.frame.func)
+            self._note_model_move(recv, target, cond)
         if (in_place or result.kind is Kind.MODULE) and isinstance(holder, (cst.Name, cst.Attribute)):
             # Module, pipeline, BatchEncoding, PyG moves happen in place: the name now holds the moved value.
             self.rebind_text(holder, result)
         if bare and recv.fresh and isinstance(func.value, cst.Name):
             # `t.to(device)` thrown away: DL006's finding; the author meant `t` to be on the device
             self.frame.state.vars[func.value.value] = recv.with_(fresh=False)
-        if target is not None and target.dev is Dev.CPU and recv.kind is Kind.TENSOR:
+        if target is not None:
+            self._note_transfer(node, recv, target, method)
+        self.record_move(node, recv, recv_text, target, shown, bare, in_place)
+        return result
+
+    def _moved_value(self, node: cst.Call, recv: Val, target, method: str) -> Val:
+        """`recv` after the move, before its condition: on the target (unknown where no default
+        device is sure, or the target is unknown); a container's elements move."""
+        if target is None:
+            return recv.with_(dev=Dev.UNKNOWN, key=None, moved_at=None, loader=None, fresh=False)
+        dev = target.dev
+        if self.frame.default_device_unknown and dev is Dev.CPU and method != "cpu":
+            dev = Dev.UNKNOWN
+        if recv.kind in (Kind.SEQ, Kind.MAPPING):
+            return recv.with_(elem=Val(Kind.TENSOR, dev, key=target.key), parts=None, loader=None)
+        return recv.with_(dev=dev, key=target.key, moved_at=node, loader=None, fresh=False)
+
+    def _note_model_move(self, recv: Val, target, cond) -> None:
+        """Where, under which condition and in which function a model (or candidate) is moved."""
+        self.frame.moved_models |= mid_parts(recv.mid)
+        self.facts.model_moves.setdefault(recv.mid, set()).add(
+            (target.dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
+        )
+        self.facts.move_conds.setdefault(recv.mid, set()).add(cond)
+        self.facts.move_funcs.setdefault(recv.mid, set()).add(self.frame.func)
+
+    def _note_transfer(self, node: cst.Call, recv: Val, target: Val, method: str) -> None:
+        """A tensor brought back to the host (a sync, DL010/DL012), a loader batch sent to the
+        device (with `non_blocking=`, DL013)."""
+        if target.dev is Dev.CPU and recv.kind is Kind.TENSOR:
             self.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
             self.note_back(node, method if method == "cpu" else "to(cpu)", recv)
-        if target is not None and target.dev is Dev.ACCEL and recv.src is not None and recv.host_batch:
+        if target.dev is Dev.ACCEL and recv.src is not None and recv.host_batch:
             nb = self.kwarg_node(node, "non_blocking")
             self.facts.loader_moves.append(
                 LoaderMove(node, recv.src, isinstance(nb, cst.Name) and nb.value == "True")
             )
-        self.record_move(node, recv, recv_text, target, shown, bare, in_place)
-        return result
 
     def rebind_text(self, node, value: Val) -> None:
         if isinstance(node, cst.Name):
@@ -176,51 +205,55 @@ class Moves:
                 base.ref.attrs[node.attr.value] = value
 
     def record_move(self, node, recv: Val, recv_text, target, shown: str, bare: bool, in_place: bool = False) -> None:
-        reason, prior = None, None
         key = target.key if target is not None else None
-        if (
-            key is not None
-            and recv.moved_at is not None
-            and recv.moved_at is not node
-            and id(recv.moved_at) in self.frame.placed
-            and recv.key == key
-            and recv.dev is target.dev
-            and (recv.kind is not Kind.MODULE or (self._model_is_private(recv, recv_text) and self._one_placement(recv.mid)))
-            and _dtype_text(node) == _dtype_text(recv.moved_at)
-        ):
-            reason, prior = "already", recv.moved_at
-        elif (
-            key is not None
-            and recv.kind is Kind.MODULE
-            and recv.moved_at is not None
-            and recv.moved_at is not node
-            and recv.key == key
-            and self._moved_in_visible_init(recv.moved_at, recv_text, shown)
-        ):
-            reason, prior = "already", recv.moved_at
-        elif (
-            target is not None
-            and target.dev is Dev.ACCEL
-            and recv_text is not None
-            and self.frame.loops
-            and (
-                (recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL)
-                or (recv.kind is Kind.MODULE and self.loop_info(self.frame.loops[-1])[1].get(recv_text) == 1)
-            )
-            and self.loop_invariant(self.frame.loops[-1], recv_text)
-            and (target.key is None or target.key[0] == "lit" or self.loop_invariant(self.frame.loops[-1], shown))
-        ):
-            reason = "invariant"
-        elif key is not None and recv_text is not None and recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL:
-            prior = self.frame.state.moves.get((recv_text, key))
-            if prior is not None and prior is not node and _dtype_text(node) == _dtype_text(prior):
-                reason = "repeated"
-            else:
-                prior = None
+        reason, prior = self._why_redundant(node, recv, recv_text, target, shown)
         self.frame.placed.add(id(node))
         if key is not None and recv_text is not None:
             self.frame.state.moves.setdefault((recv_text, key), node)
         self.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare, in_place))
+
+    def _why_redundant(self, node, recv: Val, recv_text, target, shown: str) -> tuple:
+        """(reason, earlier move) for a move that does nothing new: "already" there by an
+        earlier move, "invariant" in a loop, "repeated" move of the same host tensor;
+        (None, None) otherwise."""
+        key = target.key if target is not None else None
+        if key is not None and recv.moved_at is not None and recv.moved_at is not node and recv.key == key and (
+                self._placed_there_already(node, recv, recv_text, target)
+                or self._moved_in_init_already(recv, recv_text, shown)):
+            return "already", recv.moved_at
+        if self._invariant_in_loop(recv, recv_text, target, shown):
+            return "invariant", None
+        if key is not None and recv_text is not None and recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL:
+            prior = self.frame.state.moves.get((recv_text, key))
+            if prior is not None and prior is not node and _dtype_text(node) == _dtype_text(prior):
+                return "repeated", prior
+        return None, None
+
+    def _placed_there_already(self, node, recv: Val, recv_text, target) -> bool:
+        """Moved by an earlier move that placed it on this very target, with the same dtype (a
+        module only when it is private and has one placement)."""
+        return (
+            id(recv.moved_at) in self.frame.placed
+            and recv.dev is target.dev
+            and (recv.kind is not Kind.MODULE or (self._model_is_private(recv, recv_text) and self._one_placement(recv.mid)))
+            and _dtype_text(node) == _dtype_text(recv.moved_at)
+        )
+
+    def _moved_in_init_already(self, recv: Val, recv_text, shown: str) -> bool:
+        return recv.kind is Kind.MODULE and self._moved_in_visible_init(recv.moved_at, recv_text, shown)
+
+    def _invariant_in_loop(self, recv: Val, recv_text, target, shown: str) -> bool:
+        """A move to the accelerator, inside a loop, of something the loop does not change (a
+        host tensor, or a module moved once in the loop), to a device the loop does not change."""
+        if target is None or target.dev is not Dev.ACCEL or recv_text is None or not self.frame.loops:
+            return False
+        loop = self.frame.loops[-1]
+        return (
+            ((recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL)
+             or (recv.kind is Kind.MODULE and self.loop_info(loop)[1].get(recv_text) == 1))
+            and self.loop_invariant(loop, recv_text)
+            and (target.key is None or target.key[0] == "lit" or self.loop_invariant(loop, shown))
+        )
 
     def _moved_in_visible_init(self, prior, recv_text, shown: str) -> bool:
         """`self.model` moved in `__init__` and again in a method of a class whose code we see
