@@ -39,6 +39,11 @@ def result_of(vals) -> Val:
         return Val(Kind.TENSOR, Dev.ACCEL, grad=grad, on_module=on_module, cond=accel[0].cond)
     if any(v.kind is Kind.UNKNOWN for v in vals):
         return Val(Kind.TENSOR, grad=grad, on_module=on_module)
+    return _joined_tensor(tensors, grad, on_module)
+
+
+def _joined_tensor(tensors: list, grad: bool, on_module: bool) -> Val:
+    """Known tensors combined: where they all are (the join of their places)."""
     out = tensors[0]
     for v in tensors[1:]:
         out = join(out, v)
@@ -64,6 +69,48 @@ def _keeps_dims(index) -> bool:
         isinstance(e, cst.StarredElement) or isinstance(e.value, spread) or _keeps_dims(e.value)
         or (isinstance(e.value, cst.Call) and dotted(e.value.func) == "slice")
         for e in index.elements)
+
+
+def _integer(node: cst.Integer) -> int | None:
+    try:
+        return int(node.value.replace("_", ""), 0)
+    except ValueError:  # `0o17`, `0x_1f` parse; `017` does not exist in Python 3
+        return None
+
+
+def _item_of(node: cst.Subscript, base: Val, sliced: bool) -> Val:
+    """`base[...]` for a base that is neither a tensor nor a container: a dataset's item, a
+    layer of a Sequential, an Axes of an array, a size."""
+    if base.kind is Kind.DATASET:
+        return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None,
+                   inplace=base.ref == "graph_dataset")  # a PyG graph moves in place
+    if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
+        return Val(Kind.MODULE, base.dev, key=base.key)
+    if base.kind is Kind.OBJECT and base.ref in kb.consumers.ITEMS_ARE_ITSELF:
+        return base  # `axs[0, 1]`: an Axes of the array `plt.subplots(2, 2)` gave
+    if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and base.kind is Kind.OTHER:
+        return OTHER  # `x.shape[0]`: a size, whatever `x` is
+    if base.kind is Kind.UNKNOWN and base.dev is Dev.ACCEL and base.moved_at is not None and not sliced:
+        # `batch = batch.to(device)` then `batch["paper"].x`: a heterogeneous graph (or a
+        # tensor) moved as a whole holds its parts on the device
+        return base
+    return UNKNOWN
+
+
+def _tensor_attribute(base: Val, attr: str) -> Val:
+    """`t.device` (where the tensor is), `t.shape` (no tensor), `t.data`, `t.T`: views of it."""
+    if attr == "device":
+        # a module's tensor's device: where the module lives
+        return Val(Kind.DEVICE, base.dev, key=base.key, on_module=base.on_module)
+    if attr in kb.torch_core.NON_TENSOR_ATTRS:
+        return OTHER
+    if attr in kb.hf.NON_TENSOR_OUTPUT_ATTRS and not base.inplace:
+        return UNKNOWN  # `out.images` of a model we cannot see: PIL images by default
+    if attr == "data":
+        return base.with_(grad=False, inplace=False)
+    if attr in ("T", "mT", "H", "real", "imag"):
+        return base.with_(inplace=False)
+    return base.with_(fresh=False, inplace=False)
 
 
 EVAL_METHODS = {
@@ -173,55 +220,57 @@ class Expressions:
         base = self.eval(node.value)
         attr = node.attr.value
         if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
-            getter = self.class_of(base.ref.cls)["methods"].get(attr) if attr not in base.ref.attrs else None
-            if getter is not None and _is_property(getter):
-                return self.property_value(node, getter, base)
-            v = self.instance_attr(base.ref, attr)
-            if v is not None:
-                return self.under(v)
-            return self.guess_by_name(f"self.{attr}", scope=base.ref.cls)
+            return self._instance_attribute(node, base, attr)
         if base.kind is Kind.OBJECT and base.ref == "pipeline_output":
             return base.elem if attr in kb.hf.NON_TENSOR_OUTPUT_ATTRS and base.elem is not None else UNKNOWN
         if base.kind is Kind.TENSOR:
-            if attr == "device":
-                # a module's tensor's device: where the module lives
-                return Val(Kind.DEVICE, base.dev, key=base.key, on_module=base.on_module)
-            if attr in kb.torch_core.NON_TENSOR_ATTRS:
-                return OTHER
-            if attr in kb.hf.NON_TENSOR_OUTPUT_ATTRS and not base.inplace:
-                return UNKNOWN  # `out.images` of a model we cannot see: PIL images by default
-            if attr == "data":
-                return base.with_(grad=False, inplace=False)
-            if attr in ("T", "mT", "H", "real", "imag"):
-                return base.with_(inplace=False)
-            return base.with_(fresh=False, inplace=False)
+            return _tensor_attribute(base, attr)
         if base.kind is Kind.MODULE:
-            if attr == "device":
-                return Val(Kind.DEVICE, base.dev, key=base.key)
-            if attr == "module":  # DDP / DataParallel wrapper
-                return base
-            if attr in ("weight", "bias") and not base.param_free:
-                # a layer's own parameters: where the layer is (in a module method, with the module)
-                return Val(Kind.TENSOR, base.dev, key=base.key, grad=not self.no_grad,
-                           on_module=self._mod_cls() is not None)
-            if isinstance(base.ref, cst.ClassDef) and attr in self.class_of(base.ref)["layers"]:
-                # `model.fc1` of our own class: a torch layer its __init__ registered, moved with it
-                return Val(Kind.MODULE, base.dev, key=base.key, moved_at=base.moved_at, cond=base.cond)
-            return UNKNOWN
+            return self._module_attribute(base, attr)
         if base.kind is Kind.UNKNOWN:
-            if base.dev is Dev.ACCEL and base.moved_at is not None and attr not in kb.torch_core.NON_TENSOR_ATTRS and not (
-                naming.looks_like_device_name(attr) or naming.NUMBER_NAME.search(attr) or attr in _SETTINGS_ATTRS
-                or MODULE_NAME.search(expr_text(node.value) or "model")
-            ):
-                # `data = data.to(device)` then `data.x`: an object that moves its tensors (a PyG
-                # graph, a BatchEncoding) holds them on the device
-                return Val(Kind.TENSOR, base.dev, key=base.key, cond=base.cond, partial=base.partial)
-            text = dotted(node)
-            if text is not None:
-                return self.guess_by_name(text, scope=self.frame.func)
+            return self._unknown_attribute(node, base, attr)
         if base.kind is Kind.DEVICE and attr == "type":
             # `next(m.parameters()).device.type`: the name of the same place; `.to()` it goes there
             return base
+        return UNKNOWN
+
+    def _instance_attribute(self, node: cst.Attribute, base: Val, attr: str) -> Val:
+        """`obj.attr` of an instance of a class of this file: a property run, an attribute
+        stored, a method, else a guess from how the code names it."""
+        getter = self.class_of(base.ref.cls)["methods"].get(attr) if attr not in base.ref.attrs else None
+        if getter is not None and _is_property(getter):
+            return self.property_value(node, getter, base)
+        v = self.instance_attr(base.ref, attr)
+        if v is not None:
+            return self.under(v)
+        return self.guess_by_name(f"self.{attr}", scope=base.ref.cls)
+
+    def _module_attribute(self, base: Val, attr: str) -> Val:
+        """`model.device`, `ddp.module`, `layer.weight`, `model.fc1` (a layer of our own class)."""
+        if attr == "device":
+            return Val(Kind.DEVICE, base.dev, key=base.key)
+        if attr == "module":  # DDP / DataParallel wrapper
+            return base
+        if attr in ("weight", "bias") and not base.param_free:
+            # a layer's own parameters: where the layer is (in a module method, with the module)
+            return Val(Kind.TENSOR, base.dev, key=base.key, grad=not self.no_grad,
+                       on_module=self._mod_cls() is not None)
+        if isinstance(base.ref, cst.ClassDef) and attr in self.class_of(base.ref)["layers"]:
+            # `model.fc1` of our own class: a torch layer its __init__ registered, moved with it
+            return Val(Kind.MODULE, base.dev, key=base.key, moved_at=base.moved_at, cond=base.cond)
+        return UNKNOWN
+
+    def _unknown_attribute(self, node: cst.Attribute, base: Val, attr: str) -> Val:
+        if base.dev is Dev.ACCEL and base.moved_at is not None and attr not in kb.torch_core.NON_TENSOR_ATTRS and not (
+            naming.looks_like_device_name(attr) or naming.NUMBER_NAME.search(attr) or attr in _SETTINGS_ATTRS
+            or MODULE_NAME.search(expr_text(node.value) or "model")
+        ):
+            # `data = data.to(device)` then `data.x`: an object that moves its tensors (a PyG
+            # graph, a BatchEncoding) holds them on the device
+            return Val(Kind.TENSOR, base.dev, key=base.key, cond=base.cond, partial=base.partial)
+        text = dotted(node)
+        if text is not None:
+            return self.guess_by_name(text, scope=self.frame.func)
         return UNKNOWN
 
     def instance_attr(self, inst: Instance, attr: str) -> Val | None:
@@ -238,28 +287,7 @@ class Expressions:
 
     def eval_subscript(self, node: cst.Subscript) -> Val:
         base = self.eval(node.value)
-        index = None
-        sliced = False
-        for el in node.slice:
-            if isinstance(el.slice, cst.Index):
-                idx = self.eval(el.slice.value)
-                sliced = sliced or _keeps_dims(el.slice.value)
-                if base.kind is Kind.TENSOR and base.dev is Dev.CPU and idx.kind is Kind.TENSOR and (
-                        idx.dev is Dev.ACCEL or (idx.on_module and idx.dev is not Dev.CPU and self._in_forward()
-                                                 and self.frame.func is not None
-                                                 and self.frame.func.name.value == "forward")):
-                    # `self.alpha[target]`: a host tensor indexed by a device tensor fails on CUDA
-                    # (a device tensor indexed by host indices does not). Inputs count in
-                    # `forward` itself; a helper's parameters are only guessed to be inputs
-                    self.record_mix(node, [base, idx])
-                if isinstance(el.slice.value, cst.Integer):
-                    try:
-                        index = int(el.slice.value.value.replace("_", ""), 0)
-                    except ValueError:  # `0o17`, `0x_1f` parse; `017` does not exist in Python 3
-                        index = None
-            else:
-                sliced = True
-                self.eval_children(el.slice)
+        index, sliced = self._read_index(node, base)
         if base.kind is Kind.TENSOR and index is not None and len(node.slice) == 1 and \
                 isinstance(node.value, cst.Attribute) and node.value.attr.value == "data":
             # `loss.data[0]`: a number in PyTorch < 0.4, an error on a 0-dim tensor since, a row otherwise
@@ -270,20 +298,35 @@ class Expressions:
             if base.parts is not None and index is not None and -len(base.parts) <= index < len(base.parts):
                 return base.parts[index]
             return self.unpack(base, None)
-        if base.kind is Kind.DATASET:
-            return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None,
-                       inplace=base.ref == "graph_dataset")  # a PyG graph moves in place
-        if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
-            return Val(Kind.MODULE, base.dev, key=base.key)
-        if base.kind is Kind.OBJECT and base.ref in kb.consumers.ITEMS_ARE_ITSELF:
-            return base  # `axs[0, 1]`: an Axes of the array `plt.subplots(2, 2)` gave
-        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and base.kind is Kind.OTHER:
-            return OTHER  # `x.shape[0]`: a size, whatever `x` is
-        if base.kind is Kind.UNKNOWN and base.dev is Dev.ACCEL and base.moved_at is not None and not sliced:
-            # `batch = batch.to(device)` then `batch["paper"].x`: a heterogeneous graph (or a
-            # tensor) moved as a whole holds its parts on the device
-            return base
-        return UNKNOWN
+        return _item_of(node, base, sliced)
+
+    def _read_index(self, node: cst.Subscript, base: Val) -> tuple:
+        """Evaluates the index: (the integer literal index, or None; whether the index keeps or
+        adds dimensions, or slices)."""
+        index = None
+        sliced = False
+        for el in node.slice:
+            if isinstance(el.slice, cst.Index):
+                idx = self.eval(el.slice.value)
+                sliced = sliced or _keeps_dims(el.slice.value)
+                if base.kind is Kind.TENSOR and base.dev is Dev.CPU and idx.kind is Kind.TENSOR \
+                        and self._device_index(idx):
+                    # `self.alpha[target]`: a host tensor indexed by a device tensor fails on CUDA
+                    # (a device tensor indexed by host indices does not)
+                    self.record_mix(node, [base, idx])
+                if isinstance(el.slice.value, cst.Integer):
+                    index = _integer(el.slice.value)
+            else:
+                sliced = True
+                self.eval_children(el.slice)
+        return index, sliced
+
+    def _device_index(self, idx: Val) -> bool:
+        """An index tensor on the device. Inputs count in `forward` itself; a helper's parameters
+        are only guessed to be inputs."""
+        return idx.dev is Dev.ACCEL or (idx.on_module and idx.dev is not Dev.CPU and self._in_forward()
+                                        and self.frame.func is not None
+                                        and self.frame.func.name.value == "forward")
 
     def eval_binop(self, node) -> Val:
         left = self.eval(node.left)

@@ -110,6 +110,17 @@ def number_to_tensor_merge(merged: State, name: str | None, body: State, other: 
         merged.vars[name] = made
 
 
+def _flag_of_none_test(test: cst.Comparison, op, pol: bool):
+    """`if args.gpu is None:` / `is not None`: a device flag left unset or set."""
+    right = test.comparisons[0].comparator
+    if not (isinstance(right, cst.Name) and right.value == "None"):
+        return None
+    text = dotted(test.left)
+    if text is None or not _FLAG_NAME.search(text.rsplit(".", 1)[-1]):
+        return None
+    return (text, pol == isinstance(op, cst.IsNot))
+
+
 class DeviceFlags:
     def facts_of(self, test, truth: bool) -> tuple:
         """What a test being `truth` says on the path it guards: (device flags as (flag, truth
@@ -211,39 +222,44 @@ class DeviceFlags:
                 return (q, pol)
             return None
         if isinstance(test, (cst.Name, cst.Attribute)):
-            known = self.stored(test)
-            if known is not None and known.flag is not None and known.kind is Kind.OTHER:
-                # `train_on_gpu = torch.cuda.is_available()`: the test it was set from
-                return (known.flag[0], pol == known.flag[1])
-            text = dotted(test)
-            if text is None or not _FLAG_NAME.search(text.rsplit(".", 1)[-1]):
-                return None
-            return (text, pol != bool(_CPU_FLAG.search(text.rsplit(".", 1)[-1])))
+            return self._flag_of_name(test, pol)
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             op = test.comparisons[0].operator
-            left, right = test.left, test.comparisons[0].comparator
-            if isinstance(op, (cst.Is, cst.IsNot)) and isinstance(right, cst.Name) and right.value == "None":
-                text = dotted(left)
-                if text is None or not _FLAG_NAME.search(text.rsplit(".", 1)[-1]):
-                    return None
-                return (text, pol == isinstance(op, cst.IsNot))
+            if isinstance(op, (cst.Is, cst.IsNot)):
+                return _flag_of_none_test(test, op, pol)
             if isinstance(op, (cst.Equal, cst.NotEqual)):
-                if is_string(left) is not None:
-                    left, right = right, left
-                s = is_string(right)
-                where = kb.torch_core.parse_device_string(s) if s is not None else None
-                if where is None:
-                    return None
-                if isinstance(left, cst.Attribute) and left.attr.value == "type":
-                    left = left.value
-                elif isinstance(left, cst.Call) and dotted(left.func) == "str" and len(left.args) == 1:
-                    left = left.args[0].value
-                v = self.eval(left)
-                ident = ("key", v.key) if v.kind is Kind.DEVICE and v.key is not None else dotted(left)
-                if ident is None:
-                    return None
-                return (ident, pol == ((where == "accel") == isinstance(op, cst.Equal)))
+                return self._flag_of_device_string(test, op, pol)
         return None
+
+    def _flag_of_name(self, test, pol: bool):
+        """`if train_on_gpu:` (set from a test we know), `if args.cuda:`, `if not use_cpu:`."""
+        known = self.stored(test)
+        if known is not None and known.flag is not None and known.kind is Kind.OTHER:
+            # `train_on_gpu = torch.cuda.is_available()`: the test it was set from
+            return (known.flag[0], pol == known.flag[1])
+        text = dotted(test)
+        if text is None or not _FLAG_NAME.search(text.rsplit(".", 1)[-1]):
+            return None
+        return (text, pol != bool(_CPU_FLAG.search(text.rsplit(".", 1)[-1])))
+
+    def _flag_of_device_string(self, test: cst.Comparison, op, pol: bool):
+        """`device.type == "cuda"`, `str(device) != "cpu"`, `args.device == "cuda:0"`."""
+        left, right = test.left, test.comparisons[0].comparator
+        if is_string(left) is not None:
+            left, right = right, left
+        s = is_string(right)
+        where = kb.torch_core.parse_device_string(s) if s is not None else None
+        if where is None:
+            return None
+        if isinstance(left, cst.Attribute) and left.attr.value == "type":
+            left = left.value
+        elif isinstance(left, cst.Call) and dotted(left.func) == "str" and len(left.args) == 1:
+            left = left.args[0].value
+        v = self.eval(left)
+        ident = ("key", v.key) if v.kind is Kind.DEVICE and v.key is not None else dotted(left)
+        if ident is None:
+            return None
+        return (ident, pol == ((where == "accel") == isinstance(op, cst.Equal)))
 
     def current_cond(self):
         return self.assumed[-1] if self.assumed else None

@@ -9,6 +9,13 @@ from devicelint import knowledge as kb
 from devicelint.values import Dev, Kind, Val, own_tensor
 
 
+def _holds_only_param_free(pos: list, kw: dict) -> bool:
+    """A container (`nn.Sequential(...)`) is param-free only when every part is seen to be:
+    `ModuleDict(dict(wte=...))` holds layers."""
+    parts = [p for a in pos + list(kw.values()) for p in (a.parts or (a.elem,) if a.kind is Kind.SEQ else (a,))]
+    return bool(parts) and all(p is not None and p.kind is Kind.MODULE and p.param_free for p in parts)
+
+
 class Models:
     def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
         pos, kw = self.args(node)
@@ -25,21 +32,23 @@ class Models:
         if cls in kb.nn.PARAM_FREE_LAYERS:
             return Val(Kind.MODULE, param_free=True, name=cls)
         if cls.endswith("Loss"):
-            weights = [kw[k] for k in ("weight", "pos_weight") if k in kw]
-            if not weights:
-                return Val(Kind.MODULE, param_free=True, name=cls)
-            w = weights[0]
-            if w.kind is Kind.TENSOR and w.dev is Dev.CPU:
-                return self.new_model(node, built=True, name=cls)
-            return Val(Kind.MODULE, w.dev if w.kind is Kind.TENSOR else Dev.UNKNOWN, key=w.key, name=cls)
-        if cls in kb.nn.CONTAINERS:
-            # param-free only when every part is seen to be: `ModuleDict(dict(wte=...))` holds layers
-            parts = [p for a in pos + list(kw.values()) for p in (a.parts or (a.elem,) if a.kind is Kind.SEQ else (a,))]
-            if parts and all(p is not None and p.kind is Kind.MODULE and p.param_free for p in parts):
-                return Val(Kind.MODULE, param_free=True, name=cls)
+            return self._loss_module(node, cls, kw)
+        if cls in kb.nn.CONTAINERS and _holds_only_param_free(pos, kw):
+            return Val(Kind.MODULE, param_free=True, name=cls)
         if cls in ("Module",):
             return Val(Kind.MODULE)
         return self.new_model(node, built=True, name=cls, kw=kw)
+
+    def _loss_module(self, node: cst.Call, cls: str, kw: dict) -> Val:
+        """`nn.CrossEntropyLoss(weight=w)`: a module holding `w` (a model of its own when `w` is
+        a host tensor); without a weight, nothing to place."""
+        weights = [kw[k] for k in ("weight", "pos_weight") if k in kw]
+        if not weights:
+            return Val(Kind.MODULE, param_free=True, name=cls)
+        w = weights[0]
+        if w.kind is Kind.TENSOR and w.dev is Dev.CPU:
+            return self.new_model(node, built=True, name=cls)
+        return Val(Kind.MODULE, w.dev if w.kind is Kind.TENSOR else Dev.UNKNOWN, key=w.key, name=cls)
 
     def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val:
         if not built:

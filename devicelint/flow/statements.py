@@ -42,6 +42,23 @@ def _carried_host(merged: State, before: State, body: State) -> State:
     return carried or merged
 
 
+# The Statements method that runs each kind of simple statement (`del`, `pass`, `global`,
+# `nonlocal` change nothing we follow).
+_SMALL_STATEMENTS = {
+    cst.Assign: "_exec_assign",
+    cst.AnnAssign: "_exec_annassign",
+    cst.AugAssign: "_exec_augassign",
+    cst.Expr: "_exec_expr",
+    cst.Return: "_exec_return",
+    cst.Raise: "_exec_raise",
+    cst.Break: "_exec_jump",
+    cst.Continue: "_exec_jump",
+    cst.Assert: "_exec_assert",
+    cst.Import: "_exec_import",
+    cst.ImportFrom: "_exec_import",
+}
+
+
 class Statements:
     def exec_body(self, body) -> None:
         for stmt in body:
@@ -91,70 +108,85 @@ class Statements:
             self.frame.state = State.merge(before, out) if out is not None else before
 
     def exec_small(self, small) -> None:
-        st = self.frame.state
-        if isinstance(small, cst.Assign):
+        run = _SMALL_STATEMENTS.get(type(small))  # `del x`, `pass`, `global`: nothing to follow
+        if run is not None:
+            # the state the statement starts in: a return or jump ends that one
+            getattr(self, run)(small, self.frame.state)
+
+    def _exec_assign(self, small: cst.Assign, st: State) -> None:
+        value = self.eval(small.value)
+        if (
+            len(small.targets) == 1
+            and isinstance(small.value, cst.BinaryOperation)
+            and isinstance(small.value.operator, cst.Add)
+            and self.frame.loops
+        ):
+            self._note_spelled_accumulation(small)
+        self.assigning = small.value  # the value's code, for what a binding remembers
+        try:
+            for t in small.targets:
+                self.bind(t.target, value)
+        finally:
+            self.assigning = None
+        if value.kind in (Kind.UNKNOWN, Kind.SEQ) and isinstance(small.value, cst.Call):
+            # `train_dl, valid_dl, vocab = get_data(opts)`: a tuple of unknowns from another file too
+            self.guess_unknown_loaders(small)
+
+    def _note_spelled_accumulation(self, small: cst.Assign) -> None:
+        """`total = total + loss` in a loop: the sum DL010 asks about (as `+=`)."""
+        target = expr_text(small.targets[0].target)
+        if target is not None and expr_text(small.value.left) == target:
+            binop = self.last_binop
+            if binop is not None and binop[0] is small.value:
+                self.note_accum(small, target, binop[2])
+
+    def _exec_annassign(self, small: cst.AnnAssign, st: State) -> None:
+        if small.value is not None:
+            self.bind(small.target, self.eval(small.value))
+
+    def _exec_augassign(self, small: cst.AugAssign, st: State) -> None:
+        left = self.eval(small.target)
+        right = self.eval(small.value)
+        if isinstance(small.operator, cst.AddAssign) and self.frame.loops:
+            target = expr_text(small.target) or _slot_text(small.target)
+            if target is not None:
+                self.note_accum(small, target, right)
+        self.bind(small.target, self.combine(small, [left, right]))
+
+    def _exec_expr(self, small: cst.Expr, st: State) -> None:
+        v = small.value
+        if isinstance(v, cst.Call):
+            self.eval_call(v, bare=True)
+        else:
+            self.eval(v)
+
+    def _exec_return(self, small: cst.Return, st: State) -> None:
+        if small.value is not None:
             value = self.eval(small.value)
-            if (
-                len(small.targets) == 1
-                and isinstance(small.value, cst.BinaryOperation)
-                and isinstance(small.value.operator, cst.Add)
-                and self.frame.loops
-            ):
-                target = expr_text(small.targets[0].target)
-                if target is not None and expr_text(small.value.left) == target:
-                    binop = self.last_binop
-                    if binop is not None and binop[0] is small.value:
-                        self.note_accum(small, target, binop[2])
-            self.assigning = small.value  # the value's code, for what a binding remembers
-            try:
-                for t in small.targets:
-                    self.bind(t.target, value)
-            finally:
-                self.assigning = None
-            if value.kind in (Kind.UNKNOWN, Kind.SEQ) and isinstance(small.value, cst.Call):
-                # `train_dl, valid_dl, vocab = get_data(opts)`: a tuple of unknowns from another file too
-                self.guess_unknown_loaders(small)
-        elif isinstance(small, cst.AnnAssign):
-            if small.value is not None:
-                self.bind(small.target, self.eval(small.value))
-        elif isinstance(small, cst.AugAssign):
-            left = self.eval(small.target)
-            right = self.eval(small.value)
-            if isinstance(small.operator, cst.AddAssign) and self.frame.loops:
-                target = expr_text(small.target) or _slot_text(small.target)
-                if target is not None:
-                    self.note_accum(small, target, right)
-            self.bind(small.target, self.combine(small, [left, right]))
-        elif isinstance(small, cst.Expr):
-            v = small.value
-            if isinstance(v, cst.Call):
-                self.eval_call(v, bare=True)
-            else:
-                self.eval(v)
-        elif isinstance(small, cst.Return):
-            if small.value is not None:
-                value = self.eval(small.value)
-                self.frame.returns.append(value)
-                self.note_forward_outputs(small, value)
-            else:
-                self.frame.returns.append(OTHER)
-            st.dead = True
-        elif isinstance(small, cst.Raise):
-            if small.exc is not None:
-                self.eval(small.exc)
-            st.dead = True
-        elif isinstance(small, (cst.Break, cst.Continue)):
-            st.dead = True
-        elif isinstance(small, cst.Assert):
-            self.eval(small.test)
-        elif isinstance(small, (cst.Import, cst.ImportFrom)):
-            names = small.names if not isinstance(small.names, cst.ImportStar) else ()
-            for alias in names:
-                local = alias.asname.name if alias.asname else alias.name
-                if isinstance(local, cst.Name):
-                    st.vars.pop(local.value, None)
-        elif isinstance(small, cst.Del):
-            pass
+            self.frame.returns.append(value)
+            self.note_forward_outputs(small, value)
+        else:
+            self.frame.returns.append(OTHER)
+        st.dead = True
+
+    def _exec_raise(self, small: cst.Raise, st: State) -> None:
+        if small.exc is not None:
+            self.eval(small.exc)
+        st.dead = True
+
+    def _exec_jump(self, small, st: State) -> None:
+        st.dead = True  # `break`, `continue`: the rest of this path does not run
+
+    def _exec_assert(self, small: cst.Assert, st: State) -> None:
+        self.eval(small.test)
+
+    def _exec_import(self, small, st: State) -> None:
+        """An import rebinds its names to what we cannot see."""
+        names = small.names if not isinstance(small.names, cst.ImportStar) else ()
+        for alias in names:
+            local = alias.asname.name if alias.asname else alias.name
+            if isinstance(local, cst.Name):
+                st.vars.pop(local.value, None)
 
     def exec_if(self, stmt: cst.If) -> None:
         self.eval(stmt.test)
@@ -448,18 +480,8 @@ class Statements:
         if not any(isinstance(n, cst.Name) and naming.looks_like_loader_name(n.value)
                    for t in small.targets for n in walk(t.target)):
             return
-        callee = dotted(small.value.func) or "?"
-        if kb.frameworks.FRAMEWORK_CALL.search(callee) or callee.rsplit(".", 1)[-1][:1].isupper() or not self._file_moves_batches():
-            return  # a loader class we do not model (NeighborLoader) may well hold device data
-        if isinstance(small.value.func, cst.Name) and (
-            self.frame.lookup(callee) is not None
-            or (self.module_frame is not None and callee in self.module_frame.state.vars)
-        ):
-            return  # a function of this file: what it returns was followed, not guessed
-        for a in small.value.args:
-            v = self.frame.lookup(a.value.value) if isinstance(a.value, cst.Name) else None
-            if v is not None and (v.kind is Kind.DEVICE or v.dev is Dev.ACCEL):
-                return  # built from device data, or told the device
+        if not self._unseen_loader_factory(small.value):
+            return
         st = self.frame.state
         for t in small.targets:
             for n in walk(t.target):
@@ -467,6 +489,23 @@ class Statements:
                     v = st.vars.get(n.value)
                     if v is not None and v.kind is Kind.UNKNOWN and v.dev is Dev.UNKNOWN and v.mid is None:
                         st.vars[n.value] = Val(Kind.LOADER, Dev.CPU, name=n.value)
+
+    def _unseen_loader_factory(self, call: cst.Call) -> bool:
+        """A function we cannot see, in a file that moves its batches, given no device: what it
+        returns is taken for host loaders."""
+        callee = dotted(call.func) or "?"
+        if kb.frameworks.FRAMEWORK_CALL.search(callee) or callee.rsplit(".", 1)[-1][:1].isupper() or not self._file_moves_batches():
+            return False  # a loader class we do not model (NeighborLoader) may well hold device data
+        if isinstance(call.func, cst.Name) and (
+            self.frame.lookup(callee) is not None
+            or (self.module_frame is not None and callee in self.module_frame.state.vars)
+        ):
+            return False  # a function of this file: what it returns was followed, not guessed
+        for a in call.args:
+            v = self.frame.lookup(a.value.value) if isinstance(a.value, cst.Name) else None
+            if v is not None and (v.kind is Kind.DEVICE or v.dev is Dev.ACCEL):
+                return False  # built from device data, or told the device
+        return True
 
     def _file_moves_batches(self) -> bool:
         found = self.body_cache.get("moves_batches")
