@@ -284,8 +284,7 @@ class ApiCalls:
         last = parts[-1]
         flat = _tensor_inputs(pos, kw)
         tensors = [v for v in flat if v.kind is Kind.TENSOR]
-        functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
-        if len(tensors) >= 2 and (functional or last in kb.torch_core.MIXING_FUNCTIONS):
+        if len(tensors) >= 2 and _mixes_its_inputs(parts):
             self.record_mix(node, tensors)
         if not tensors:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
@@ -477,6 +476,12 @@ class ApiCalls:
             self.frame.placed.add(id(node))
             return Val(Kind.TENSOR, Dev.ACCEL, key=self.txt_key(self.frame.func, text), moved_at=node)
         return Val(Kind.TENSOR, Dev.UNKNOWN)
+
+
+def _mixes_its_inputs(parts: list) -> bool:
+    """`F.conv2d(x, w)`, `torch.cat([a, b])`: the tensors handed in must share a device."""
+    functional = len(parts) >= 3 and parts[1] == "nn" and parts[2] == "functional"
+    return functional or parts[-1] in kb.torch_core.MIXING_FUNCTIONS
 
 
 def _tensor_inputs(pos: list, kw: dict) -> list:

@@ -55,6 +55,24 @@ def _answers_with_tensors(kind: str, name: str) -> bool:
 _LOSS_NAME = re.compile(r"loss|criterion|^crit$", re.IGNORECASE)
 
 
+def _host_on_purpose(a: cst.Arg, v: Val, param: str | None, length_params: set, model: Val) -> bool:
+    """An input a module takes on the host: sequence lengths (pack_padded_sequence wants them
+    there), by their name or the forward parameter they go to; any host input of DataParallel
+    / DDP, which copy host inputs to their device themselves."""
+    return bool(naming.LENGTHS.search(spelled(a))) or param in length_params or (
+        model.ref == SCATTERS and not contents_on_accel(v))
+
+
+def _placed_by_inputs(args: list, exempt: list, dev: Dev, cond) -> tuple:
+    """(device, condition) of a module we cannot place, from its inputs: `self.trunk(x.to(self.device))`,
+    a module that takes device inputs has its weights there (or fails right here), so its
+    output is on the device. (dev, cond) as given otherwise."""
+    placed = [a for a in args if a.kind is Kind.TENSOR and a.dev is Dev.ACCEL and not any(a is e for e in exempt)]
+    if placed and len({a.cond for a in placed}) == 1:
+        return Dev.ACCEL, placed[0].cond
+    return dev, cond
+
+
 def _module_operands(model: Val, args: list, exempt: list) -> list:
     """What must share a device when a module runs: its weights and its tensor inputs."""
     operands = [model] if not model.param_free else []
@@ -294,11 +312,7 @@ class Calls:
             return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN
         dev, key, cond = model.dev, model.key, model.cond
         if dev is Dev.UNKNOWN:
-            placed = [a for a in args if a.kind is Kind.TENSOR and a.dev is Dev.ACCEL and not any(a is e for e in exempt)]
-            if placed and len({a.cond for a in placed}) == 1:
-                # `self.trunk(x.to(self.device))`: a module that takes device inputs has its
-                # weights there (or fails right here), so its output is on the device
-                dev, cond = Dev.ACCEL, placed[0].cond
+            dev, cond = _placed_by_inputs(args, exempt, dev, cond)
         out = Val(Kind.TENSOR, dev, key=key, grad=forward and not self.no_grad, on_module=cls is not None, cond=cond)
         shape = self._forward_shape(model) if forward else None
         if shape is not None:
@@ -318,12 +332,8 @@ class Calls:
             if a.star:
                 v = self.unpack(v, None) if a.star == "*" else v
             args.append(v)
-            # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
-            text = spelled(a)
             param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
-            if naming.LENGTHS.search(text) or param in length_params or (
-                    model.ref == SCATTERS and not contents_on_accel(v)):
-                # ...and DataParallel / DDP copy host inputs to their device themselves
+            if _host_on_purpose(a, v, param, length_params, model):
                 exempt.append(v)
         if moves_inputs:
             # `self.rope(frame_indices, h, w, device)` whose forward moves what it is given

@@ -30,8 +30,7 @@ def result_of(vals) -> Val:
     grad = any(v.grad for v in tensors)
     on_module = any(v.on_module for v in tensors)
     accel = [v for v in tensors if v.dev is Dev.ACCEL]
-    unseen = any(v.kind is Kind.UNKNOWN for v in vals) or any(v.dev is Dev.UNKNOWN for v in tensors)
-    if accel and len({v.cond for v in accel}) == 1 and (unseen or any(v.dev is Dev.CPU for v in tensors)):
+    if accel and len({v.cond for v in accel}) == 1 and _others_follow(vals, tensors):
         # `returns * masks + reward`: with a device tensor in it, the result is on the device
         # (an operand we cannot place is a number, a device tensor, a 0-dim host tensor, all of
         # which give a device result, or the operation fails right here). A host operand beside
@@ -40,6 +39,13 @@ def result_of(vals) -> Val:
     if any(v.kind is Kind.UNKNOWN for v in vals):
         return Val(Kind.TENSOR, grad=grad, on_module=on_module)
     return _joined_tensor(tensors, grad, on_module)
+
+
+def _others_follow(vals: list, tensors: list) -> bool:
+    """Beside a device tensor, an operand we cannot place or a host tensor: the operation's
+    result is on the device (or it fails right there)."""
+    unseen = any(v.kind is Kind.UNKNOWN for v in vals) or any(v.dev is Dev.UNKNOWN for v in tensors)
+    return unseen or any(v.dev is Dev.CPU for v in tensors)
 
 
 def _joined_tensor(tensors: list, grad: bool, on_module: bool) -> Val:

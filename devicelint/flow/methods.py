@@ -400,12 +400,20 @@ class Methods:
         if may_compute and (recv.mid is not None or self._in_forward()):
             return self._held_model_method(node, recv, name)
         if may_compute:
-            # `self.model.get_last_selfattention(img)` on a model from code we cannot see
-            pos, kw = self.args(node)
-            args = pos + list(kw.values())
-            if any(v.kind is Kind.DEVICE for v in args) or name.startswith("move"):
-                self.escape([recv])
-            return self.unseen_call_result(node, args) or UNKNOWN
+            return self._unseen_model_method(node, recv, name)
+        return self._torch_module_method(node, recv, name)
+
+    def _unseen_model_method(self, node: cst.Call, recv: Val, name: str) -> Val:
+        """`self.model.get_last_selfattention(img)` on a model from code we cannot see."""
+        pos, kw = self.args(node)
+        args = pos + list(kw.values())
+        if any(v.kind is Kind.DEVICE for v in args) or name.startswith("move"):
+            self.escape([recv])
+        return self.unseen_call_result(node, args) or UNKNOWN
+
+    def _torch_module_method(self, node: cst.Call, recv: Val, name: str) -> Val:
+        """An `nn.Module` method (`model.eval()`, `model.parameters()`), or one of a class of
+        this file that is none of its parts."""
         pos, kw = self.args(node)
         if kb.returns_self(name):
             return recv

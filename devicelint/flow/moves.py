@@ -127,6 +127,11 @@ class Moves:
             return v.with_(key=key), text or (v.name or "the device")
         if v.kind is Kind.TENSOR:
             return Val(Kind.DEVICE, v.dev, key=None), text or "another tensor's device"
+        return self._target_spelled(arg, text)
+
+    def _target_spelled(self, arg, text: str | None):
+        """A target whose value we do not know, by how it is written: `.to(0)` (a GPU index),
+        `.to(half_dtype)` (a cast), `.to(args.device)` (a device by its name)."""
         if isinstance(arg, cst.Integer):
             return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", arg.value)), arg.value
         if text is not None and naming.looks_like_dtype(text):
@@ -142,14 +147,8 @@ class Moves:
             return recv.with_(inplace=False) if recv.kind is Kind.TENSOR else recv.with_(fresh=False)
         holder = _chain_root(func.value) if recv.kind is Kind.MODULE else func.value
         recv_text = expr_text(holder)
-        result = self._moved_value(node, recv, target, method)
-        cond = (self.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
-        # PyG's `data.to(device, "x", "edge_index")` moves only the attributes it names
-        result = result.with_(cond=cond, partial=recv.kind is not Kind.MODULE and _names_attributes(node))
+        result, cond = self._moved_result(node, recv, target, method, bare)
         in_place = recv.inplace or (recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS)
-        if recv.kind is Kind.MODULE or (recv.kind is Kind.UNKNOWN and bare and method != "cpu"):
-            # a bare `.to()` on something unknown only suggests a module (any object may move in place)
-            result = result.with_(kind=Kind.MODULE, mid=recv.mid if recv.kind is Kind.MODULE else None)
         if recv.mid is not None and recv.kind in (Kind.MODULE, Kind.UNKNOWN):
             self._note_model_move(recv, target, cond)
         if (in_place or result.kind is Kind.MODULE) and isinstance(holder, (cst.Name, cst.Attribute)):
@@ -162,6 +161,17 @@ class Moves:
             self._note_transfer(node, recv, target, method)
         self.record_move(node, recv, recv_text, target, shown, bare, in_place)
         return result
+
+    def _moved_result(self, node: cst.Call, recv: Val, target, method: str, bare: bool) -> tuple:
+        """(`recv` after the move, the device condition it holds under)."""
+        result = self._moved_value(node, recv, target, method)
+        cond = (self.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
+        # PyG's `data.to(device, "x", "edge_index")` moves only the attributes it names
+        result = result.with_(cond=cond, partial=recv.kind is not Kind.MODULE and _names_attributes(node))
+        if recv.kind is Kind.MODULE or (recv.kind is Kind.UNKNOWN and bare and method != "cpu"):
+            # a bare `.to()` on something unknown only suggests a module (any object may move in place)
+            result = result.with_(kind=Kind.MODULE, mid=recv.mid if recv.kind is Kind.MODULE else None)
+        return result, cond
 
     def _moved_value(self, node: cst.Call, recv: Val, target, method: str) -> Val:
         """`recv` after the move, before its condition: on the target (unknown where no default
@@ -223,11 +233,18 @@ class Moves:
             return "already", recv.moved_at
         if self._invariant_in_loop(recv, recv_text, target, shown):
             return "invariant", None
-        if key is not None and recv_text is not None and recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL:
-            prior = self.frame.state.moves.get((recv_text, key))
-            if prior is not None and prior is not node and _dtype_text(node) == _dtype_text(prior):
-                return "repeated", prior
-        return None, None
+        prior = self._same_host_tensor_moved(node, recv, recv_text, key)
+        return ("repeated", prior) if prior is not None else (None, None)
+
+    def _same_host_tensor_moved(self, node, recv: Val, recv_text, key):
+        """The earlier move, on this path, of the same host tensor to the same device with the
+        same dtype; None if there is none."""
+        if key is None or recv_text is None or recv.kind is not Kind.TENSOR or recv.dev is Dev.ACCEL:
+            return None
+        prior = self.frame.state.moves.get((recv_text, key))
+        if prior is not None and prior is not node and _dtype_text(node) == _dtype_text(prior):
+            return prior
+        return None
 
     def _placed_there_already(self, node, recv: Val, recv_text, target) -> bool:
         """Moved by an earlier move that placed it on this very target, with the same dtype (a
