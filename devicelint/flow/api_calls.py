@@ -97,30 +97,35 @@ def _zero_size(node) -> bool:
     return isinstance(node, cst.Integer) and node.value == "0"
 
 
-# Functions known by their full qualified name, each with a meaning of its own: the method of
-# ApiCalls that evaluates the call (None from it: not this shape, the families below decide).
-# None of these names belongs to a family checked in `call_api`, so looking them up first keeps
-# the order of the old if-chain.
-_BY_NAME = {
-    "torch.device": "_torch_device",
-    "torch.cuda.current_device": "_current_device",
+# Calls known by their exact qualified name: the method of ApiCalls that evaluates each (None
+# from it: not this shape, the families in `call_api` decide). torch's names are in
+# knowledge (torch_core.NAMED_CALLS, by meaning); the standard library's are here. None of
+# these names belongs to a family checked after them, so looking them up first keeps the
+# order of the if-chain they replace.
+_TORCH_CALL_METHODS = {
+    "device": "_torch_device",
+    "current_device": "_current_device",
+    "save": "_torch_save",
+    "returns_argument": "_first_argument",
+    "from_host_data": "_from_host_data",
+}
+_STDLIB_CALL_METHODS = {
     "copy.deepcopy": "_deepcopy_call",
     "functools.partial": "_partial_call",
     "collections.OrderedDict": "_ordered_dict",
-    "torch.save": "_torch_save",
-    "torch.autograd.Variable": "_first_argument",  # the pre-0.4 wrapper: the tensor itself
-    "torch.autograd.variable.Variable": "_first_argument",
-    "torch.compile": "_first_argument",  # the compiled module is the module, where it is
-    "torch.from_numpy": "_from_host_data",
-    "torch.frombuffer": "_from_host_data",
 }
+
+
+def _method_for_name(q: str) -> str | None:
+    meaning = kb.torch_core.NAMED_CALLS.get(q)
+    return _TORCH_CALL_METHODS[meaning] if meaning is not None else _STDLIB_CALL_METHODS.get(q)
 
 
 class ApiCalls:
     def call_api(self, node: cst.Call, q: str) -> Val:
         self._note_api_call(node, q)
         parts = q.split(".")
-        named = _BY_NAME.get(q)
+        named = _method_for_name(q)
         if named is not None:
             v = getattr(self, named)(node)
             if v is not None:
@@ -143,7 +148,7 @@ class ApiCalls:
         """What the rules read of any call by name: the call itself, where `torch.load` runs
         (DL009), where `random_split` runs (its generator's device)."""
         self.facts.api_calls.append((node, q))
-        if q in ("torch.load", "torch.serialization.load"):
+        if q in kb.torch_core.LOADS:
             self.facts.load_scopes.setdefault(node, []).append(self.device_names())
         if q in kb.data.RANDOM_SPLIT:
             self.facts.random_splits.append((node, self.device_scopes[-1] if self.device_scopes else None))

@@ -193,3 +193,22 @@ DEFAULT_TENSOR_TYPE_SETTERS = frozenset({"torch.set_default_tensor_type"})
 # `with torch.device("cuda"):` makes its device the default inside the block (not
 # `torch.cuda.device(i)`, which picks the current CUDA device and leaves the default alone)
 DEFAULT_DEVICE_SCOPES = frozenset({"torch.device"})
+
+# torch functions the interpreter follows by their exact qualified name, each with its meaning
+# (flow/api_calls.py has one method per meaning):
+#   device            builds a device from its argument (`torch.device(args.device)`)
+#   current_device    the accelerator currently selected
+#   save              writes its first argument to a file (what DL009 pairs with loads)
+#   returns_argument  gives back its first argument, where it is: the pre-0.4 `Variable`
+#                     wrapper, `torch.compile(model)`
+#   from_host_data    a tensor sharing the memory of host data (`torch.from_numpy(a)`)
+NAMED_CALLS = {
+    "torch.device": "device",
+    "torch.cuda.current_device": "current_device",
+    "torch.save": "save",
+    "torch.autograd.Variable": "returns_argument",
+    "torch.autograd.variable.Variable": "returns_argument",
+    "torch.compile": "returns_argument",
+    "torch.from_numpy": "from_host_data",
+    "torch.frombuffer": "from_host_data",
+}
