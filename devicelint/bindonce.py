@@ -277,13 +277,8 @@ class Binder:
         if devices is None or name in {d.split(".")[0] for d in devices}:
             return None
         text = self.code(move)
-        if first is not None:
-            if self.code(first) != text:
-                return None
-            stmt = self.statement_of(first)
-        else:
-            stmt = self._hoist_point(move, scope, name, devices)
-        if stmt is None or not all(self._bound_at(stmt, n, first) for n in _roots([name, *devices])):
+        stmt = self._bind_point(move, first, scope, name, devices)
+        if stmt is None:
             return None
         loads, stores, trouble = self.refs(scope, name)
         if trouble:
@@ -302,6 +297,20 @@ class Binder:
         parts.append(Insert(stmt, f"{name} = {text}\n"))
         where = "before the loop" if first is None else "once"
         return Plan(f"move `{name}` {where} (`{name} = {text}`) and use `{name}`", parts)
+
+    def _bind_point(self, move, first, scope, name, devices):
+        """The statement before which `name = <move>` goes: the one holding `first` (the
+        same move, earlier), or the loop it is hoisted out of; None where a name the move
+        reads is not bound yet there."""
+        if first is not None:
+            if self.code(first) != self.code(move):
+                return None
+            stmt = self.statement_of(first)
+        else:
+            stmt = self._hoist_point(move, scope, name, devices)
+        if stmt is None or not all(self._bound_at(stmt, n, first) for n in _roots([name, *devices])):
+            return None
+        return stmt
 
     def _replaced_moves(self, scope, stmt, name, text, loads, end):
         """The moves `text` of `name` that read the name bound at `stmt` instead; None when a

@@ -688,19 +688,24 @@ class _Walker:
         if not (isinstance(src, ast.Name) and isinstance(var, ast.Name) and ["param", src.id] in self.env.get(src.id, [])
                 and len(self.env[src.id]) == 1 and isinstance(elt, ast.Call)):
             return None
+        target = self.element_move(elt, var.id)
+        if target is None:
+            return None
+        self.impure.add(src.id)
+        return ["each_move", src.id, target]
+
+    def element_move(self, elt: ast.Call, var: str):
+        """Where `elt`, the element expression of a comprehension over `var`, moves `var`:
+        `var.to(d)`, or this very function called on it (`to_device(v, device)`); else None."""
         f = elt.func
-        if isinstance(f, ast.Attribute) and f.attr in ("to", "cuda") and isinstance(f.value, ast.Name) and f.value.id == var.id:
+        if isinstance(f, ast.Attribute) and f.attr in ("to", "cuda") and isinstance(f.value, ast.Name) and f.value.id == var:
             target = self.target(elt)
             self.uses_move_args(elt)
             if target != "dtype":
-                self.impure.add(src.id)
-                return ["each_move", src.id, target]
+                return target
         if self.fn is not None and dotted(f) == self.fn.name and elt.args and isinstance(elt.args[0], ast.Name) \
-                and elt.args[0].id == var.id:
-            target = self.target_of_recursion(elt)
-            if target is not None:
-                self.impure.add(src.id)
-                return ["each_move", src.id, target]
+                and elt.args[0].id == var:
+            return self.target_of_recursion(elt)
         return None
 
     def target_of_recursion(self, call: ast.Call):
@@ -725,9 +730,7 @@ class _Walker:
         method = call.func.attr
         if method == "cpu":
             return "cpu"
-        arg = next((k.value for k in call.keywords if k.arg == "device"), None)
-        if arg is None and call.args and not isinstance(call.args[0], ast.Starred):
-            arg = call.args[0]
+        arg = _move_arg(call)
         if method == "cuda":
             return "accel" if arg is None or isinstance(arg, (ast.Constant, ast.Name, ast.Attribute)) else "unknown"
         if arg is None:
@@ -831,6 +834,15 @@ def _comprehension_source(e):
     if isinstance(var, ast.Tuple) and len(var.elts) == 2 and isinstance(e, ast.DictComp):
         var = var.elts[1]
     return src, var
+
+
+def _move_arg(call: ast.Call):
+    """The device (or dtype) a `.to()`/`.cuda()` call is given: `device=`, else the first
+    positional argument; None when there is none."""
+    arg = next((k.value for k in call.keywords if k.arg == "device"), None)
+    if arg is None and call.args and not isinstance(call.args[0], ast.Starred):
+        arg = call.args[0]
+    return arg
 
 
 def _constant_target(value):

@@ -211,7 +211,6 @@ class ContrastiveHead(nn.Module):
 def _fresh_met_on_device(ctx, mix) -> list:
     """The tensors made on the host without `device=` that `mix` combines with something on
     the device; empty when there are none, or nothing there is on the device."""
-    facts = ctx.facts
     func = getattr(mix.node, "func", None)
     method = getattr(getattr(func, "attr", None), "value", None)
     if func is not None and method in kb.torch_core.SHAPE_ONLY_METHODS:
@@ -222,14 +221,17 @@ def _fresh_met_on_device(ctx, mix) -> list:
     if not fresh:
         return []
     others = [v for v in mix.operands if not any(v is f for f in fresh)]
-    on_dev = any((v.kind is Kind.MODULE and v.dev is Dev.ACCEL and not v.param_free) or contents_on_accel(v)
-                 for v in others)
-    if not on_dev and mix.cls is not None and (mix.in_forward or mix.cls in facts.accel_classes) \
-            and not ctx.host_only:
-        # a module runs on its inputs' device: in `forward`, whatever this file moves
-        on_dev = any((v.on_module and v.dev is not Dev.CPU) or (v.kind is Kind.MODULE and not v.param_free)
-                     for v in others)
-    return fresh if on_dev else []
+    return fresh if _others_on_device(ctx, mix, others) else []
+
+
+def _others_on_device(ctx, mix, others) -> bool:
+    """Something else the operation combines is on the device."""
+    if any((v.kind is Kind.MODULE and v.dev is Dev.ACCEL and not v.param_free) or contents_on_accel(v) for v in others):
+        return True
+    if mix.cls is None or not (mix.in_forward or mix.cls in ctx.facts.accel_classes) or ctx.host_only:
+        return False
+    # a module runs on its inputs' device: in `forward`, whatever this file moves
+    return any((v.on_module and v.dev is not Dev.CPU) or (v.kind is Kind.MODULE and not v.param_free) for v in others)
 
 
 def _report(ctx, mix, born, scopes: list) -> Report:
