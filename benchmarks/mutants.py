@@ -83,6 +83,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import realcode  # noqa: E402
 
+# the optimizers DL018 is about, as devicelint knows them (standard library only: no torch)
+sys.path.insert(1, str(HERE.parent))
+from devicelint.knowledge.optim import STATEFUL_OPTIMIZER  # noqa: E402
+
 FILES_LIST = HERE / "mutants_files.txt"
 # mutants read by hand and found to be no bug at runtime (a defensive `.cpu()` on host data, a
 # move another file already makes), each with its reason: left out of N and D, and listed
@@ -975,7 +979,7 @@ def _optimizers_of(fn: ast.AST) -> dict:
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call) and n.value.args:
             name, first = dotted(n.targets[0]), n.value.args[0]
             last = (dotted(n.value.func) or "").rsplit(".", 1)[-1]
-            if name and re.match(r"^(Adam\w*|SGD|RMSprop|Adagrad|NAdam|RAdam)$", last) \
+            if name and STATEFUL_OPTIMIZER.match(last) \
                     and isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) \
                     and first.func.attr == "parameters" and dotted(first.func.value):
                 out[name] = (dotted(first.func.value), n.lineno)

@@ -277,19 +277,45 @@ class Binder:
         if devices is None or name in {d.split(".")[0] for d in devices}:
             return None
         text = self.code(move)
-        if first is not None:
-            if self.code(first) != text:
-                return None
-            stmt = self.statement_of(first)
-        else:
-            stmt = self._hoist_point(move, scope, name, devices)
-        if stmt is None or not all(self._bound_at(stmt, n, first) for n in _roots([name, *devices])):
+        stmt = self._bind_point(move, first, scope, name, devices)
+        if stmt is None:
             return None
         loads, stores, trouble = self.refs(scope, name)
         if trouble:
             return None
         start = self.span(stmt)[0]
         end = self._region_end(scope, stmt, name)
+        replaced = self._replaced_moves(scope, stmt, name, text, loads, end)
+        if replaced is None or any(start <= self.span(s)[0] < end for s in stores):
+            return None
+        if move not in replaced:
+            return None
+        last = max(self.span(c)[1] for c in replaced)
+        if self._written_between(scope, devices, start, last):
+            return None
+        parts = [(c, _to_name(name)) for c in replaced]
+        parts.append(Insert(stmt, f"{name} = {text}\n"))
+        where = "before the loop" if first is None else "once"
+        return Plan(f"move `{name}` {where} (`{name} = {text}`) and use `{name}`", parts)
+
+    def _bind_point(self, move, first, scope, name, devices):
+        """The statement before which `name = <move>` goes: the one holding `first` (the
+        same move, earlier), or the loop it is hoisted out of; None where a name the move
+        reads is not bound yet there."""
+        if first is not None:
+            if self.code(first) != self.code(move):
+                return None
+            stmt = self.statement_of(first)
+        else:
+            stmt = self._hoist_point(move, scope, name, devices)
+        if stmt is None or not all(self._bound_at(stmt, n, first) for n in _roots([name, *devices])):
+            return None
+        return stmt
+
+    def _replaced_moves(self, scope, stmt, name, text, loads, end):
+        """The moves `text` of `name` that read the name bound at `stmt` instead; None when a
+        use it reaches is no such move."""
+        start = self.span(stmt)[0]
         loops = self._loops_around(stmt, scope)
         replaced = []
         for load in loads:
@@ -302,17 +328,7 @@ class Binder:
                 return None  # a use that would see the device tensor instead of the host one
             if inside and self._dominated(call, stmt):
                 replaced.append(call)
-        if any(start <= self.span(s)[0] < end for s in stores):
-            return None
-        if move not in replaced:
-            return None
-        last = max(self.span(c)[1] for c in replaced)
-        if self._written_between(scope, devices, start, last):
-            return None
-        parts = [(c, _to_name(name)) for c in replaced]
-        parts.append(Insert(stmt, f"{name} = {text}\n"))
-        where = "before the loop" if first is None else "once"
-        return Plan(f"move `{name}` {where} (`{name} = {text}`) and use `{name}`", parts)
+        return replaced
 
     def _hoist_point(self, move, scope, name, devices):
         """The outermost loop around `move` in which neither `name` nor the device changes."""
@@ -530,16 +546,8 @@ class Binder:
         names = _params(f)
         if param not in names or sample.func.value.value != param:
             return None
-        positional = [a for a in sample.args if a.keyword is None]
-        extra = [a for a in sample.args if a.keyword is not None and a.keyword.value != "device"]
-        dev = positional[0] if len(positional) == 1 else next(
-            (a for a in sample.args if a.keyword is not None and a.keyword.value == "device"), None)
-        if (dev is None or any(a.star for a in sample.args) or not isinstance(dev.value, cst.Name)
-                or len(positional) + sum(1 for a in sample.args if a.keyword is not None and a.keyword.value == "device") != 1
-                or any(a.keyword.value != "non_blocking" for a in extra)):
-            return None
-        device = dev.value.value
-        if device not in names or device == param:
+        device = _sole_device_name(sample)
+        if device is None or device not in names or device == param:
             return None
         text = self.code(sample)
         loads, stores, trouble = self.refs(f, param)
@@ -583,32 +591,42 @@ class Binder:
         handed = []
         last = self.span(definition)[1]
         for load in loads:
-            arg = self.parent(load)
-            call = self.parent(arg)
-            if not (isinstance(arg, cst.Arg) and arg.value is load and isinstance(call, cst.Call)
-                    and isinstance(call.func, cst.Name)):
+            found = self._handed_to_mover(caller, definition, load, dv)
+            if found is None:
                 return None
-            target = next((s for s in self.module.body if isinstance(s, cst.FunctionDef)
-                           and s.name.value == call.func.value), None)
-            if target is None or not self._dominated(call, definition) or self._scope(call) is not caller:
-                return None
-            args = _bind_args(target, call)
-            if args is None:
-                return None
-            param = next((p for p, v in args.items() if v is load), None)
-            if param is None:
-                return None
-            sample = self._first_move(target, param)
-            if sample is None:
-                return None
-            device = self._param_device(target, param, sample)
-            if device is None or not (isinstance(args.get(device), cst.Name) and args[device].value == dv):
-                return None
+            call, target, param, sample = found
             handed.append((target, param, sample))
             last = max(last, self.span(call)[1])
         if self._written_between(caller, [dv], self.span(definition)[0], last):
             return None
         return definition, dv, handed
+
+    def _handed_to_mover(self, caller, definition, load, dv: str):
+        """(the call, the function, its parameter, its move) when the use `load` hands the
+        value, after `definition`, to a module-level function of this file that moves that
+        parameter to the device parameter it is given `dv` for; else None."""
+        arg = self.parent(load)
+        call = self.parent(arg)
+        if not (isinstance(arg, cst.Arg) and arg.value is load and isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Name)):
+            return None
+        target = next((s for s in self.module.body if isinstance(s, cst.FunctionDef)
+                       and s.name.value == call.func.value), None)
+        if target is None or not self._dominated(call, definition) or self._scope(call) is not caller:
+            return None
+        args = _bind_args(target, call)
+        if args is None:
+            return None
+        param = next((p for p, v in args.items() if v is load), None)
+        if param is None:
+            return None
+        sample = self._first_move(target, param)
+        if sample is None:
+            return None
+        device = self._param_device(target, param, sample)
+        if device is None or not (isinstance(args.get(device), cst.Name) and args[device].value == dv):
+            return None
+        return call, target, param, sample
 
     def _first_move(self, f, param: str):
         loads, _stores, _trouble = self.refs(f, param)
@@ -621,6 +639,19 @@ class Binder:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _sole_device_name(move: cst.Call) -> str | None:
+    """`device` for `x.to(device)` or `x.to(device=device)` (`non_blocking=` aside); else None."""
+    positional = [a for a in move.args if a.keyword is None]
+    device_kws = [a for a in move.args if a.keyword is not None and a.keyword.value == "device"]
+    extra = [a for a in move.args if a.keyword is not None and a.keyword.value != "device"]
+    dev = positional[0] if len(positional) == 1 else next(iter(device_kws), None)
+    if (dev is None or any(a.star for a in move.args) or not isinstance(dev.value, cst.Name)
+            or len(positional) + len(device_kws) != 1
+            or any(a.keyword.value != "non_blocking" for a in extra)):
+        return None
+    return dev.value.value
 
 
 def _dv(callers) -> str:

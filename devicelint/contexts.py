@@ -27,12 +27,15 @@ import os
 
 import libcst as cst
 
+from devicelint import files as fs
 from devicelint import project as pj
 from devicelint.values import NONE, Dev, Kind, Val
 
 MAX_FILES = 400  # project files scanned for callers; beyond that no context (stay silent)
 MAX_DEPTH = 4  # caller-of-caller resolution
-_SKIP_DIRS = {"site-packages", "node_modules", "__pycache__", "build", "dist", "venv", "env"}
+# The folders a lint skips (files.py), and `env`, a virtualenv's usual name: this scan does
+# not look for the `pyvenv.cfg` that tells a lint any virtualenv (hidden folders: below).
+_SKIP_DIRS = fs.DEFAULT_EXCLUDE | {"env"}
 
 _DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError, RecursionError)
 

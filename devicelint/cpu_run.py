@@ -310,60 +310,80 @@ class CpuRun:
             v = self.value(node.expression, scope, d)
             return Val(not v.value, v.sure) if v is not None else None
         if isinstance(node, cst.BooleanOperation):
-            left, right = self.value(node.left, scope, d), self.value(node.right, scope, d)
-            is_and = isinstance(node.operator, cst.And)
-            for v in (left, right):  # one operand that settles the outcome for sure
-                if v is not None and v.sure and bool(v.value) != is_and:
-                    return Val(bool(v.value), True)
-            if left is None or right is None:
-                return None
-            if is_and:
-                out = left if not left.value else right
-            else:
-                out = left if left.value else right
-            return Val(out.value, left.sure and right.sure)
+            return self._bool_value(node, scope, d)
         if isinstance(node, cst.IfExp):
-            test = self.value(node.test, scope, d)
-            if test is not None:
-                v = self.value(node.body if test.value else node.orelse, scope, d)
-                return Val(v.value, v.sure and test.sure) if v is not None else None
-            return _meet([self.value(node.body, scope, d), self.value(node.orelse, scope, d)])
+            return self._ifexp_value(node, scope, d)
         if isinstance(node, cst.Comparison):
-            left = self.value(node.left, scope, d)
-            sure, result = True, True
-            for comp in node.comparisons:
-                right = self.value(comp.comparator, scope, d)
-                op = _COMPARE.get(type(comp.operator))
-                if left is None or right is None or op is None:
-                    return None
-                try:
-                    ok = bool(op(left.value, right.value))
-                except TypeError:
-                    return None
-                sure = sure and left.sure and right.sure
-                result = result and ok
-                left = right
-            return Val(result, sure)
+            return self._compare_value(node, scope, d)
         if isinstance(node, cst.Call):
             return self._call_value(node, scope, d)
         if isinstance(node, cst.Attribute):
-            if node.attr.value == "is_cuda":
-                return Val(False, True)  # nothing a CPU-only run holds is on CUDA
-            if node.attr.value == "type":
-                base = self.value(node.value, scope, d)
-                if base is not None and isinstance(base.value, str):
-                    return Val(base.value.split(":")[0].strip(), base.sure)
+            v = self._attribute_value(node, scope, d)
+            if v is not None:
+                return v
         if isinstance(node, (cst.Name, cst.Attribute)):
-            found = self._values(node, scope)
-            key = ("name", dotted(node))  # `args.cuda = args.cuda and ...` reads itself
-            if found is None or key in self._active:
-                return None
-            self._active.add(key)
-            try:
-                return _meet([self._assigned(v, s, d, option) for v, s, option in found])
-            finally:
-                self._active.discard(key)
+            return self._name_value(node, scope, d)
         return None
+
+    def _bool_value(self, node: cst.BooleanOperation, scope, d):
+        left, right = self.value(node.left, scope, d), self.value(node.right, scope, d)
+        is_and = isinstance(node.operator, cst.And)
+        for v in (left, right):  # one operand that settles the outcome for sure
+            if v is not None and v.sure and bool(v.value) != is_and:
+                return Val(bool(v.value), True)
+        if left is None or right is None:
+            return None
+        if is_and:
+            out = left if not left.value else right
+        else:
+            out = left if left.value else right
+        return Val(out.value, left.sure and right.sure)
+
+    def _ifexp_value(self, node: cst.IfExp, scope, d):
+        test = self.value(node.test, scope, d)
+        if test is not None:
+            v = self.value(node.body if test.value else node.orelse, scope, d)
+            return Val(v.value, v.sure and test.sure) if v is not None else None
+        return _meet([self.value(node.body, scope, d), self.value(node.orelse, scope, d)])
+
+    def _compare_value(self, node: cst.Comparison, scope, d):
+        left = self.value(node.left, scope, d)
+        sure, result = True, True
+        for comp in node.comparisons:
+            right = self.value(comp.comparator, scope, d)
+            op = _COMPARE.get(type(comp.operator))
+            if left is None or right is None or op is None:
+                return None
+            try:
+                ok = bool(op(left.value, right.value))
+            except TypeError:
+                return None
+            sure = sure and left.sure and right.sure
+            result = result and ok
+            left = right
+        return Val(result, sure)
+
+    def _attribute_value(self, node: cst.Attribute, scope, d):
+        """`t.is_cuda` and `device.type`; None sends the attribute to its assignments."""
+        if node.attr.value == "is_cuda":
+            return Val(False, True)  # nothing a CPU-only run holds is on CUDA
+        if node.attr.value == "type":
+            base = self.value(node.value, scope, d)
+            if base is not None and isinstance(base.value, str):
+                return Val(base.value.split(":")[0].strip(), base.sure)
+        return None
+
+    def _name_value(self, node, scope, d):
+        """A name or attribute: the meet of what its assignments (or option defaults) give."""
+        found = self._values(node, scope)
+        key = ("name", dotted(node))  # `args.cuda = args.cuda and ...` reads itself
+        if found is None or key in self._active:
+            return None
+        self._active.add(key)
+        try:
+            return _meet([self._assigned(v, s, d, option) for v, s, option in found])
+        finally:
+            self._active.discard(key)
 
     def _assigned(self, value, scope, d, option):
         v = self.value(value, scope, d) if value is not None else None
@@ -549,38 +569,51 @@ class CpuRun:
         if isinstance(stmt, cst.If):
             return self._if(stmt, scope)
         if isinstance(stmt, (cst.For, cst.While)):
-            out = self._run_expr(stmt.iter if isinstance(stmt, cst.For) else stmt.test, scope)
-            if out != REACHED:
-                return out
-            body = self._suite(stmt.body.body, scope)
-            if stmt.orelse is not None and body != MAYBE:
-                body = self._suite(stmt.orelse.body.body, scope)
-            return MAYBE if body == MAYBE else REACHED  # a loop may run no iteration
+            return self._loop(stmt, scope)
         if isinstance(stmt, cst.With):
-            for item in stmt.items:
-                out = self._run_expr(item.item, scope)
-                if out != REACHED:
-                    return out
-            return self._suite(stmt.body.body, scope)
+            return self._with(stmt, scope)
         if isinstance(stmt, (cst.Try, cst.TryStar)):
             return self._try(stmt, scope)
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            parts = [d.decorator for d in stmt.decorators]
-            if isinstance(stmt, cst.FunctionDef):
-                p = stmt.params
-                parts += [x.default for x in (*p.posonly_params, *p.params, *p.kwonly_params) if x.default is not None]
-            else:
-                parts += [a.value for a in (*stmt.bases, *stmt.keywords)]
-            outs = [self._run_expr(x, scope) for x in parts]
-            if isinstance(stmt, cst.ClassDef):
-                outs.append(self._suite(stmt.body.body, stmt))  # a class body runs where it stands
-            return min(outs, default=REACHED)
+            return self._definition(stmt, scope)
         if isinstance(stmt, cst.Match):
-            out = self._run_expr(stmt.subject, scope)
+            return self._match(stmt, scope)
+        return REACHED
+
+    def _loop(self, stmt, scope) -> int:
+        out = self._run_expr(stmt.iter if isinstance(stmt, cst.For) else stmt.test, scope)
+        if out != REACHED:
+            return out
+        body = self._suite(stmt.body.body, scope)
+        if stmt.orelse is not None and body != MAYBE:
+            body = self._suite(stmt.orelse.body.body, scope)
+        return MAYBE if body == MAYBE else REACHED  # a loop may run no iteration
+
+    def _with(self, stmt: cst.With, scope) -> int:
+        for item in stmt.items:
+            out = self._run_expr(item.item, scope)
             if out != REACHED:
                 return out
-            return max([REACHED, *(self._suite(case.body.body, scope) for case in stmt.cases)])
-        return REACHED
+        return self._suite(stmt.body.body, scope)
+
+    def _definition(self, stmt, scope) -> int:
+        """A `def` or `class` statement runs its decorators, defaults and bases (and a class its body)."""
+        parts = [d.decorator for d in stmt.decorators]
+        if isinstance(stmt, cst.FunctionDef):
+            p = stmt.params
+            parts += [x.default for x in (*p.posonly_params, *p.params, *p.kwonly_params) if x.default is not None]
+        else:
+            parts += [a.value for a in (*stmt.bases, *stmt.keywords)]
+        outs = [self._run_expr(x, scope) for x in parts]
+        if isinstance(stmt, cst.ClassDef):
+            outs.append(self._suite(stmt.body.body, stmt))  # a class body runs where it stands
+        return min(outs, default=REACHED)
+
+    def _match(self, stmt: cst.Match, scope) -> int:
+        out = self._run_expr(stmt.subject, scope)
+        if out != REACHED:
+            return out
+        return max([REACHED, *(self._suite(case.body.body, scope) for case in stmt.cases)])
 
     def _small(self, small, scope) -> int:
         out = self._run_expr(small, scope)

@@ -62,33 +62,45 @@ def call(interp, node, sym) -> Val | None:
     view = interp.imports.project
     if sym[0] == "lib":
         return interp.call_api(node, sym[1])
-    try:
-        if sym[0] == "class":
+    if sym[0] == "class":
+        try:
             facts = view.class_facts(sym[1], sym[2])
             if facts is None or not (facts["module"] or facts["dataset"]):
                 return None
-        elif sym[0] == "function":
-            fn = view.function(sym[1], sym[2])
-            if fn is None:
-                return None
-            fact = view.returns(sym[1], sym[2])
-            params, kwonly, pure = list(fn["params"]), list(fn["kwonly"]), set(fn["pure"])
-        else:
+        except _DAMAGE:
             return None
+        return _class_call(interp, node, sym, facts)
+    if sym[0] != "function":
+        return None
+    try:
+        fn = view.function(sym[1], sym[2])
+        if fn is None:
+            return None
+        fact = view.returns(sym[1], sym[2])
+        params, kwonly, pure = list(fn["params"]), list(fn["kwonly"]), set(fn["pure"])
     except _DAMAGE:
         return None
+    return _function_call(interp, node, sym, fn, fact, params, kwonly, pure)
+
+
+def _class_call(interp, node, sym, facts) -> Val:
+    """An instance of a project class that is an `nn.Module` or a Dataset."""
     pos, kw = interp.args(node)
-    if sym[0] == "class":
-        given = pos + list(kw.values())
-        if facts["module"]:
-            if facts["framework"] or facts["self_moves"] or any(v.kind is Kind.DEVICE for v in given) or "**" in kw:
-                return Val(Kind.MODULE, name=sym[2])
-            if not facts["has_params"]:
-                return Val(Kind.MODULE, param_free=True, name=sym[2])
-            return interp.new_model(node, built=True, name=sym[2])
-        if facts["any_move"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in given):
-            return Val(Kind.DATASET, Dev.UNKNOWN)
-        return Val(Kind.DATASET, Dev.CPU)
+    given = pos + list(kw.values())
+    if facts["module"]:
+        if facts["framework"] or facts["self_moves"] or any(v.kind is Kind.DEVICE for v in given) or "**" in kw:
+            return Val(Kind.MODULE, name=sym[2])
+        if not facts["has_params"]:
+            return Val(Kind.MODULE, param_free=True, name=sym[2])
+        return interp.new_model(node, built=True, name=sym[2])
+    if facts["any_move"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in given):
+        return Val(Kind.DATASET, Dev.UNKNOWN)
+    return Val(Kind.DATASET, Dev.CPU)
+
+
+def _function_call(interp, node, sym, fn, fact, params, kwonly, pure) -> Val:
+    """What a project function returns here, its parameters bound to this call's arguments."""
+    pos, kw = interp.args(node)
     argmap = dict(zip(params, pos))
     for k, v in kw.items():
         if k in params or k in kwonly:
@@ -136,18 +148,13 @@ def _target(t, argmap):
 
 
 def _value(interp, node, fact, argmap, name) -> Val:
+    """The abstract value of a summary's return fact (project._resolve), its parameters
+    bound to this call's arguments in `argmap`."""
     if fact is None:
         return UNKNOWN
     tag = fact[0]
     if tag == "module":
-        if fact[1] == "host":
-            return interp.new_model(node, built=True, name=name)
-        if fact[1] == "param_free":
-            return Val(Kind.MODULE, param_free=True, name=name)
-        if fact[1] == "moved":
-            dev, key = _target(fact[2], argmap)
-            return Val(Kind.MODULE, dev, key=key, name=name)
-        return Val(Kind.MODULE, name=name)
+        return _module_value(interp, node, fact, argmap, name)
     if tag == "tensor":
         if fact[1] == "cpu":
             unsure = interp.frame.default_device_unknown or interp.default_device_set
@@ -166,17 +173,7 @@ def _value(interp, node, fact, argmap, name) -> Val:
         dev, key = _target(fact[1], argmap)
         return Val(Kind.UNKNOWN, dev, key=key)
     if tag == "moved_param":
-        arg = argmap.get(fact[1])
-        if arg is None:
-            return UNKNOWN
-        dev, key = _target(fact[2], argmap)
-        if arg.kind is Kind.MODULE:
-            return arg.with_(dev=dev, key=key, moved_at=None, mid=None)
-        if arg.kind in (Kind.SEQ, Kind.MAPPING):
-            return arg.with_(elem=Val(Kind.TENSOR, dev, key=key), parts=None, loader=None)
-        if arg.kind in (Kind.TENSOR, Kind.UNKNOWN):
-            return arg.with_(dev=dev, key=key, moved_at=None, loader=None, fresh=False, attr=None)
-        return UNKNOWN
+        return _moved_param_value(fact, argmap)
     if tag == "param":
         return argmap.get(fact[1], UNKNOWN)
     if tag == "seq":
@@ -184,3 +181,29 @@ def _value(interp, node, fact, argmap, name) -> Val:
     if tag == "none":
         return NONE
     return OTHER if tag == "other" else UNKNOWN
+
+
+def _module_value(interp, node, fact, argmap, name) -> Val:
+    if fact[1] == "host":
+        return interp.new_model(node, built=True, name=name)
+    if fact[1] == "param_free":
+        return Val(Kind.MODULE, param_free=True, name=name)
+    if fact[1] == "moved":
+        dev, key = _target(fact[2], argmap)
+        return Val(Kind.MODULE, dev, key=key, name=name)
+    return Val(Kind.MODULE, name=name)
+
+
+def _moved_param_value(fact, argmap) -> Val:
+    """The argument handed in for parameter fact[1], moved to fact[2] by the function."""
+    arg = argmap.get(fact[1])
+    if arg is None:
+        return UNKNOWN
+    dev, key = _target(fact[2], argmap)
+    if arg.kind is Kind.MODULE:
+        return arg.with_(dev=dev, key=key, moved_at=None, mid=None)
+    if arg.kind in (Kind.SEQ, Kind.MAPPING):
+        return arg.with_(elem=Val(Kind.TENSOR, dev, key=key), parts=None, loader=None)
+    if arg.kind in (Kind.TENSOR, Kind.UNKNOWN):
+        return arg.with_(dev=dev, key=key, moved_at=None, loader=None, fresh=False, attr=None)
+    return UNKNOWN

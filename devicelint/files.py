@@ -47,37 +47,43 @@ def discover(paths, exclude=None, extend_exclude=(), root=None, force_exclude=Fa
     seen = set()
     for given in paths:
         if not os.path.isdir(given):
-            name = os.path.basename(given)
-            parts = os.path.normpath(given).replace(os.sep, "/").split("/")
-            if force_exclude and (
-                any(p in names or p.endswith(".egg-info") for p in parts[:-1]) or excluded(given.replace(os.sep, "/"), name, given)
-            ):
-                continue
-            out.append(given)
+            if not (force_exclude and _named_file_excluded(given, names, excluded)):
+                out.append(given)
             continue
-        for root_dir, dirs, files in os.walk(given):  # followlinks=False: symlink loops cannot trap us
-            rel_root = os.path.relpath(root_dir, given)
-            keep = []
-            for d in sorted(dirs):
-                rel = os.path.normpath(os.path.join(rel_root, d)).replace(os.sep, "/")
-                full = os.path.join(root_dir, d)
-                if d in names or d.endswith(".egg-info") or os.path.isfile(os.path.join(full, "pyvenv.cfg")) or excluded(rel, d, full):
-                    continue
-                keep.append(d)
-            dirs[:] = keep
-            for f in sorted(files):
-                rel = os.path.normpath(os.path.join(rel_root, f)).replace(os.sep, "/")
-                if not any(fnmatch.fnmatch(f, p) or fnmatch.fnmatch(rel, p) for p in include):
-                    continue
-                path = os.path.join(root_dir, f) if given != "." else rel  # `a.py`, not `./a.py`
-                if excluded(rel, f, path):
-                    continue
-                real = os.path.realpath(path)
-                if real in seen:
-                    continue
-                seen.add(real)
-                out.append(path)
+        for path in _walk(given, names, include, excluded):
+            real = os.path.realpath(path)
+            if real in seen:
+                continue  # one file reached twice through a link
+            seen.add(real)
+            out.append(path)
     return out
+
+
+def _named_file_excluded(given: str, names, excluded) -> bool:
+    """A file named on the command line that sits in an excluded folder or matches a pattern."""
+    parts = os.path.normpath(given).replace(os.sep, "/").split("/")
+    return any(p in names or p.endswith(".egg-info") for p in parts[:-1]) or excluded(
+        given.replace(os.sep, "/"), os.path.basename(given), given)
+
+
+def _walk(given: str, names, include, excluded):
+    """The files to lint under folder `given`, in a stable order, skipping excluded folders."""
+    for root_dir, dirs, files in os.walk(given):  # followlinks=False: symlink loops cannot trap us
+        rel_root = os.path.relpath(root_dir, given)
+        dirs[:] = [d for d in sorted(dirs) if not _skipped_dir(root_dir, rel_root, d, names, excluded)]
+        for f in sorted(files):
+            rel = os.path.normpath(os.path.join(rel_root, f)).replace(os.sep, "/")
+            if not any(fnmatch.fnmatch(f, p) or fnmatch.fnmatch(rel, p) for p in include):
+                continue
+            path = os.path.join(root_dir, f) if given != "." else rel  # `a.py`, not `./a.py`
+            if not excluded(rel, f, path):
+                yield path
+
+
+def _skipped_dir(root_dir: str, rel_root: str, d: str, names, excluded) -> bool:
+    rel = os.path.normpath(os.path.join(rel_root, d)).replace(os.sep, "/")
+    full = os.path.join(root_dir, d)
+    return d in names or d.endswith(".egg-info") or os.path.isfile(os.path.join(full, "pyvenv.cfg")) or excluded(rel, d, full)
 
 
 def ignored_codes(path: str, per_file_ignores: dict, root: str) -> list:

@@ -526,19 +526,7 @@ class FileView:
         if tag == "call":
             return self._call(path, d, depth)
         if tag == "move":
-            inner = self._resolve(path, d[1], depth + 1)
-            target = d[2]
-            if inner is None or inner[0] == "moved":
-                return ("moved", target)
-            if inner[0] == "module" and inner[1] != "param_free":
-                return ("module", "moved", target)
-            if inner[0] == "module":
-                return inner
-            if inner[0] == "tensor":
-                return ("tensor", target)
-            if inner[0] == "param":
-                return ("moved_param", inner[1], target)
-            return None
+            return _moved(self._resolve(path, d[1], depth + 1), d[2])
         if tag == "each_move":
             return ("moved_param", d[1], d[2])
         if tag == "param":
@@ -550,19 +538,23 @@ class FileView:
         if tag == "tuple":
             return ("seq", [self._resolve(path, x, depth + 1) for x in d[1]])
         if tag == "join":
-            out = None
-            for i, x in enumerate(d[1]):
-                f = self._resolve(path, x, depth + 1)
-                out = f if i == 0 else join(out, f)
-                if out is None:
-                    return None
-            return out
+            return self._join_all(path, d[1], depth)
         if tag == "global":
             s = self.summary(path)
             v = s["values"].get(d[1]) if s is not None else None
             if v is not None and d[1] not in s["imports"]:
                 return self._resolve(path, v, depth + 1)
         return None
+
+    def _join_all(self, path: str, ds, depth: int):
+        """The fact that holds for every descriptor of `ds` (the return paths), or None."""
+        out = None
+        for i, x in enumerate(ds):
+            f = self._resolve(path, x, depth + 1)
+            out = f if i == 0 else join(out, f)
+            if out is None:
+                return None
+        return out
 
     def _call(self, path: str, d, depth: int):
         _, text, kws, args = d
@@ -594,6 +586,7 @@ class FileView:
         return None
 
     def _library(self, path: str, q: str, kws, args, depth: int):
+        """The fact of a call to library function or class `q`, or None."""
         parts = q.split(".")
         last = parts[-1]
         if q == "torch.device":
@@ -602,37 +595,63 @@ class FileView:
         if parts[0] == "torch" and len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:
             return None if "device" in kws or "**" in kws else ("tensor", "cpu")
         if last == "DataLoader" and parts[0] == "torch":
-            if "collate_fn" in kws or "**" in kws or not args:
-                return None
-            ds = self._resolve(path, args[0], depth + 1)
-            if ds is not None and (ds == ("dataset", True) or ds[0] in ("moved", "moved_param") or (ds[0] == "tensor" and ds[1] != "cpu")):
-                return None
-            return ("loader",)
+            return self._data_loader(path, kws, args, depth)
         if q == "torch.compile":
             return self._resolve(path, args[0], depth + 1) if args else None
         if parts[0] == "torch" and parts[1:2] == ["nn"] and last[:1].isupper() and len(parts) <= 4:
-            if last in kb.distributed.WRAPPERS or last == "Module" or "device" in kws or "**" in kws:
-                return ("module", "unknown")
-            if last in kb.nn.PARAM_FREE_LAYERS:
-                return ("module", "param_free")
-            if last.endswith("Loss"):
-                return ("module", "param_free") if not ({"weight", "pos_weight"} & set(kws)) else None
-            if last in kb.nn.CONTAINERS:
-                inner = [self._resolve(path, a, depth + 1) for a in args]
-                if inner and all(f == ("module", "param_free") for f in inner):
-                    return ("module", "param_free")
-                if any(f is None or f[0] != "module" for f in inner) or len(args) == 8:
-                    return None
-            return ("module", "host")
-        hub = (
-            (parts[0] == "torchvision" and "models" in parts and last[:1].islower() and last != "get_weight")
-            or q in ("timm.create_model", "torch.hub.load")
-            or (last == "from_pretrained" and parts[0] in kb.hf.HUB_ROOTS and len(parts) >= 2
-                and kb.hf.is_model_hub_class(parts[-2]))
-        )
-        if hub:
+            return self._nn_class(path, last, kws, args, depth)
+        if _builds_hub_model(parts, q):
             return ("module", "unknown") if {"device", "device_map", "**"} & set(kws) else ("module", "host")
         return None
+
+    def _data_loader(self, path: str, kws, args, depth: int):
+        """A `DataLoader(ds)`: host batches, unless its dataset or collate_fn may move them."""
+        if "collate_fn" in kws or "**" in kws or not args:
+            return None
+        ds = self._resolve(path, args[0], depth + 1)
+        if ds is not None and (ds == ("dataset", True) or ds[0] in ("moved", "moved_param") or (ds[0] == "tensor" and ds[1] != "cpu")):
+            return None
+        return ("loader",)
+
+    def _nn_class(self, path: str, last: str, kws, args, depth: int):
+        """A `torch.nn` class built here: a host module, with or without weights."""
+        if last in kb.distributed.WRAPPERS or last == "Module" or "device" in kws or "**" in kws:
+            return ("module", "unknown")
+        if last in kb.nn.PARAM_FREE_LAYERS:
+            return ("module", "param_free")
+        if last.endswith("Loss"):
+            return ("module", "param_free") if not ({"weight", "pos_weight"} & set(kws)) else None
+        if last in kb.nn.CONTAINERS:
+            inner = [self._resolve(path, a, depth + 1) for a in args]
+            if inner and all(f == ("module", "param_free") for f in inner):
+                return ("module", "param_free")
+            # 8 arguments: the summary's cap on a call's arguments, so some may be missing
+            if any(f is None or f[0] != "module" for f in inner) or len(args) == 8:
+                return None
+        return ("module", "host")
+
+
+def _builds_hub_model(parts: list, q: str) -> bool:
+    """A model zoo builder (torchvision, timm, torch.hub, a hub `from_pretrained`): a host model."""
+    return ((parts[0] == "torchvision" and "models" in parts and parts[-1][:1].islower() and parts[-1] != "get_weight")
+            or q in kb.MODEL_BUILDERS
+            or (parts[-1] == "from_pretrained" and parts[0] in kb.hf.HUB_ROOTS and len(parts) >= 2
+                and kb.hf.is_model_hub_class(parts[-2])))
+
+
+def _moved(inner, target):
+    """The fact of `x.to(target)` where `x` has fact `inner`."""
+    if inner is None or inner[0] == "moved":
+        return ("moved", target)
+    if inner[0] == "module" and inner[1] != "param_free":
+        return ("module", "moved", target)
+    if inner[0] == "module":
+        return inner  # a module without weights has nothing to move
+    if inner[0] == "tensor":
+        return ("tensor", target)
+    if inner[0] == "param":
+        return ("moved_param", inner[1], target)
+    return None
 
 
 def _mentions_param(fact) -> bool:

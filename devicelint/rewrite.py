@@ -103,12 +103,7 @@ def bound_names(scope) -> set:
     targets. Nested scopes are not entered. `global`/`nonlocal` names are removed."""
     names, declared = set(), set()
     if isinstance(scope, cst.FunctionDef):
-        p = scope.params
-        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
-            names.add(param.name.value)
-        for star in (p.star_arg, p.star_kwarg):
-            if isinstance(star, cst.Param):
-                names.add(star.name.value)
+        names |= _param_names(scope.params)
         body = scope.body
     else:
         body = scope
@@ -123,31 +118,46 @@ def bound_names(scope) -> set:
         if isinstance(n, (cst.Global, cst.Nonlocal)):
             declared.update(item.name.value for item in n.names)
             continue
-        targets = ()
-        if isinstance(n, cst.Assign):
-            targets = [t.target for t in n.targets]
-        elif isinstance(n, (cst.AnnAssign, cst.AugAssign)):
-            targets = [n.target]
-        elif isinstance(n, cst.For):
-            targets = [n.target]
-        elif isinstance(n, cst.WithItem) and n.asname is not None:
-            targets = [n.asname.name]
-        elif isinstance(n, cst.ExceptHandler) and n.name is not None:
-            targets = [n.name.name]
-        elif isinstance(n, cst.NamedExpr):
-            targets = [n.target]
-        elif isinstance(n, (cst.Import, cst.ImportFrom)) and not isinstance(n.names, cst.ImportStar):
-            for alias in n.names:
-                local = alias.asname.name if alias.asname else alias.name
-                head = local
-                while isinstance(head, cst.Attribute):
-                    head = head.value
-                if isinstance(head, cst.Name):
-                    names.add(head.value)
-        for t in targets:
+        if isinstance(n, (cst.Import, cst.ImportFrom)) and not isinstance(n.names, cst.ImportStar):
+            names |= _imported_names(n)
+        for t in _binding_targets(n):
             names.update(_target_names(t))
         stack.extend(child_nodes(n))
     return names - declared
+
+
+def _param_names(p: cst.Parameters) -> set:
+    names = {param.name.value for param in (*p.posonly_params, *p.params, *p.kwonly_params)}
+    for star in (p.star_arg, p.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    return names
+
+
+def _binding_targets(n) -> list:
+    """The targets statement or expression `n` itself binds (not those of its children)."""
+    if isinstance(n, cst.Assign):
+        return [t.target for t in n.targets]
+    if isinstance(n, (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
+        return [n.target]
+    if isinstance(n, cst.WithItem) and n.asname is not None:
+        return [n.asname.name]
+    if isinstance(n, cst.ExceptHandler) and n.name is not None:
+        return [n.name.name]
+    return []
+
+
+def _imported_names(n) -> set:
+    """The local names an import binds: `import a.b` binds `a`."""
+    names = set()
+    for alias in n.names:
+        local = alias.asname.name if alias.asname else alias.name
+        head = local
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name):
+            names.add(head.value)
+    return names
 
 
 def bound_in_enclosing_function(scopes: Scopes, node, name: str) -> bool:

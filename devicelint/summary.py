@@ -669,35 +669,44 @@ class _Walker:
         return UNKNOWN
 
     def comprehension(self, e):
-        gens = e.generators
-        elt = e.value if isinstance(e, ast.DictComp) else e.elt
-        if len(gens) == 1 and not gens[0].ifs:
-            it = gens[0].iter
-            src = it
-            if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "values") and not it.args:
-                src = it.func.value
-            var = gens[0].target
-            if isinstance(var, ast.Tuple) and len(var.elts) == 2 and isinstance(e, ast.DictComp):
-                var = var.elts[1]
-            if isinstance(src, ast.Name) and isinstance(var, ast.Name) and ["param", src.id] in self.env.get(src.id, []) \
-                    and len(self.env[src.id]) == 1 and isinstance(elt, ast.Call):
-                f = elt.func
-                if isinstance(f, ast.Attribute) and f.attr in ("to", "cuda") and isinstance(f.value, ast.Name) and f.value.id == var.id:
-                    target = self.target(elt)
-                    self.uses_move_args(elt)
-                    if target != "dtype":
-                        self.impure.add(src.id)
-                        return ["each_move", src.id, target]
-                if self.fn is not None and dotted(f) == self.fn.name and elt.args and isinstance(elt.args[0], ast.Name) \
-                        and elt.args[0].id == var.id:
-                    target = self.target_of_recursion(elt)
-                    if target is not None:
-                        self.impure.add(src.id)
-                        return ["each_move", src.id, target]
+        found = self.each_move(e)
+        if found is not None:
+            return found
         for n in _walk(e):
             if isinstance(n, ast.Name) and n.id in self.env and isinstance(n.ctx, ast.Load):
                 self.escape(n.id)
         return UNKNOWN
+
+    def each_move(self, e):
+        """`[x.to(d) for x in param]` (or `{k: v.to(d) for k, v in param.items()}`, or this
+        function called on each element): ["each_move", param, target], else None."""
+        gens = e.generators
+        if len(gens) != 1 or gens[0].ifs:
+            return None
+        src, var = _comprehension_source(e)
+        elt = e.value if isinstance(e, ast.DictComp) else e.elt
+        if not (isinstance(src, ast.Name) and isinstance(var, ast.Name) and ["param", src.id] in self.env.get(src.id, [])
+                and len(self.env[src.id]) == 1 and isinstance(elt, ast.Call)):
+            return None
+        target = self.element_move(elt, var.id)
+        if target is None:
+            return None
+        self.impure.add(src.id)
+        return ["each_move", src.id, target]
+
+    def element_move(self, elt: ast.Call, var: str):
+        """Where `elt`, the element expression of a comprehension over `var`, moves `var`:
+        `var.to(d)`, or this very function called on it (`to_device(v, device)`); else None."""
+        f = elt.func
+        if isinstance(f, ast.Attribute) and f.attr in ("to", "cuda") and isinstance(f.value, ast.Name) and f.value.id == var:
+            target = self.target(elt)
+            self.uses_move_args(elt)
+            if target != "dtype":
+                return target
+        if self.fn is not None and dotted(f) == self.fn.name and elt.args and isinstance(elt.args[0], ast.Name) \
+                and elt.args[0].id == var:
+            return self.target_of_recursion(elt)
+        return None
 
     def target_of_recursion(self, call: ast.Call):
         """`to_device(v, device)` inside `to_device(batch, device)`: the same move, if the
@@ -721,44 +730,37 @@ class _Walker:
         method = call.func.attr
         if method == "cpu":
             return "cpu"
-        arg = next((k.value for k in call.keywords if k.arg == "device"), None)
-        if arg is None and call.args and not isinstance(call.args[0], ast.Starred):
-            arg = call.args[0]
+        arg = _move_arg(call)
         if method == "cuda":
             return "accel" if arg is None or isinstance(arg, (ast.Constant, ast.Name, ast.Attribute)) else "unknown"
         if arg is None:
             return "dtype"
-        text = dotted(arg)
         if isinstance(arg, ast.Constant):
-            if isinstance(arg.value, int) and not isinstance(arg.value, bool):
-                return "accel"
-            where = kb.torch_core.parse_device_string(arg.value) if isinstance(arg.value, str) else None
-            return where or "unknown"
+            return _constant_target(arg.value)
+        text = dotted(arg)
         if text is not None and "." in text and naming.looks_like_dtype(text) and text.split(".")[0] in ("torch", "th"):
             return "dtype"
         if isinstance(arg, ast.Name):
-            ds = self.env.get(arg.id)
-            if ds is not None:
-                if ds == [["param", arg.id]]:
-                    return ["param", arg.id]
-                if all(d[0] == "device" for d in ds):
-                    return "accel" if any(d[1] == "accel" for d in ds) else "cpu"
-                if len(ds) == 1 and ds[0][0] == "call" and ds[0][1].rsplit(".", 1)[-1] == "device":
-                    return "accel"
-            else:
-                g = self.out["values"].get(arg.id)
-                if g is not None and g[0] == "device":
-                    return g[1]
+            found = self.name_target(arg.id)
+            if found is not None:
+                return found
         if isinstance(arg, ast.Call) and (dotted(arg.func) or "").rsplit(".", 1)[-1] == "device":
             return "accel"
-        if text is not None:
-            if naming.looks_like_dtype(text):
-                return "dtype"
-            if naming.looks_like_device_name(text) and (
-                "." not in text or text.split(".")[0] in naming.CONFIG_OBJECTS
-            ):
-                return "accel"
-        return "unknown"
+        return _target_by_name(text)
+
+    def name_target(self, name: str):
+        """The target a `.to(name)` moves to, as `name`'s assignments say; None: they do not."""
+        ds = self.env.get(name)
+        if ds is None:
+            g = self.out["values"].get(name)
+            return g[1] if g is not None and g[0] == "device" else None
+        if ds == [["param", name]]:
+            return ["param", name]
+        if all(d[0] == "device" for d in ds):
+            return "accel" if any(d[1] == "accel" for d in ds) else "cpu"
+        if len(ds) == 1 and ds[0][0] == "call" and ds[0][1].rsplit(".", 1)[-1] == "device":
+            return "accel"
+        return None
 
     def uses_move_args(self, call: ast.Call) -> None:
         """The device (or dtype) given to `.to()` is only read."""
@@ -819,3 +821,45 @@ _STATEMENTS = {
     "With": _Walker.with_, "AsyncWith": _Walker.with_, "Try": _Walker.try_, "Match": _Walker.match_,
     "FunctionDef": _Walker.definition, "AsyncFunctionDef": _Walker.definition, "ClassDef": _Walker.definition,
 }
+
+
+def _comprehension_source(e):
+    """A one-generator comprehension's (iterated container, element variable); `d.items()` and
+    `d.values()` iterate `d`, and a dict comprehension's element is the value of `k, v`."""
+    gen = e.generators[0]
+    src = it = gen.iter
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "values") and not it.args:
+        src = it.func.value
+    var = gen.target
+    if isinstance(var, ast.Tuple) and len(var.elts) == 2 and isinstance(e, ast.DictComp):
+        var = var.elts[1]
+    return src, var
+
+
+def _move_arg(call: ast.Call):
+    """The device (or dtype) a `.to()`/`.cuda()` call is given: `device=`, else the first
+    positional argument; None when there is none."""
+    arg = next((k.value for k in call.keywords if k.arg == "device"), None)
+    if arg is None and call.args and not isinstance(call.args[0], ast.Starred):
+        arg = call.args[0]
+    return arg
+
+
+def _constant_target(value):
+    """The target of `.to(<literal>)`: an int is a CUDA ordinal, a string is parsed."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "accel"
+    where = kb.torch_core.parse_device_string(value) if isinstance(value, str) else None
+    return where or "unknown"
+
+
+def _target_by_name(text):
+    """The target of `.to(x)` read from the spelling of `x` (`args.device`, `torch.float16`)."""
+    if text is not None:
+        if naming.looks_like_dtype(text):
+            return "dtype"
+        if naming.looks_like_device_name(text) and (
+            "." not in text or text.split(".")[0] in naming.CONFIG_OBJECTS
+        ):
+            return "accel"
+    return "unknown"

@@ -159,12 +159,11 @@ def join(a: Val | None, b: Val | None) -> Val:
         return either if either is not None else UNKNOWN
     if a.kind in (Kind.FUNC, Kind.CLASS, Kind.OBJECT) and a.ref is not b.ref:
         return UNKNOWN  # two different callables: we cannot say which runs
-    if a.dev == b.dev:
-        dev = a.dev
-    elif a.kind is Kind.DEVICE and Dev.ACCEL in (a.dev, b.dev):
-        dev = Dev.ACCEL  # "cuda" on one path, "cpu" on another: the code is device-aware
-    else:
-        dev = Dev.UNKNOWN
+    return _join_same_kind(a, b)
+
+
+def _join_same_kind(a: Val, b: Val) -> Val:
+    """`join` of two values of one kind: each field kept where both paths agree."""
     same = lambda attr: getattr(a, attr) if getattr(a, attr) == getattr(b, attr) else None  # noqa: E731
     elem = join(a.elem, b.elem) if (a.elem is not None or b.elem is not None) else None
     mid = same("mid")
@@ -174,7 +173,7 @@ def join(a: Val | None, b: Val | None) -> Val:
         mid = frozenset(mid_parts(a.mid) | mid_parts(b.mid))
     return Val(
         kind=a.kind,
-        dev=dev,
+        dev=_join_dev(a, b),
         key=same("key"),
         moved_at=same("moved_at"),
         loader=same("loader"),
@@ -194,6 +193,14 @@ def join(a: Val | None, b: Val | None) -> Val:
         cond=same("cond"),
         flag=same("flag"),
     )
+
+
+def _join_dev(a: Val, b: Val) -> Dev:
+    if a.dev == b.dev:
+        return a.dev
+    if a.kind is Kind.DEVICE and Dev.ACCEL in (a.dev, b.dev):
+        return Dev.ACCEL  # "cuda" on one path, "cpu" on another: the code is device-aware
+    return Dev.UNKNOWN
 
 
 def own_tensor(v: "Val") -> "Val":

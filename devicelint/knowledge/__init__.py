@@ -81,6 +81,8 @@ _IN_PLACE_KINDS = {"pipeline", "encoder", "graph"}
 
 # Modules whose public callables all build models on the host.
 MODEL_NAMESPACES = torchvision.MODEL_NAMESPACES | timm.MODEL_NAMESPACES
+# Library functions, by qualified name, that build a model on the host (`timm.create_model`).
+MODEL_BUILDERS = timm.MODEL_BUILDERS | torch_core.MODEL_BUILDERS
 
 
 def kind_of_call(qualname: str) -> str | None:

@@ -10,3 +10,5 @@ CALL_KINDS = (
     (r"open_clip\.create_model\w*", "module"),
 )
 MODEL_NAMESPACES = frozenset({"timm.models"})
+# The one-name model builders the cross-file summaries know (project.py): a host model.
+MODEL_BUILDERS = frozenset({"timm.create_model"})

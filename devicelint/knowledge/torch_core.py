@@ -171,6 +171,9 @@ CALL_KINDS = (
     (r"torch\.hub\.load", "module"),
 )
 
+# The one-name model builders the cross-file summaries know (project.py): a host model.
+MODEL_BUILDERS = frozenset({"torch.hub.load"})
+
 # `torch.load` by its qualified names.
 LOADS = frozenset({"torch.load", "torch.serialization.load"})
 # `torch.cuda` / `torch.backends.*` attributes that test for an accelerator (DL007: any of them

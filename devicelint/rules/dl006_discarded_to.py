@@ -171,24 +171,11 @@ def _assign_back(scopes: Scopes, call: cst.Call):
     if recv.lpar:
         return None, None
     if isinstance(recv, cst.Name):
-        fn = scopes.function_of(call)
-        if fn is False or (fn is not None and recv.value not in bound_names(fn)):
-            return None, None  # a global or free name: assigning it here would make it local
-        values = _assigned(fn if fn is not None else scopes.module, lambda t: isinstance(t, cst.Name) and t.value == recv.value)
-        if any(_is_parameter(v) for v in values):
-            return None, None  # `p = nn.Parameter(...)`: `p = p.to(d)` would make it a plain tensor
+        if not _name_assignable(scopes, call, recv.value):
+            return None, None
     elif isinstance(recv, cst.Attribute):
-        if isinstance(recv.value, cst.Name) and recv.value.value == "self":
-            # A registered parameter refuses a plain tensor: assign only attributes the class
-            # sets itself, to something that is not a Parameter.
-            cls = next((a for a in scopes.ancestors(call) if isinstance(a, cst.ClassDef)), None)
-            if cls is None:
-                return None, None
-            attr = recv.attr.value
-            values = _assigned(cls, lambda t: isinstance(t, cst.Attribute) and t.attr.value == attr
-                               and isinstance(t.value, cst.Name) and t.value.value == "self")
-            if not values or any(v is None or _is_parameter(v) for v in values) or _registers(cls, attr):
-                return None, None
+        if isinstance(recv.value, cst.Name) and recv.value.value == "self" and not _self_attr_assignable(scopes, call, recv.attr.value):
+            return None, None
     else:
         return None, None
 
@@ -197,6 +184,27 @@ def _assign_back(scopes: Scopes, call: cst.Call):
         return cst.Assign(targets=[cst.AssignTarget(target=target)], value=expr.value, semicolon=expr.semicolon)
 
     return edit, stmt
+
+
+def _name_assignable(scopes: Scopes, call: cst.Call, name: str) -> bool:
+    """`name = name.to(d)` keeps `name` what it was: a local (or module) name, no Parameter."""
+    fn = scopes.function_of(call)
+    if fn is False or (fn is not None and name not in bound_names(fn)):
+        return False  # a global or free name: assigning it here would make it local
+    values = _assigned(fn if fn is not None else scopes.module, lambda t: isinstance(t, cst.Name) and t.value == name)
+    # `p = nn.Parameter(...)`: `p = p.to(d)` would make it a plain tensor
+    return not any(_is_parameter(v) for v in values)
+
+
+def _self_attr_assignable(scopes: Scopes, call: cst.Call, attr: str) -> bool:
+    """A registered parameter refuses a plain tensor: assign only attributes the class sets
+    itself, to something that is not a Parameter."""
+    cls = next((a for a in scopes.ancestors(call) if isinstance(a, cst.ClassDef)), None)
+    if cls is None:
+        return False
+    values = _assigned(cls, lambda t: isinstance(t, cst.Attribute) and t.attr.value == attr
+                       and isinstance(t.value, cst.Name) and t.value.value == "self")
+    return bool(values) and not any(v is None or _is_parameter(v) for v in values) and not _registers(cls, attr)
 
 
 def _assigned(scope, wanted) -> list:

@@ -342,33 +342,16 @@ class _Finder:
 
     def _call(self, node: cst.Call, guarded, placing) -> list:
         func = node.func
-        text = dotted(func) or ""
-        if not self.fallback and (text.endswith(_OPTION_CALLS) or text.rsplit(".", 1)[-1].startswith("DEFINE_")):
-            # a command-line option or an environment variable chooses the device
-            if any(_ARG_WORDS.search(s) for a in node.args if (s := is_string(a.value)) is not None):
-                self.fallback = True
+        if not self.fallback:
+            self._option_fallback(node)
         if self.imports.qualname(func) == "torch.device":
-            kw = next((a for a in node.args if a.keyword is not None and a.keyword.value == "type"), None)
-            arg = kw or (node.args[0] if node.args else None)
-            if arg is not None and _is_cuda_string(arg.value):
-                self._flag(node, "`torch.device(\"cuda\")`", guarded)
-            return [(a, guarded, True) for a in node.args]
+            return self._torch_device(node, guarded)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
-            if (
-                method == "cuda"
-                and not (isinstance(func.value, cst.Call) and dotted(func.value.func) == "super")
-                and _tensor_cuda_signature(node)
-                and self.imports.qualname(func.value) is None  # `x.cuda()`, never `torch.cuda`
-            ):
-                self._flag(node, "`.cuda()`", guarded)
+            if method == "cuda":
+                self._cuda_method(node, guarded)
             elif method in ("to", "cpu"):
-                target = next((a for a in node.args if a.keyword is not None and a.keyword.value == "device"), None)
-                if target is None and node.args and node.args[0].keyword is None and not node.args[0].star:
-                    target = node.args[0]
-                if target is not None and _is_cuda_string(target.value):
-                    self._flag(node, "`.to(\"cuda\")`", guarded)
-                return [(func.value, guarded, placing)] + [(a.value, guarded, True) for a in node.args]
+                return self._to_method(node, guarded, placing)
         kids = []
         for a in node.args:
             named = a.keyword.value if a.keyword is not None else None
@@ -376,6 +359,37 @@ class _Finder:
                 self._flag(a, "`device=\"cuda\"`", guarded)
             kids.append((a.value, guarded, placing or named in ("device", "map_location", "device_type")))
         return kids + [(func, guarded, placing)]
+
+    def _option_fallback(self, node: cst.Call) -> None:
+        """A command-line option or an environment variable that chooses the device."""
+        text = dotted(node.func) or ""
+        if text.endswith(_OPTION_CALLS) or text.rsplit(".", 1)[-1].startswith("DEFINE_"):
+            if any(_ARG_WORDS.search(s) for a in node.args if (s := is_string(a.value)) is not None):
+                self.fallback = True
+
+    def _torch_device(self, node: cst.Call, guarded) -> list:
+        kw = next((a for a in node.args if a.keyword is not None and a.keyword.value == "type"), None)
+        arg = kw or (node.args[0] if node.args else None)
+        if arg is not None and _is_cuda_string(arg.value):
+            self._flag(node, "`torch.device(\"cuda\")`", guarded)
+        return [(a, guarded, True) for a in node.args]
+
+    def _cuda_method(self, node: cst.Call, guarded) -> None:
+        func = node.func
+        if (
+            not (isinstance(func.value, cst.Call) and dotted(func.value.func) == "super")
+            and _tensor_cuda_signature(node)
+            and self.imports.qualname(func.value) is None  # `x.cuda()`, never `torch.cuda`
+        ):
+            self._flag(node, "`.cuda()`", guarded)
+
+    def _to_method(self, node: cst.Call, guarded, placing) -> list:
+        target = next((a for a in node.args if a.keyword is not None and a.keyword.value == "device"), None)
+        if target is None and node.args and node.args[0].keyword is None and not node.args[0].star:
+            target = node.args[0]
+        if target is not None and _is_cuda_string(target.value):
+            self._flag(node, "`.to(\"cuda\")`", guarded)
+        return [(node.func.value, guarded, placing)] + [(a.value, guarded, True) for a in node.args]
 
     @staticmethod
     def _device_target(target) -> bool:

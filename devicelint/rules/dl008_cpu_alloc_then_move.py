@@ -17,14 +17,8 @@ _CHAIN = kb.torch_core.SHAPE_AND_CAST_METHODS
 def _device_target(call: cst.Call) -> str | None:
     """The device a `.to(...)` / `.cuda(...)` call moves to, as text, or None when the call is
     not (or not clearly) a move to an accelerator: a dtype cast, another tensor, "cpu"."""
-    method = call.func.attr.value
-    if method == "cuda":
-        which = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "device"), None)
-        if which is None:
-            return '"cuda"'
-        if isinstance(which, cst.Integer):
-            return f'"cuda:{which.value}"'
-        return source_of(which)  # `.cuda(rank)`: the same index
+    if call.func.attr.value == "cuda":
+        return _cuda_target(call)
     if any(a.star for a in call.args):
         return None
     kw = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
@@ -32,6 +26,20 @@ def _device_target(call: cst.Call) -> str | None:
         if not call.args or call.args[0].keyword is not None:
             return None
         kw = call.args[0].value
+    return _accel_text(kw)
+
+
+def _cuda_target(call: cst.Call) -> str:
+    which = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "device"), None)
+    if which is None:
+        return '"cuda"'
+    if isinstance(which, cst.Integer):
+        return f'"cuda:{which.value}"'
+    return source_of(which)  # `.cuda(rank)`: the same index
+
+
+def _accel_text(kw) -> str | None:
+    """The text of `.to(kw)`'s device when it is clearly an accelerator, else None."""
     s = is_string(kw)
     if s is not None:
         return f'"{s}"' if kb.torch_core.parse_device_string(s) == "accel" else None
@@ -181,27 +189,41 @@ def _factory_of(call: cst.Call):
 def _pass_device(node: cst.Call, factory: str):
     """The edit `torch.f(s).chain().to(d)` -> `torch.f(s, device=d).chain()`, or None when
     the move does more than move, or the factory would mean something else on the device."""
-    method = node.func.attr.value
     inner = _factory_of(node)
     if any(a.star or (a.keyword is not None and a.keyword.value in _HOST_ONLY) for a in inner.args):
         return None
-    if method == "cuda":
+    if node.func.attr.value == "cuda":
         if node.args:
             return None  # `.cuda(1)`, `.cuda(non_blocking=True)`
         device, dtype = cst.SimpleString('"cuda"'), None
     else:
-        positional = [a for a in node.args if a.keyword is None]
-        named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        if any(a.star for a in node.args) or len(positional) > 1 or set(named) - {"device", "dtype"}:
+        found = _to_arguments(node, factory, inner)
+        if found is None:
             return None
-        if positional and "device" in named:
-            return None
-        device = positional[0].value if positional else named.get("device")
-        dtype = named.get("dtype")
-        if device is None:
-            return None
-        if dtype is not None and (factory not in _EXACT or keyword(inner, "dtype") is not None):
-            return None
+        device, dtype = found
+    return _chain_edit(node, inner, device, dtype)
+
+
+def _to_arguments(node: cst.Call, factory: str, inner: cst.Call):
+    """(device, dtype or None) of a `.to(d)` / `.to(device=d, dtype=t)` whose arguments the
+    factory can take instead; else None."""
+    positional = [a for a in node.args if a.keyword is None]
+    named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    if any(a.star for a in node.args) or len(positional) > 1 or set(named) - {"device", "dtype"}:
+        return None
+    if positional and "device" in named:
+        return None
+    device = positional[0].value if positional else named.get("device")
+    dtype = named.get("dtype")
+    if device is None:
+        return None
+    if dtype is not None and (factory not in _EXACT or keyword(inner, "dtype") is not None):
+        return None
+    return device, dtype
+
+
+def _chain_edit(node: cst.Call, inner: cst.Call, device, dtype):
+    """The edit that gives the factory `inner` the device (and dtype) and drops the move."""
     depth = 0
     n = node.func.value
     while n is not inner:

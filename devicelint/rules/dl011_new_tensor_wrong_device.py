@@ -201,52 +201,80 @@ class ContrastiveHead(nn.Module):
     )
 
     def check(self, ctx):
-        facts = ctx.facts
-        scopes = None
-        for mix in facts.mixes:
-            func = getattr(mix.node, "func", None)
-            if func is not None and getattr(getattr(func, "attr", None), "value", None) in kb.torch_core.SHAPE_ONLY_METHODS:
-                continue
-            joins = getattr(getattr(func, "attr", None), "value", None) in kb.torch_core.JOINS
-            collective = any(v is NCCL_GROUP for v in mix.operands)
-            fresh = [v for v in mix.operands if made_on_host(v, joins, any_size=collective)]
-            if not fresh:
-                continue
-            others = [v for v in mix.operands if not any(v is f for f in fresh)]
-            on_dev = any((v.kind is Kind.MODULE and v.dev is Dev.ACCEL and not v.param_free) or contents_on_accel(v)
-                         for v in others)
-            if not on_dev and mix.cls is not None and (mix.in_forward or mix.cls in facts.accel_classes) \
-                    and not ctx.host_only:
-                # a module runs on its inputs' device: in `forward`, whatever this file moves
-                on_dev = any((v.on_module and v.dev is not Dev.CPU) or (v.kind is Kind.MODULE and not v.param_free)
-                             for v in others)
-            if on_dev:
-                born = fresh[0].born
-                where = None
-                if born is not None and not any(a.star for a in born.args) and born in facts.factory_scopes:
-                    scopes = scopes or Scopes(ctx.module)
-                    where = _measured(born, mix.node, _inputs(scopes, born) if mix.in_forward else set()) or device_var(scopes, born, facts.factory_scopes[born])
-                site = _handed_on(mix, born)
-                collective = _collective(mix)
-                where_met = ("is returned beside outputs on the module's device, and the caller combines them"
-                             if isinstance(mix.node, cst.Return) else
-                             f"`{collective}` with the NCCL backend (the one for GPUs) takes only tensors on the GPU"
-                             if collective and site is mix.node else "meets tensors on the device here"
-                             if site is mix.node else "is handed to a function where it meets tensors on the device")
-                made = ""
-                if born is not None:
-                    # two such tensors can meet the device in one expression, or a call hands
-                    # on one made lines earlier: say which one
-                    made = f" (`{source_of(born.func)}(...)` on line {ctx.line(born)})"
-                yield Report(
-                    site,
-                    f"a tensor created without `device=`{made} is on the CPU but {where_met}; "
-                    "create it with `device=x.device` (or `x.new_zeros(...)`)",
-                    fix=f"create it with `device={where}`" if where else None,
-                    edit=(lambda call, w=where: add_keyword(call, "device", cst.parse_expression(w))) if where else None,
-                    edit_node=born if where else None,
-                    applicability="unsafe",
-                )
+        scopes = []  # Scopes(ctx.module), built on the first finding that needs it
+        for mix in ctx.facts.mixes:
+            fresh = _fresh_met_on_device(ctx, mix)
+            if fresh:
+                yield _report(ctx, mix, fresh[0].born, scopes)
+
+
+def _fresh_met_on_device(ctx, mix) -> list:
+    """The tensors made on the host without `device=` that `mix` combines with something on
+    the device; empty when there are none, or nothing there is on the device."""
+    func = getattr(mix.node, "func", None)
+    method = getattr(getattr(func, "attr", None), "value", None)
+    if func is not None and method in kb.torch_core.SHAPE_ONLY_METHODS:
+        return []
+    joins = method in kb.torch_core.JOINS
+    collective = any(v is NCCL_GROUP for v in mix.operands)
+    fresh = [v for v in mix.operands if made_on_host(v, joins, any_size=collective)]
+    if not fresh:
+        return []
+    others = [v for v in mix.operands if not any(v is f for f in fresh)]
+    return fresh if _others_on_device(ctx, mix, others) else []
+
+
+def _others_on_device(ctx, mix, others) -> bool:
+    """Something else the operation combines is on the device."""
+    if any((v.kind is Kind.MODULE and v.dev is Dev.ACCEL and not v.param_free) or contents_on_accel(v) for v in others):
+        return True
+    if mix.cls is None or not (mix.in_forward or mix.cls in ctx.facts.accel_classes) or ctx.host_only:
+        return False
+    # a module runs on its inputs' device: in `forward`, whatever this file moves
+    return any((v.on_module and v.dev is not Dev.CPU) or (v.kind is Kind.MODULE and not v.param_free) for v in others)
+
+
+def _report(ctx, mix, born, scopes: list) -> Report:
+    """The finding for a host tensor made at `born` (None: unknown) met on the device at `mix`."""
+    where = _device_expr(ctx, mix, born, scopes)
+    site = _handed_on(mix, born)
+    made = ""
+    if born is not None:
+        # two such tensors can meet the device in one expression, or a call hands
+        # on one made lines earlier: say which one
+        made = f" (`{source_of(born.func)}(...)` on line {ctx.line(born)})"
+    return Report(
+        site,
+        f"a tensor created without `device=`{made} is on the CPU but {_where_met(mix, site)}; "
+        "create it with `device=x.device` (or `x.new_zeros(...)`)",
+        fix=f"create it with `device={where}`" if where else None,
+        edit=(lambda call, w=where: add_keyword(call, "device", cst.parse_expression(w))) if where else None,
+        edit_node=born if where else None,
+        applicability="unsafe",
+    )
+
+
+def _device_expr(ctx, mix, born, scopes: list) -> str | None:
+    """The device expression the fix gives the factory call `born`, or None (no fix)."""
+    facts = ctx.facts
+    if born is None or any(a.star for a in born.args) or born not in facts.factory_scopes:
+        return None
+    if not scopes:
+        scopes.append(Scopes(ctx.module))
+    inputs = _inputs(scopes[0], born) if mix.in_forward else set()
+    return _measured(born, mix.node, inputs) or device_var(scopes[0], born, facts.factory_scopes[born])
+
+
+def _where_met(mix, site) -> str:
+    """The message's account of where the tensor meets the device."""
+    if isinstance(mix.node, cst.Return):
+        return "is returned beside outputs on the module's device, and the caller combines them"
+    collective = _collective(mix)
+    if collective and site is mix.node:
+        return f"`{collective}` with the NCCL backend (the one for GPUs) takes only tensors on the GPU"
+    if site is mix.node:
+        return "meets tensors on the device here"
+    return "is handed to a function where it meets tensors on the device"
 
 
 def _collective(mix) -> str | None:

@@ -215,12 +215,8 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
     reported: set = set()
     tensors_set = _tensors_replaced(fn)
     for n in find(fn, cst.Call):
-        q = ctx.imports.qualname(n.func) or ""
-        parts = q.split(".")
-        if len(parts) != 3 or parts[:2] != ["torch", "nn"] or not parts[2][:1].isupper():
-            continue
-        layer = parts[2]
-        if not _has_weights(layer, n) or id(n) in placed:
+        layer = _nn_layer(ctx, n)
+        if layer is None or not _has_weights(layer, n) or id(n) in placed:
             continue
         owner = _owner(ctx, n, parents)  # the container it is built into, or itself
         if any(_has_device_arg(c) for c in _chain(n, owner, parents)):
@@ -230,22 +226,35 @@ def _layers_built(ctx, fn: cst.FunctionDef, self_moved: set):
             continue
         if name is not None and name in tensors_set:
             continue  # `blur.weight.data = kernel`: its tensors are replaced, wherever `kernel` lives
-        what = f"`nn.{layer}`" if owner is n else f"`nn.{_last(ctx, owner)}` holding an `nn.{layer}`"
-        # where it meets the data is where it fails: report the calls of `proj = nn.Linear(...)`
-        uses = [c for c in walk(fn) if isinstance(c, cst.Call) and name is not None and dotted(c.func) == name]
-        for node in uses or [n]:
-            if id(node) in reported:
-                continue
-            reported.add(id(node))
-            inside = "inside `forward`" if fn.name.value == "forward" else f"in `{fn.name.value}`, which `forward` calls,"
-            where = f"`nn.{layer}(...)` is built {inside}".rstrip(",") if node is n else \
-                f"`{name}` is an {what} built {inside} (line {ctx.line(n)})".replace(", (", " (")
-            if (name or "").startswith("self."):  # a lazy build: made once, but after `model.to(device)` ran
-                yield Report(node, f"{where}: its weights are made on the CPU after `model.to(device)` has run; "
-                             "build it in `__init__`, or place it with `.to(x.device)` where it is built")
-            else:
-                yield Report(node, f"{where}: its weights are made on the CPU at every call, never moved by "
-                             "`model.to(device)` and never trained; build it in `__init__`")
+        yield from _reports(ctx, fn, n, layer, owner, name, reported)
+
+
+def _nn_layer(ctx, call: cst.Call) -> str | None:
+    """`Linear` for a call of the class `torch.nn.Linear`; None for anything else."""
+    parts = (ctx.imports.qualname(call.func) or "").split(".")
+    if len(parts) != 3 or parts[:2] != ["torch", "nn"] or not parts[2][:1].isupper():
+        return None
+    return parts[2]
+
+
+def _reports(ctx, fn, n: cst.Call, layer: str, owner, name, reported: set):
+    """The findings for layer `n` (inside `owner`, assigned to `name`) built in `fn`: at the
+    calls of `name`, where it meets the data and fails, else at the layer itself."""
+    what = f"`nn.{layer}`" if owner is n else f"`nn.{_last(ctx, owner)}` holding an `nn.{layer}`"
+    uses = [c for c in walk(fn) if isinstance(c, cst.Call) and name is not None and dotted(c.func) == name]
+    inside = "inside `forward`" if fn.name.value == "forward" else f"in `{fn.name.value}`, which `forward` calls,"
+    for node in uses or [n]:
+        if id(node) in reported:
+            continue
+        reported.add(id(node))
+        where = f"`nn.{layer}(...)` is built {inside}".rstrip(",") if node is n else \
+            f"`{name}` is an {what} built {inside} (line {ctx.line(n)})".replace(", (", " (")
+        if (name or "").startswith("self."):  # a lazy build: made once, but after `model.to(device)` ran
+            yield Report(node, f"{where}: its weights are made on the CPU after `model.to(device)` has run; "
+                         "build it in `__init__`, or place it with `.to(x.device)` where it is built")
+        else:
+            yield Report(node, f"{where}: its weights are made on the CPU at every call, never moved by "
+                         "`model.to(device)` and never trained; build it in `__init__`")
 
 
 def _last(ctx, call: cst.Call) -> str:

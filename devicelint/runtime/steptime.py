@@ -70,6 +70,9 @@ def _run_once(script: str, clock: StepClock | None) -> None:
             handle.remove()
 
 
+_MODES = ("synchronized", "unsynchronized")
+
+
 def time_scripts(scripts: list[str], repeats: int = 2) -> dict:
     """``{script: {"synchronized": {...}, "unsynchronized": {...}}}`` for each script; a
     script that raises gets ``{"error": "..."}`` instead."""
@@ -77,44 +80,60 @@ def time_scripts(scripts: list[str], repeats: int = 2) -> dict:
 
     sync = torch.cuda.synchronize if torch.cuda.is_available() else None
     scripts = [os.path.abspath(s) for s in scripts]
-    deltas = {s: {"synchronized": [], "unsynchronized": []} for s in scripts}
-    errors: dict[str, str] = {}
-    runs = {s: 0 for s in scripts}
+    timer = _Timer(scripts, sync)
+    for script in scripts:
+        timer.turn(script, None)  # warm-up
+    # the scripts take turns, so that each sees the machine in the same state
+    for _ in range(repeats):
+        for mode in _MODES:
+            for script in scripts:
+                timer.turn(script, mode)
+    while any(timer.short(s, m) and s not in timer.errors for s in scripts for m in _MODES):
+        for mode in _MODES:
+            for script in scripts:
+                if timer.short(script, mode):
+                    timer.turn(script, mode)
+    return {script: timer.result(script) for script in scripts}
 
-    def turn(script: str, mode: str | None) -> None:
-        if script in errors:
+
+class _Timer:
+    """The step times of several scripts, gathered one run at a time."""
+
+    def __init__(self, scripts: list[str], sync) -> None:
+        self.sync = sync
+        self.deltas = {s: {mode: [] for mode in _MODES} for s in scripts}
+        self.errors: dict[str, str] = {}
+        self.runs = {s: 0 for s in scripts}
+
+    def turn(self, script: str, mode: str | None) -> None:
+        """Run `script` once, timing its steps in `mode` (None: a warm-up, not timed)."""
+        if script in self.errors:
             return
-        clock = StepClock(sync if mode == "synchronized" else None) if mode else None
+        clock = StepClock(self.sync if mode == "synchronized" else None) if mode else None
         try:
             _run_once(script, clock)
         except BaseException as exc:  # noqa: BLE001 - one script's failure is its own result
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            errors[script] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ''}"
+            self.errors[script] = _error_line(exc)
             return
         if clock is not None:
-            deltas[script][mode].extend(clock.deltas_ms())
-            runs[script] += 1
+            self.deltas[script][mode].extend(clock.deltas_ms())
+            self.runs[script] += 1
 
-    for script in scripts:
-        turn(script, None)  # warm-up
-    for _ in range(repeats):
-        for mode in ("synchronized", "unsynchronized"):
-            for script in scripts:
-                turn(script, mode)
-    while any(len(deltas[s][m]) < MIN_STEPS and s not in errors and runs[s] < MAX_RUNS
-              for s in scripts for m in deltas[s]):
-        for mode in ("synchronized", "unsynchronized"):
-            for script in scripts:
-                if len(deltas[script][mode]) < MIN_STEPS and runs[script] < MAX_RUNS:
-                    turn(script, mode)
-    out = {}
-    for script in scripts:
-        if script in errors:
-            out[script] = {"error": errors[script]}
-            continue
-        out[script] = {mode: _summary(values) for mode, values in deltas[script].items()}
-    return out
+    def short(self, script: str, mode: str) -> bool:
+        """Too few steps timed in `mode`, and runs left to time more."""
+        return len(self.deltas[script][mode]) < MIN_STEPS and self.runs[script] < MAX_RUNS
+
+    def result(self, script: str) -> dict:
+        if script in self.errors:
+            return {"error": self.errors[script]}
+        return {mode: _summary(values) for mode, values in self.deltas[script].items()}
+
+
+def _error_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0][:200] if text else ''}"
 
 
 def _summary(values: list[float]) -> dict:

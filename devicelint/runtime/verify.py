@@ -121,12 +121,22 @@ def format_table(results: list[Result]) -> str:
         if simulated
         else "devicelint runtime verdicts - real CUDA"
     )
+    lines = [title, "", *_verdict_rows(results)]
+    passed = sum(r.ok for r in results)
+    lines += ["", f"{passed}/{len(results)} scripts passed" + (" (simulated)" if simulated else "")]
+    lines += _cost_lines(results)
+    lines += _autofix_lines(results)
+    return "\n".join(lines)
+
+
+def _verdict_rows(results: list[Result]) -> list[str]:
+    """The table itself: one row per script, a failure's first detail lines under it."""
     rows = [("fixture", "expected", "observed", "line", "verdict")]
     for r in results:
         rows.append((r.fixture, _cut(r.expected, 40), _cut(r.observed, 60), "" if r.line is None else str(r.line),
                      r.verdict))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    lines = [title, ""]
+    lines = []
     for n, row in enumerate(rows):
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
         if n == 0:
@@ -134,22 +144,30 @@ def format_table(results: list[Result]) -> str:
         elif not results[n - 1].ok and results[n - 1].detail:
             for detail_line in results[n - 1].detail.strip().splitlines()[:4]:
                 lines.append("    " + _cut(detail_line, 160))
-    passed = sum(r.ok for r in results)
-    lines += ["", f"{passed}/{len(results)} scripts passed" + (" (simulated)" if simulated else "")]
+    return lines
+
+
+def _cost_lines(results: list[Result]) -> list[str]:
     costs = [r for r in results if getattr(r, "cost", None)]
-    if costs:
-        lines += ["", "what each waste costs on this GPU (median ms per training step, bad vs fixed):"]
-        for r in costs:
-            lines.append(f"    {r.fixture}: {format_cost(r.cost)}")
+    if not costs:
+        return []
+    lines = ["", "what each waste costs on this GPU (median ms per training step, bad vs fixed):"]
+    for r in costs:
+        lines.append(f"    {r.fixture}: {format_cost(r.cost)}")
+    return lines
+
+
+def _autofix_lines(results: list[Result]) -> list[str]:
     auto = [r for r in results if getattr(r, "autofix", None)]
-    if auto:
-        counts = {v: sum(r.autofix == v for r in auto) for v in ("proven", "fails", "no-fix")}
-        lines.append(f"autofix (devicelint --fix --unsafe-fixes on the bad scripts): {counts['proven']} proven, "
-                     f"{counts['fails']} fail, {counts['no-fix']} without a fix")
-        for r in auto:
-            if r.autofix == "fails":
-                lines.append(f"    {r.fixture}: " + _cut(r.autofix_detail, 160))
-    return "\n".join(lines)
+    if not auto:
+        return []
+    counts = {v: sum(r.autofix == v for r in auto) for v in ("proven", "fails", "no-fix")}
+    lines = [f"autofix (devicelint --fix --unsafe-fixes on the bad scripts): {counts['proven']} proven, "
+             f"{counts['fails']} fail, {counts['no-fix']} without a fix"]
+    for r in auto:
+        if r.autofix == "fails":
+            lines.append(f"    {r.fixture}: " + _cut(r.autofix_detail, 160))
+    return lines
 
 
 def format_cost(cost: dict) -> str:
