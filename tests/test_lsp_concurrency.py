@@ -24,6 +24,7 @@ import pytest_asyncio  # noqa: E402
 from lsprotocol import types  # noqa: E402
 
 from lsp_project import MODELS, MOVED  # noqa: E402
+from test_limits import _grid_search  # noqa: E402
 from test_lsp import PYPROJECT, TIMEOUT, actions, change_doc, codes, open_doc, start, stop, until  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,8 +122,10 @@ def server_findings(client, uri: str) -> list:
 
 @lsp_test
 async def test_the_server_publishes_what_the_command_line_reports(client, project):
-    # the scripts users write, every rule's: each fixture's first bad script, and the large one
-    sources = {"train_all.py": large_script(1000)}
+    # the scripts users write, every rule's: each fixture's first bad script, and the large
+    # one; and a sweep of 22 nested loops, which its step budget stops (the deterministic
+    # bound of every request: DL000 too-complex, the same in the server's lint thread)
+    sources = {"train_all.py": large_script(1000), "sweep.py": _grid_search(22)}
     for folder in sorted(ROOT.glob("fixtures/DL*")):
         bad = folder / "bad.py"
         if bad.exists():
@@ -135,6 +138,7 @@ async def test_the_server_publishes_what_the_command_line_reports(client, projec
     assert sum(len(v) for v in expected.values()) > 25  # a real comparison, not of empty lists
     for name, uri in uris.items():
         assert sorted(server_findings(client, uri)) == sorted(expected[name]), name
+    assert [f[0] for f in expected["sweep.py"]] == ["DL000"] and "steps" in expected["sweep.py"][0][5]
 
 
 def test_a_superseded_lint_stops_instead_of_running_to_its_end(tmp_path):
