@@ -153,7 +153,7 @@ def test_a_superseded_lint_stops_instead_of_running_to_its_end(tmp_path):
     if not os.path.exists("/proc/self/stat"):
         pytest.skip("needs Linux /proc for the server's CPU time")
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
-    slow_text = large_script(6000)
+    slow_text = large_script(4000)
     started = time.process_time()
     engine.analyse(slow_text.encode(), str(tmp_path / "train_all.py"), deferred=[])
     whole = time.process_time() - started  # seconds on this machine
