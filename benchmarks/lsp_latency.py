@@ -5,13 +5,17 @@ Starts `python -m devicelint server` and drives it over stdio with a minimal JSO
 
 - `small`: a 50-line training script (argparse, a model from `models.py`, a loop); each
   keystroke is a `didChange` (one character of a comment added or removed), timed until the
-  `publishDiagnostics` of that document version arrives. The server waits 150 ms after the
-  last change before linting (its debounce): that wait is part of every figure.
+  `publishDiagnostics` of that document version arrives. The server waits a moment after the
+  last change before linting (its debounce, `devicelint.lsp.server.DEBOUNCE`): that wait is
+  part of every figure.
 - `large`: the same for a 1,000-line training script, made by concatenating the fixture
   scripts (realistic training and evaluation code, one after the other).
 - `code actions`: what an editor asks at each move of the cursor in the 1,000-line script:
   `textDocument/codeAction` with no `only` for the range of one diagnostic (cycling through
   them), timed until the answer arrives; no debounce in it.
+- `small beside large`: a keystroke in the 1,000-line script, then at once one in the small
+  script, timed until the small script's diagnostics arrive: whether a slow file holds up
+  another file's diagnostics.
 - `cross-file`: with the script and `models.py` open, `models.py` is edited so that its
   class places itself on the device (or no longer does); timed until the script's new
   diagnostics (DL001 gone, or back) arrive, the script itself untouched.
@@ -160,6 +164,27 @@ def _spent(client: Client, before):
     return after - before if before is not None and after is not None else None
 
 
+def beside(client: Client, big: str, big_text: str, small: str, small_text: str, rounds: int) -> list:
+    """Seconds from a keystroke in `small`, sent right after one in `big`, to `small`'s
+    diagnostics (each round also waits for `big`'s, so that no lint is left over)."""
+    times = []
+    for version in range(100, rounds + 100):  # versions above the keystroke cases'
+        for uri, text in ((big, big_text), (small, small_text)):
+            new = text + ("# last step\n" if version % 2 else "# last steps\n")
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": new}]})
+        start, cpu = time.perf_counter(), client.cpu()
+        waiting = {big, small}
+        while waiting:
+            msg = client.read()
+            p = msg.get("params") or {}
+            if msg.get("method") == "textDocument/publishDiagnostics" and p.get("version") == version:
+                waiting.discard(p["uri"])
+                if p["uri"] == small:
+                    times.append((time.perf_counter() - start, _spent(client, cpu)))
+    return times
+
+
 def cross_file(client: Client, train_uri: str, models_uri: str, rounds: int) -> list:
     times = []
     for version in range(2, rounds + 2):
@@ -205,6 +230,12 @@ def summary(times: list) -> dict:
     return out
 
 
+def debounce_ms() -> float:
+    from devicelint.lsp.server import DEBOUNCE  # the server's own figure (needs the lsp extra, as the server does)
+
+    return DEBOUNCE * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="keystrokes per case (default 15)")
@@ -227,22 +258,23 @@ def main() -> None:
             big, found = open_doc(client, folder / "large_train.py", large)
             results["large"] = summary(keystrokes(client, big, large, args.rounds))
             results["code actions"] = summary(code_actions(client, big, found, args.rounds))
+            results["small beside large"] = summary(beside(client, big, large, train, UNMOVED, args.rounds))
             models, _ = open_doc(client, folder / "models.py", MODELS)
             results["cross-file"] = summary(cross_file(client, train, models, args.rounds))
         finally:
             client.close()
     lines = {"small": UNMOVED.count("\n") + 1, "large": large.count("\n") + 1, "code actions": large.count("\n") + 1,
-             "cross-file": MODELS.count("\n") + 1}
+             "small beside large": UNMOVED.count("\n") + 1, "cross-file": MODELS.count("\n") + 1}
     print(f"devicelint server latency, {os.cpu_count()} cores, Python {platform.python_version()} "
-          f"(includes the server's 150 ms debounce)")
+          f"(includes the server's {debounce_ms():.0f} ms debounce)")
     print(f"load average before: {load[0]:.1f}, after: {os.getloadavg()[0]:.1f}" if load else "")
-    print(f"{'case':<13} {'lines':>6} {'median':>9} {'min':>9} {'max':>9} {'server CPU':>11}")
+    print(f"{'case':<18} {'lines':>6} {'median':>9} {'min':>9} {'max':>9} {'server CPU':>11}")
     for case, r in results.items():
         cpu = f"{r['median_cpu_ms']:>9.0f}ms" if "median_cpu_ms" in r else f"{'-':>11}"
-        print(f"{case:<13} {lines[case]:>6} {r['median_ms']:>7.0f}ms {r['min_ms']:>7.0f}ms {r['max_ms']:>7.0f}ms {cpu}")
+        print(f"{case:<18} {lines[case]:>6} {r['median_ms']:>7.0f}ms {r['min_ms']:>7.0f}ms {r['max_ms']:>7.0f}ms {cpu}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"cases": results, "lines": lines, "debounce_ms": 150}, f, indent=2)
+            json.dump({"cases": results, "lines": lines, "debounce_ms": debounce_ms()}, f, indent=2)
 
 
 if __name__ == "__main__":

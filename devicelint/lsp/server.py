@@ -4,9 +4,13 @@ built when code actions are asked for the diagnostic, `# noqa`, `source.fixAll.d
 hovers and a command with the rule's docs, re-lints open importers when a module they use
 changes, and syncs notebooks (LSP 3.17) with diagnostics per cell.
 
-Linting runs on the server's event-loop thread, one document at a time: a lint is a
-deterministic function of the text, and a change that arrives meanwhile reschedules the
-document (the debounce), so only the newest text's diagnostics are published."""
+Linting runs off the event loop, in a thread per lint (worker.py), so that the server keeps
+answering while a file is analysed and a slow file never holds up another's diagnostics. A
+change stops the running lint of the document's older text, and only the newest text's
+diagnostics are ever published. Each lint is bounded as the command line's is: by the
+pre-check of the file's size and nesting and by a count of the analysis's steps that depends
+on the text alone (limits.py), so the same text gets the same findings however busy the
+machine is; no clock decides a result."""
 
 from __future__ import annotations
 
@@ -26,10 +30,12 @@ from pygls.lsp.server import LanguageServer
 from devicelint import __version__
 from devicelint import config as cfgmod
 from devicelint import rules as registry
-from devicelint.lsp import convert
+from devicelint.lsp import convert, worker
 from devicelint.lsp.workspace import Workspace, lint_untitled
 
-DEBOUNCE = 0.15  # seconds after the last keystroke
+# Seconds after the last keystroke. Short: a keystroke during the lint stops it (worker.py),
+# so starting early costs only the CPU of a lint that the next keystroke throws away.
+DEBOUNCE = 0.05
 FIX_ALL = "source.fixAll.devicelint"
 EXPLAIN = "devicelint.explain"
 log = logging.getLogger("devicelint.lsp")
@@ -121,13 +127,25 @@ class DeviceLintServer(LanguageServer):
         self.docs: dict = {}
         self.published: dict = {}  # uri (document or cell) -> Published
         self.cells_of: dict = {}  # notebook uri -> cell uris published
-        self._pending: dict = {}  # uri -> asyncio.TimerHandle
+        self._pending: dict = {}  # uri -> asyncio.TimerHandle: a lint waiting for the debounce
+        self._jobs: dict = {}  # uri -> worker.Job: the lint running for it
+        self._wanted: dict = {}  # uri -> how many lints were asked for: only the newest publishes
+        self._again: set = set()  # uris asked for while their stopped lint still unwinds
         self._told: set = set()  # config errors already shown
 
     # ------------------------------------------------------------------ scheduling
+    # A document's lint is a Job (worker.py): its text is taken on the event loop, analysed
+    # in a thread, and its diagnostics published back on the loop only if no newer text came
+    # meanwhile (`_wanted`, bumped by every change, is still the one the job was started
+    # for). A change stops the running lint of the older text at once, and a document never
+    # has two lints running: the next waits for the stopped one to end (`_again`).
     def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
         self.unschedule(uri)
-        self._pending[uri] = asyncio.get_running_loop().call_later(delay, self._run, uri)
+        self._wanted[uri] = self._wanted.get(uri, 0) + 1
+        running = self._jobs.get(uri)
+        if running is not None:
+            running.cancel()  # it lints a text that is no longer the newest
+        self._pending[uri] = asyncio.get_running_loop().call_later(delay, self._start, uri)
 
     def unschedule(self, uri: str) -> None:
         """Drop the lint still waiting for `uri` (a newer text replaces it, or it closed)."""
@@ -135,17 +153,52 @@ class DeviceLintServer(LanguageServer):
         if pending is not None:
             pending.cancel()
 
-    def _run(self, uri: str) -> None:
+    def forget(self, uri: str) -> None:
+        """The document closed: nothing waiting or running for it may publish any more."""
+        self.unschedule(uri)
+        self._wanted[uri] = self._wanted.get(uri, 0) + 1
+        self._again.discard(uri)
+        running = self._jobs.get(uri)
+        if running is not None:
+            running.cancel()
+
+    def _start(self, uri: str) -> None:
         self._pending.pop(uri, None)
+        if uri in self._jobs:  # the stopped lint of an older text is still unwinding
+            self._again.add(uri)
+            return
         try:
-            if self.workspace.get_notebook_document(notebook_uri=uri) is not None:
-                self.lint_notebook(uri)
-            else:
-                self.lint_text(uri)
+            work = self._notebook_work(uri) if self.workspace.get_notebook_document(notebook_uri=uri) is not None \
+                else self._text_work(uri)
         except Exception as e:  # one document's failure must not take the server down
-            log.error("linting %s failed: %s", uri, traceback.format_exc())
-            self.window_show_message(types.ShowMessageParams(
-                types.MessageType.Error, f"devicelint: internal error while linting {uri}: {type(e).__name__}: {e}"))
+            self._failed(uri, traceback.format_exc(), e)
+            return
+        if work is None:
+            return
+        wanted = self._wanted.get(uri, 0)
+        self._jobs[uri] = worker.Job(work, lambda job, outcome, value: self._ended(uri, wanted, outcome, value),
+                                     asyncio.get_running_loop()).start()
+
+    def _ended(self, uri: str, wanted: int, outcome: str, value) -> None:
+        """On the loop: a lint of `uri` ended. Its result is published only if it is for the
+        newest text; a lint asked for while it ran starts now."""
+        self._jobs.pop(uri, None)
+        if outcome == worker.FAILED:
+            self._failed(uri, value)
+        elif outcome == worker.DONE and wanted == self._wanted.get(uri):
+            try:
+                value()  # publish
+            except Exception as e:
+                self._failed(uri, traceback.format_exc(), e)
+        if uri in self._again:
+            self._again.discard(uri)
+            self._start(uri)
+
+    def _failed(self, uri: str, trace: str, error=None) -> None:
+        log.error("linting %s failed: %s", uri, trace)
+        what = f"{type(error).__name__}: {error}" if error is not None else trace.strip().splitlines()[-1]
+        self.window_show_message(types.ShowMessageParams(
+            types.MessageType.Error, f"devicelint: internal error while linting {uri}: {what}"))
 
     # ------------------------------------------------------------------ linting
     def settings(self, path: str | None):
@@ -161,24 +214,33 @@ class DeviceLintServer(LanguageServer):
                 self.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
             return None
 
-    def lint_text(self, uri: str) -> None:
+    def _text_work(self, uri: str):
+        """What the lint thread runs for a text document: the analysis of its text as it is now,
+        returning what publishes the result on the loop. None when it is published already
+        (a config that cannot be read: no diagnostics)."""
         doc = self.workspace.get_text_document(uri)
-        path = path_of(uri)
-        data = doc.source.encode("utf-8")
+        path, version, source = path_of(uri), doc.version, doc.source
+        data = source.encode("utf-8")
         if path is not None:
             self.project.open(path, data)
         settings = self.settings(path)
-        text = convert.Text(doc.source, self.workspace.position_codec)
+        text = convert.Text(source, self.workspace.position_codec)
         if settings is None:
-            self.publish(uri, text, [], doc.version)
-            return
-        lint = self.project.lint(path, data, settings) if path else lint_untitled(data, settings)
-        serial = next(_SERIALS)
-        pairs = [(convert.diagnostic(f, text, uri, self.docs, ref=f"{serial}:{i}", offered=lint.offered(i)), f)
-                 for i, f in enumerate(lint.findings)]
-        self.publish(uri, text, pairs, doc.version, serial, lint.with_fix)
-        if path is not None:
-            self.relint_importers(path)  # only those that read it, and only if they could see the edit
+            self.publish(uri, text, [], version)
+            return None
+
+        def work():
+            lint = self.project.lint(path, data, settings) if path else lint_untitled(data, settings)
+            serial = next(_SERIALS)
+            pairs = [(convert.diagnostic(f, text, uri, self.docs, ref=f"{serial}:{i}", offered=lint.offered(i)), f)
+                     for i, f in enumerate(lint.findings)]
+
+            def publish():
+                self.publish(uri, text, pairs, version, serial, lint.with_fix)
+                if path is not None:
+                    self.relint_importers(path)  # only those that read it, and only if they could see the edit
+            return publish
+        return work
 
     def relint_importers(self, path: str) -> None:
         """Open documents whose findings read `path`'s summary as it was: lint them again."""
@@ -192,24 +254,32 @@ class DeviceLintServer(LanguageServer):
         out += [uri for uri in self.workspace.notebook_documents if _notebook_path(uri) == path]
         return out
 
-    def lint_notebook(self, uri: str) -> None:
+    def _notebook_work(self, uri: str):
+        """`_text_work` for a notebook: its cells' texts now, their diagnostics from the thread."""
         nb = self.workspace.get_notebook_document(notebook_uri=uri)
         cells, data = self._notebook_json(nb)
         path = _notebook_path(uri)
         settings = self.settings(path)
         texts = {i + 1: (doc.uri, convert.Text(doc.source, self.workspace.position_codec))
                  for i, (_c, doc) in enumerate(cells)}
-        by_cell: dict = {doc.uri: [] for c, doc in cells if c.kind == types.NotebookCellKind.Code}
-        serial = next(_SERIALS)
-        if settings is not None:
-            lint = self.project.lint(path, data, settings) if path else lint_untitled(data, settings, ".ipynb")
-            for i, f in enumerate(lint.findings):
-                cell_uri, text = texts.get(f.cell or 1, (None, None))
-                if cell_uri is None:
-                    continue
-                at = len(by_cell.setdefault(cell_uri, []))
-                d = convert.diagnostic(f, text, cell_uri, self.docs, ref=f"{serial}:{at}", offered=lint.offered(i))
-                by_cell[cell_uri].append((d, f))  # a notebook's findings carry their fixes
+        code_cells = [doc.uri for c, doc in cells if c.kind == types.NotebookCellKind.Code]
+
+        def work():
+            by_cell: dict = {cell_uri: [] for cell_uri in code_cells}
+            serial = next(_SERIALS)
+            if settings is not None:
+                lint = self.project.lint(path, data, settings) if path else lint_untitled(data, settings, ".ipynb")
+                for i, f in enumerate(lint.findings):
+                    cell_uri, text = texts.get(f.cell or 1, (None, None))
+                    if cell_uri is None:
+                        continue
+                    at = len(by_cell.setdefault(cell_uri, []))
+                    d = convert.diagnostic(f, text, cell_uri, self.docs, ref=f"{serial}:{at}", offered=lint.offered(i))
+                    by_cell[cell_uri].append((d, f))  # a notebook's findings carry their fixes
+            return lambda: self._publish_cells(uri, texts, by_cell, serial)
+        return work
+
+    def _publish_cells(self, uri: str, texts: dict, by_cell: dict, serial: int) -> None:
         gone = self.cells_of.get(uri, set()) - set(by_cell)
         for cell_uri in gone:
             self.publish(cell_uri, convert.Text("", self.workspace.position_codec), [], None)
@@ -252,7 +322,7 @@ class DeviceLintServer(LanguageServer):
                 watchers=[types.FileSystemWatcher(glob_pattern=g) for g in globs]))]))
 
     # ------------------------------------------------------------------ code actions
-    def code_actions(self, params: types.CodeActionParams) -> list:
+    async def code_actions(self, params: types.CodeActionParams) -> list:
         uri = params.text_document.uri
         only = params.context.only
         out = []
@@ -264,7 +334,7 @@ class DeviceLintServer(LanguageServer):
         if _wanted(FIX_ALL, only):
             # asked for by kind (on save, the Source Action menu): made now; asked with every
             # other action (at each move of the cursor): only as a promise to resolve
-            action = self._fix_all(uri) if only else self._fix_all_later(uri) if self._resolves_edits() else None
+            action = await self._fix_all(uri) if only else self._fix_all_later(uri) if self._resolves_edits() else None
             if action is not None:
                 out.append(action)
         return out
@@ -289,13 +359,13 @@ class DeviceLintServer(LanguageServer):
             return None
         return types.CodeAction(title="devicelint: apply the safe fixes", kind=FIX_ALL, data={"fixAll": uri})
 
-    def resolve(self, action: types.CodeAction) -> types.CodeAction:
+    async def resolve(self, action: types.CodeAction) -> types.CodeAction:
         """A `source.fixAll` offered by `_fix_all_later`, with its edit (an empty one when
         nothing is left to fix)."""
         uri = action.data.get("fixAll") if isinstance(action.data, dict) else None
         if action.kind != FIX_ALL or not isinstance(uri, str):
             return action
-        done = self._fix_all(uri)
+        done = await self._fix_all(uri)
         action.edit = done.edit if done is not None else types.WorkspaceEdit(changes={})
         return action
 
@@ -323,11 +393,16 @@ class DeviceLintServer(LanguageServer):
                                             edit=types.WorkspaceEdit(changes={uri: [edit]}), is_preferred=False))
         return out
 
-    def _fix_all(self, uri: str):
-        """One edit replacing the document with its safely fixed text, or None."""
+    async def _fix_all(self, uri: str):
+        """One edit replacing the document with its safely fixed text, or None. Fixing
+        analyses the file again, round after round: in a lint thread, so that the other
+        documents' diagnostics go on meanwhile."""
         nb = self.workspace.get_notebook_document(cell_uri=uri)
-        if nb is not None:
-            return self._fix_all_cells(nb)
+        work = self._fix_all_cells(nb) if nb is not None else self._fix_all_text(uri)
+        return await worker.run(work, asyncio.get_running_loop()) if work is not None else None
+
+    def _fix_all_text(self, uri: str):
+        """What `_fix_all`'s thread runs for a text document (its text as it is now), or None."""
         path = path_of(uri)
         if path is None:
             return None
@@ -335,36 +410,43 @@ class DeviceLintServer(LanguageServer):
         if settings is None:
             return None
         doc = self.workspace.get_text_document(uri)
-        new, count = self.project.fix_all(path, doc.source.encode("utf-8"), settings)
-        if not count:
-            return None
-        text = convert.Text(doc.source, self.workspace.position_codec)
-        edit = types.TextEdit(text.whole(), new.decode("utf-8"))
-        return types.CodeAction(
-            title=f"devicelint: apply {count} safe fix{'es' if count > 1 else ''}", kind=FIX_ALL,
-            edit=types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
-                edits=[edit])]))
+        source, version = doc.source, doc.version
+        text = convert.Text(source, self.workspace.position_codec)
+
+        def work():
+            new, count = self.project.fix_all(path, source.encode("utf-8"), settings)
+            if not count:
+                return None
+            edit = types.TextEdit(text.whole(), new.decode("utf-8"))
+            return types.CodeAction(
+                title=f"devicelint: apply {count} safe fix{'es' if count > 1 else ''}", kind=FIX_ALL,
+                edit=types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                    edits=[edit])]))
+        return work
 
     def _fix_all_cells(self, nb):
-        """The notebook's safe fixes (notebook.fix, as `devicelint --fix` makes them), one
-        whole-cell edit per changed cell; None when nothing changes."""
+        """For `_fix_all`'s thread: the notebook's safe fixes (notebook.fix, as `devicelint
+        --fix` makes them), one whole-cell edit per changed cell; None when nothing changes."""
         path = _notebook_path(nb.uri)
         settings = self.settings(path) if path is not None else _default_settings()
         if settings is None:
             return None
         cells, data = self._notebook_json(nb)
-        new, count = self.project.fix_all(path or "untitled.ipynb", data, settings)
-        if not count:
-            return None
-        changes = {}
-        for (_cell, doc), fixed in zip(cells, json.loads(new)["cells"]):
-            text = fixed["source"] if isinstance(fixed["source"], str) else "".join(fixed["source"])
-            if text != doc.source:
-                whole = convert.Text(doc.source, self.workspace.position_codec).whole()
-                changes[doc.uri] = [types.TextEdit(whole, text)]
-        return types.CodeAction(title=f"devicelint: apply {count} safe fix{'es' if count > 1 else ''}",
-                                kind=FIX_ALL, edit=types.WorkspaceEdit(changes=changes))
+        wholes = {doc.uri: convert.Text(doc.source, self.workspace.position_codec).whole() for _c, doc in cells}
+
+        def work():
+            new, count = self.project.fix_all(path or "untitled.ipynb", data, settings)
+            if not count:
+                return None
+            changes = {}
+            for (_cell, doc), fixed in zip(cells, json.loads(new)["cells"]):
+                text = fixed["source"] if isinstance(fixed["source"], str) else "".join(fixed["source"])
+                if text != doc.source:
+                    changes[doc.uri] = [types.TextEdit(wholes[doc.uri], text)]
+            return types.CodeAction(title=f"devicelint: apply {count} safe fix{'es' if count > 1 else ''}",
+                                    kind=FIX_ALL, edit=types.WorkspaceEdit(changes=changes))
+        return work
 
     # ------------------------------------------------------------------ docs
     def hover(self, params: types.HoverParams):
@@ -437,7 +519,7 @@ def build() -> DeviceLintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: DeviceLintServer, params: types.DidCloseTextDocumentParams):
         uri = params.text_document.uri
-        ls.unschedule(uri)
+        ls.forget(uri)
         path = path_of(uri)
         if path is not None:
             ls.project.close(path)  # importers now read the file on disk
@@ -459,7 +541,7 @@ def build() -> DeviceLintServer:
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def nb_close(ls: DeviceLintServer, params: types.DidCloseNotebookDocumentParams):
         uri = params.notebook_document.uri
-        ls.unschedule(uri)
+        ls.forget(uri)
         for cell in params.cell_text_documents:
             ls.clear(cell.uri)
         ls.cells_of.pop(uri, None)
@@ -479,12 +561,12 @@ def build() -> DeviceLintServer:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True))
-    def code_action(ls: DeviceLintServer, params: types.CodeActionParams):
-        return ls.code_actions(params)
+    async def code_action(ls: DeviceLintServer, params: types.CodeActionParams):
+        return await ls.code_actions(params)
 
     @server.feature(types.CODE_ACTION_RESOLVE)
-    def code_action_resolve(ls: DeviceLintServer, action: types.CodeAction):
-        return ls.resolve(action)
+    async def code_action_resolve(ls: DeviceLintServer, action: types.CodeAction):
+        return await ls.resolve(action)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: DeviceLintServer, params: types.HoverParams):
@@ -502,10 +584,25 @@ def build() -> DeviceLintServer:
 
 
 def serve() -> None:
-    from devicelint import engine
+    import sys
+
+    from devicelint import engine, limits
 
     logging.basicConfig(level=logging.WARNING)  # stderr: stdout is the protocol's
     # this process is ours, as the command line's is: a tree is kept out of the cyclic
     # collector while its file is analysed (engine._parse_out_of_gc), a tenth of a lint
     engine.FREEZE_TREES = True
+    # limits.bounded() raises the recursion limit for the analysis in the main thread only:
+    # the lint threads get the same depth for the whole life of the server
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), limits.RECURSION_LIMIT))
+    _import_the_lint_path()
     build().start_io()
+
+
+def _import_the_lint_path() -> None:
+    """Import now what a lint imports on first need: a lint stopped by a newer keystroke
+    (worker.Cancelled) must not stop in the middle of an import."""
+    import hashlib  # noqa: F401
+
+    from devicelint import bindonce, cache, cpu_run, dictbatch, edits, fix, notebook, summary  # noqa: F401
+    from devicelint.flow import program  # noqa: F401

@@ -160,7 +160,7 @@ class Workspace:
         may read differently now (its summary changed, or it appeared or went)."""
         changed = os.path.abspath(changed)
         out = []
-        for path, deps in self.deps.items():
+        for path, deps in list(self.deps.items()):  # lint threads add entries meanwhile
             if changed not in deps or path == changed:
                 continue
             before = deps[changed]

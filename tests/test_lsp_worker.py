@@ -1,0 +1,103 @@
+"""The language server's lint threads (devicelint/lsp/worker.py, no pygls): a lint stopped
+anywhere (parse, inference, positions, a rule) leaves nothing behind that changes the next
+lint's findings, and a stop that comes too late to matter is silent."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+import threading
+from pathlib import Path
+
+from devicelint import engine
+from devicelint.lsp import worker
+from devicelint.lsp.workspace import Workspace
+from lsp_project import MODELS
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from lsp_latency import large_script  # noqa: E402
+
+
+def findings(lint) -> list:
+    return [(f.code, f.line, f.column, f.end_line, f.end_column, f.message) for f in lint.findings]
+
+
+async def lint_in_job(ws: Workspace, path: str, data: bytes, stop_after: float | None):
+    loop = asyncio.get_running_loop()
+    ended = loop.create_future()
+    job = worker.Job(lambda: ws.lint(path, data, ws.settings(path)),
+                     lambda _job, outcome, value: ended.set_result((outcome, value)), loop).start()
+    if stop_after is not None:
+        await asyncio.sleep(stop_after)
+        job.cancel()
+    return await asyncio.wait_for(ended, 120)
+
+
+def test_a_lint_stopped_anywhere_leaves_the_next_lint_unchanged(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine, "FREEZE_TREES", True)  # as in the server: the parse turns gc off and on
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "trainer"\n\n[tool.devicelint]\n')
+    (tmp_path / "models.py").write_text(MODELS)
+    path = str(tmp_path / "train_all.py")
+    text = large_script(1000)
+    (tmp_path / "train_all.py").write_text(text)
+    reference = findings(Workspace().lint(path, text.encode(), Workspace().settings(path)))
+    assert len(reference) > 10
+
+    async def scenario():
+        ws = Workspace()
+        stopped = 0
+        # stops spread over one lint's life: parse, inference, positions, rules
+        for i, delay in enumerate([0.0, 0.05, 0.15, 0.3, 0.5]):
+            data = (text + f"# keystroke {i}\n").encode()  # a new text each time: no lint is reused
+            outcome, _ = await lint_in_job(ws, path, data, delay)
+            stopped += outcome == worker.CANCELLED
+            assert gc.isenabled()
+            outcome, lint = await lint_in_job(ws, path, data, None)
+            assert outcome == worker.DONE and findings(lint) == reference
+        return stopped
+
+    assert asyncio.run(scenario()) >= 3  # most of them were stopped mid-way
+
+
+def _spin(n: int) -> int:
+    total = 0
+    for k in range(n):  # Python bytecode: where a stop can land
+        total += k
+    return total
+
+
+def test_a_stop_that_comes_too_late_is_silent(monkeypatch):
+    hooked = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: hooked.append(args))
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        outcomes = []
+        for i in range(300):  # stops landing before, during and after the work's end
+            ended = loop.create_future()
+            job = worker.Job(lambda n=i: _spin(100 * n), lambda _j, outcome, v, f=ended: f.set_result(outcome),
+                             loop).start()
+            if i % 3:
+                await asyncio.sleep(0)
+            job.cancel()
+            outcomes.append(await asyncio.wait_for(ended, 30))
+            job.cancel()  # after its end: nothing to stop
+        return outcomes
+
+    outcomes = asyncio.run(scenario())
+    assert set(outcomes) <= {worker.DONE, worker.CANCELLED} and worker.CANCELLED in outcomes
+    assert hooked == []  # no thread ended with a stray Cancelled
+
+
+def test_a_request_run_in_a_thread_gives_its_value_or_its_error():
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        assert await worker.run(lambda: 6 * 7, loop) == 42
+        try:
+            await worker.run(lambda: 1 / 0, loop)
+        except RuntimeError as e:
+            return str(e)
+
+    assert "ZeroDivisionError" in asyncio.run(scenario())
