@@ -83,3 +83,58 @@ def test_the_image_itself_on_the_device_is_still_flagged():
     code = code.replace('axs[2].imshow((ours - fd).abs().detach().cpu(), cmap="viridis", vmax=vmax)',
                         'axs[2].imshow((ours - fd).abs().detach(), cmap="viridis", vmax=vmax)  # <- DL003')
     assert found(code) == expected(code)
+
+
+# StarlitVienna/pytorch-notes `practice/circle_data_model/generateData.py`: the data module
+# moves its tensors at import time and plots them under its own `__main__` guard; model.py
+# does `from generateData import *` and main.py trains on the device copies. A module-level
+# binding made outside the guard of a file that has one is meant for importers.
+_DATA_MODULE = """
+import torch
+import matplotlib.pyplot as plt
+from sklearn.datasets import make_circles
+from sklearn.model_selection import train_test_split
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+N_SAMPLES = 100
+SEED = 42
+
+X, y = make_circles(n_samples=N_SAMPLES, noise=0.02, random_state=SEED)
+X_train, X_test, Y_train, Y_test = train_test_split(X, y, train_size=0.8, shuffle=True, random_state=SEED)
+
+X_train = torch.from_numpy(X_train).type(torch.float32).to(device)
+X_test = torch.from_numpy(X_test).type(torch.float32).to(device)
+Y_train = torch.from_numpy(Y_train).to(device)
+Y_test = torch.from_numpy(Y_test).to(device)
+
+if __name__ == "__main__":
+    figure, axis = plt.subplots(1, 2)
+    axis[0].scatter(X_train[:, 0].cpu(), X_train[:, 1].cpu(), c=Y_train.cpu(), cmap=plt.cm.RdYlBu)
+    axis[1].scatter(X_test[:, 0].cpu(), X_test[:, 1].cpu(), c=Y_test.cpu(), cmap=plt.cm.RdYlBu)
+    plt.show()
+"""
+
+
+def _dl021(code: str) -> set:
+    return {(f.code, f.line) for f in lint_source(code, "generateData.py", select=["DL021"])}
+
+
+def test_a_data_module_meant_for_importers_is_not_a_round_trip():
+    assert _dl021(_DATA_MODULE) == set()
+
+
+def test_the_same_move_under_the_main_guard_is_still_flagged():
+    code = _DATA_MODULE.replace(
+        '    figure, axis = plt.subplots(1, 2)\n',
+        '    labels = torch.from_numpy(y).to(device)  # <- DL021\n'
+        '    print(labels.cpu().tolist()[:10])\n'
+        '    figure, axis = plt.subplots(1, 2)\n')
+    assert _dl021(code) == expected(code)
+
+
+def test_a_script_without_a_main_guard_is_still_flagged():
+    code = _DATA_MODULE.replace("if __name__ == \"__main__\":\n    ", "").replace("\n    ", "\n")
+    code = code.replace("Y_train = torch.from_numpy(Y_train).to(device)", "Y_train = torch.from_numpy(Y_train).to(device)  # <- DL021")
+    code = code.replace("Y_test = torch.from_numpy(Y_test).to(device)", "Y_test = torch.from_numpy(Y_test).to(device)  # <- DL021")
+    assert _dl021(code) == expected(code)

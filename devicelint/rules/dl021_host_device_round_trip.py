@@ -99,6 +99,8 @@ top = scores.cuda().detach().cpu().tolist()  # <--
                 continue
             if not _only_conversion_reads(back, uses, ctx.module):
                 continue
+            if back.func is None and _receiver_root(back.node) is not move and _for_importers(ctx, move):
+                continue
             seen.add(id(move))
             yield Report(
                 move,
@@ -136,6 +138,27 @@ def _receiver_root(call: cst.Call):
     while isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _KEEP:
         n = n.func.value
     return n
+
+
+def _for_importers(ctx, move) -> bool:
+    """A module-level binding made outside the `if __name__ == "__main__":` block of a file
+    that has one: the file is meant to be imported too (`from data import *`), and its
+    importers may use the device copy that this file only reads back."""
+    guards = [ctx.position(n) for n in ctx.module.body if isinstance(n, cst.If) and _is_main_test(n.test)]
+    if not guards:
+        return False
+    line = ctx.line(move)
+    return not any(g is not None and g.start.line <= line <= g.end.line for g in guards)
+
+
+def _is_main_test(test) -> bool:
+    """`__name__ == "__main__"` (either side)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 \
+            or not isinstance(test.comparisons[0].operator, cst.Equal):
+        return False
+    sides = [test.left, test.comparisons[0].comparator]
+    return any(isinstance(n, cst.Name) and n.value == "__name__" for n in sides) and any(
+        isinstance(n, cst.SimpleString) and n.evaluated_value == "__main__" for n in sides)
 
 
 def _only_conversion_reads(back, uses, module) -> bool:
