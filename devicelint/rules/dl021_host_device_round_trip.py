@@ -17,7 +17,9 @@ class HostDeviceRoundTrip(Rule):
     `.tolist()`, also after `.detach()` or a cast) and is used nowhere else: the name it is
     bound to is read by nothing but that conversion, so no model, loss or operation runs on
     the device copy. A tensor moved, used by the model and then brought back is not flagged,
-    nor is a move whose tensor may already be on the device. Off by default: select `DL021`.
+    nor is a move whose tensor may already be on the device, nor a module-level binding made
+    outside the `if __name__ == "__main__":` block of a file that has one (the file is imported
+    too, and its importers may use the copy). Off by default: select `DL021`.
 
     A parameter or registered buffer moved to its module's own device in `forward`
     (`self.mask.to(x.device)`) is not flagged: it is already there, and `.to()` then returns
