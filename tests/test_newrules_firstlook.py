@@ -138,3 +138,106 @@ def test_a_script_without_a_main_guard_is_still_flagged():
     code = code.replace("Y_train = torch.from_numpy(Y_train).to(device)", "Y_train = torch.from_numpy(Y_train).to(device)  # <- DL021")
     code = code.replace("Y_test = torch.from_numpy(Y_test).to(device)", "Y_test = torch.from_numpy(Y_test).to(device)  # <- DL021")
     assert _dl021(code) == expected(code)
+
+
+# lzx1413/PytorchSSD: the loss and prior-box modules set the default tensor type when they are
+# imported (`if torch.cuda.is_available(): torch.set_default_tensor_type(...)`), and the
+# training scripts that import them iterate a shuffling loader built without `generator=`:
+# the same failure as ssd.pytorch, with the setter in another file (3 silent misses).
+_LOSS_MODULE = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+GPU = False
+if torch.cuda.is_available():
+    GPU = True
+    torch.set_default_tensor_type("torch.cuda.FloatTensor")
+
+
+class MultiBoxLoss(nn.Module):
+    def __init__(self, num_classes, overlap_thresh=0.5):
+        super().__init__()
+        self.num_classes = num_classes
+        self.threshold = overlap_thresh
+
+    def forward(self, predictions, targets):
+        loc_data, conf_data = predictions
+        return F.smooth_l1_loss(loc_data, targets[..., :4]) + F.cross_entropy(conf_data, targets[..., 4].long())
+"""
+
+_TRAIN_SCRIPT = """
+import argparse
+
+import torch
+import torch.optim as optim
+import torch.utils.data as data
+
+from layers.modules import MultiBoxLoss
+
+parser = argparse.ArgumentParser(description="Receptive Field Block Net Training")
+parser.add_argument("--batch_size", default=32, type=int)
+parser.add_argument("--num_workers", default=4, type=int)
+parser.add_argument("--max_iter", default=1000, type=int)
+args = parser.parse_args()
+
+
+class Boxes(data.Dataset):
+    def __len__(self):
+        return 256
+
+    def __getitem__(self, i):
+        return torch.randn(3, 32, 32), torch.rand(8, 5)
+
+
+def train(net):
+    criterion = MultiBoxLoss(21)
+    optimizer = optim.SGD(net.parameters(), lr=1e-3, momentum=0.9)
+    dataset = Boxes()
+    epoch_size = len(dataset) // args.batch_size
+    for iteration in range(args.max_iter):
+        if iteration % epoch_size == 0:
+            batch_iterator = iter(data.DataLoader(dataset, args.batch_size, shuffle=True,  # <- DL019
+                                                  num_workers=args.num_workers))
+        images, targets = next(batch_iterator)
+        loss = criterion(net(images.cuda()), targets.cuda())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def _project(root, loss_module):
+    files = {"pyproject.toml": "", "layers/__init__.py": "",
+             "layers/modules/__init__.py": "from .multibox_loss import MultiBoxLoss\n\n__all__ = ['MultiBoxLoss']\n",
+             "layers/modules/multibox_loss.py": loss_module, "train_test.py": _TRAIN_SCRIPT}
+    for name, text in files.items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root / "train_test.py"
+
+
+def _dl019(path) -> set:
+    from devicelint.engine import lint_file
+
+    return {(f.code, f.line) for f in lint_file(str(path)) if f.code == "DL019"}
+
+
+def test_a_default_tensor_type_set_by_an_imported_module_is_seen(tmp_path):
+    train = _project(tmp_path, _LOSS_MODULE)
+    assert _dl019(train) == expected(train.read_text())
+
+
+def test_a_default_set_inside_a_function_of_the_imported_module_is_not(tmp_path):
+    lazy = _LOSS_MODULE.replace('GPU = False\nif torch.cuda.is_available():\n    GPU = True\n    torch',
+                                'def use_gpu():\n    torch')
+    assert "def use_gpu" in lazy
+    assert _dl019(_project(tmp_path, lazy)) == set()
+
+
+def test_an_imported_module_that_also_sets_the_host_default_leaves_it_unknown(tmp_path):
+    both = _LOSS_MODULE.replace('    torch.set_default_tensor_type("torch.cuda.FloatTensor")\n',
+                                '    torch.set_default_tensor_type("torch.cuda.FloatTensor")\n'
+                                'torch.set_default_tensor_type("torch.FloatTensor")\n')
+    assert _dl019(_project(tmp_path, both)) == set()
