@@ -17,7 +17,8 @@ class DefaultDeviceGenerator(Rule):
     every `random_split(...)` without `generator=`, when the default device is an
     accelerator there: the file calls `torch.set_default_device("cuda")` (or the legacy
     `torch.set_default_tensor_type("torch.cuda.FloatTensor")`) and never sets another
-    default, or the loop / split sits inside a `with torch.device("cuda"):` block. Silent
+    default, or a project module the file imports does so at module level (it runs on
+    import), or the loop / split sits inside a `with torch.device("cuda"):` block. Silent
     when the default device is not known to be an accelerator
     (`torch.set_default_device(args.device)`).
 
