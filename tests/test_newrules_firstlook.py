@@ -241,3 +241,74 @@ def test_an_imported_module_that_also_sets_the_host_default_leaves_it_unknown(tm
                                 '    torch.set_default_tensor_type("torch.cuda.FloatTensor")\n'
                                 'torch.set_default_tensor_type("torch.FloatTensor")\n')
     assert _dl019(_project(tmp_path, both)) == set()
+
+
+# KaiyangZhou/deep-person-reid `tools/visualize_actmap.py`: the batch goes to the GPU under
+# `if use_gpu:` and the outputs come back under the same `if use_gpu:`; after it they are on
+# the host on both paths (with `use_gpu` false nothing was ever on the device).
+_ACTMAP = """
+import argparse
+import os.path as osp
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class FeatureNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 64, 3, padding=1)
+
+    def forward(self, x):
+        return F.relu(self.conv(x))
+
+
+@torch.no_grad()
+def visactmap(model, data_loader, save_dir, width, height, use_gpu):
+    model.eval()
+    for batch_idx, data in enumerate(data_loader):
+        imgs, paths = data["img"], data["impath"]
+        if use_gpu:
+            imgs = imgs.cuda()
+        outputs = model(imgs)
+        outputs = (outputs**2).sum(1)
+        b, h, w = outputs.size()
+        outputs = F.normalize(outputs.view(b, h * w), p=2, dim=1).view(b, h, w)
+        if use_gpu:
+            imgs, outputs = imgs.cpu(), outputs.cpu()
+        for j in range(outputs.size(0)):
+            img_np = np.uint8(np.floor(imgs[j].numpy() * 255)).transpose((1, 2, 0))
+            am = outputs[j, ...].numpy()
+            am = cv2.resize(am, (width, height))
+            am = np.uint8(np.floor(255 * (am - np.min(am)) / (np.max(am) - np.min(am) + 1e-12)))
+            cv2.imwrite(osp.join(save_dir, osp.basename(paths[j]) + ".jpg"), np.concatenate([img_np, am[..., None].repeat(3, 2)], 1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--save-dir", default="log")
+    args = parser.parse_args()
+    use_gpu = torch.cuda.is_available()
+    model = FeatureNet()
+    if use_gpu:
+        model = model.cuda()
+    loader = [{"img": torch.rand(4, 3, 64, 32), "impath": ["a", "b", "c", "d"]}]
+    visactmap(model, loader, args.save_dir, 128, 256, use_gpu)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_outputs_brought_back_under_the_same_flag_are_on_the_host():
+    assert found(_ACTMAP) == set()
+
+
+def test_outputs_not_brought_back_are_still_flagged():
+    code = _ACTMAP.replace("imgs, outputs = imgs.cpu(), outputs.cpu()", "imgs = imgs.cpu()")
+    code = code.replace("am = outputs[j, ...].numpy()", "am = outputs[j, ...].numpy()  # <- DL003")
+    assert found(code) == expected(code)
