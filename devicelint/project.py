@@ -492,6 +492,34 @@ class FileView:
         self._unplaced[key] = ok
         return ok
 
+    def import_defaults(self, importer: str, level: int, mod: str, name: str | None = None) -> list:
+        """The default device types ("cuda", "cpu", "unknown") that `import mod` / `from mod
+        import name` in `importer` sets while it runs: the module-level setters of that module,
+        of the packages above it and of every project module they import in turn (DL019)."""
+        found: list = []
+        self._import_defaults(importer, level, mod, name, found, set(), 0)
+        return found
+
+    def _import_defaults(self, importer, level, mod, name, found, seen, depth) -> None:
+        parts = [p for p in mod.split(".") if p]
+        paths = [self.module(importer, level, ".".join(parts[:i])) for i in range(1, len(parts) + 1)] \
+            if parts else [self.module(importer, level, "")]
+        if name is not None:  # `from pkg import sub`: a submodule runs too
+            paths.append(self.module(importer, level, ".".join([*parts, name])))
+        for path in paths:
+            if path is None or path in seen or depth > MAX_DEPTH or _kind(path) == "dir":
+                continue
+            seen.add(path)
+            s = self.summary(path)
+            if s is None:
+                continue
+            found.extend(s["defaults"])
+            for spec in s["imports"].values():
+                if spec is not None:
+                    self._import_defaults(path, spec[0], spec[1], spec[2], found, seen, depth + 1)
+            for lvl, m in s["stars"]:
+                self._import_defaults(path, lvl, m, None, found, seen, depth + 1)
+
     def builds_host_models(self, path: str) -> bool:
         """Is module `path` a registry of architectures (`vits.__dict__[args.arch](...)`): at
         least one public function or class builds a module with weights, no function returns a

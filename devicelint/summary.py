@@ -30,8 +30,8 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 9  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites
-KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs"}
+VERSION = 10  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices
+KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
 UNKNOWN = ["unknown"]
 
@@ -83,7 +83,7 @@ def summarize(source: bytes) -> dict | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
         return None
     out = {"v": VERSION, "imports": {}, "stars": [], "all": None, "classes": {}, "functions": {},
-           "values": {}, "names": [], "sites": []}
+           "values": {}, "names": [], "sites": [], "defaults": []}
     try:
         _module_body(tree.body, out)
         _module_sites(tree.body, out)
@@ -117,12 +117,37 @@ def _module_body(body, out) -> None:
             out["names"].append(stmt.name)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             _module_assign(stmt, out)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            _default_setter(stmt.value, out)
         elif isinstance(stmt, (ast.If, ast.Try)) or type(stmt).__name__ == "TryStar":
             # `try: import x / except ImportError:` and `if TYPE_CHECKING:` blocks
             for block in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])):
                 _module_body(block, out)
             for h in getattr(stmt, "handlers", ()):
                 _module_body(h.body, out)
+
+
+def _default_setter(call: ast.Call, out) -> None:
+    """`torch.set_default_tensor_type("torch.cuda.FloatTensor")` / `torch.set_default_device("cuda")`
+    run when the module is imported: the device type it sets into `defaults` ("cuda", "mps",
+    "cpu", or "unknown" for a value read at run time), for the files that import this one (DL019)."""
+    name = dotted(call.func)
+    head, _, rest = (name or "").partition(".")
+    if out["imports"].get(head) != [0, "torch", None] or ("torch." + rest) not in (
+            kb.torch_core.DEFAULT_DEVICE_SETTERS | kb.torch_core.DEFAULT_TENSOR_TYPE_SETTERS):
+        return
+    arg = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    text = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else dotted(arg)
+    if text is None:
+        place = None
+    elif ("torch." + rest) in kb.torch_core.DEFAULT_TENSOR_TYPE_SETTERS:
+        place = ("cuda" if text.startswith("torch.cuda.") else "cpu") if text.startswith("torch.") and \
+            text.endswith("Tensor") else None
+    elif isinstance(arg, ast.Constant) and kb.torch_core.parse_device_string(text) is not None:
+        place = text.split(":")[0].strip().lower()
+    else:
+        place = None
+    out["defaults"].append(place or "unknown")
 
 
 def _refs(tree, out) -> list:

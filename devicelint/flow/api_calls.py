@@ -377,18 +377,23 @@ class ApiCalls:
         if numpy and last in kb.consumers.NUMPY_FORWARDING and len(pos) == 1 and pos[0].kind is Kind.TENSOR and not kw:
             return pos[0].with_(inplace=False)
         delegates = numpy and last in kb.consumers.NUMPY_DELEGATING
-        self.note_converted_args(node, pos, kw, tensors_delegate=delegates)
+        self.note_converted_args(node, pos, kw, tensors_delegate=delegates,
+                                 item_keywords=kb.consumers.ITEM_KEYWORDS.get(parts[0], ()))
         return OTHER
 
-    def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False) -> None:
+    def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False,
+                            item_keywords=()) -> None:
         """Each argument a converting call hands to NumPy, by position or by keyword
         (`f1_score(y_true=labels, y_pred=preds)`, `np.savez(path, emb=z)`): where it is on the
         device, or is what a module run on the device computed (a Lightning step's batch).
-        `tensors_delegate`: a NumPy reduction, which calls a lone tensor's own method."""
+        `tensors_delegate`: a NumPy reduction, which calls a lone tensor's own method;
+        `item_keywords`: keywords the library reads with `.item()` (`vmin=`), no conversion."""
         positional = iter(pos)
         for a in node.args:
             v = kw.get(a.keyword.value) if a.keyword is not None else None if a.star == "**" else next(positional, None)
             if v is None or a.star or (tensors_delegate and v.kind is Kind.TENSOR):
+                continue
+            if a.keyword is not None and a.keyword.value in item_keywords:
                 continue
             reason = self._aware_module_input(v)
             if reason == "aware":

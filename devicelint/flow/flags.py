@@ -67,10 +67,13 @@ def flag_join(a: Val | None, b: Val | None, flag) -> Val | None:
         return None
     # the other path may leave it where we cannot tell (`images = Variable(images)`): on the
     # flag's path it is still on the accelerator, which is what meets the flag's model there
-    if a.dev is Dev.ACCEL and _unmoved(b) and a.cond in (None, flag):
-        return a.with_(cond=flag)
-    if b.dev is Dev.ACCEL and _unmoved(a) and b.cond in (None, (flag[0], not flag[1])):
-        return b.with_(cond=(flag[0], not flag[1]))
+    for accel, host, cond in ((a, b, flag), (b, a, (flag[0], not flag[1]))):
+        if accel.dev is Dev.ACCEL and _unmoved(host) and accel.cond in (None, cond):
+            if not cond[1] and host.dev is Dev.CPU:
+                # `if use_gpu: out = out.cpu()`: brought back on the path that uses the device,
+                # and never on it on the path that does not: on the host after the `if`
+                return host
+            return accel.with_(cond=cond)
     return None
 
 

@@ -242,7 +242,7 @@ class Library:
         if made is not None:
             return Val(Kind.OBJECT, ref=made)
         if method in kb.consumers.CONVERTING_METHODS.get(lib, ()):
-            self.note_converted_args(node, pos, kw)
+            self.note_converted_args(node, pos, kw, item_keywords=kb.consumers.ITEM_KEYWORDS.get(lib, ()))
             return OTHER
         return UNKNOWN
 

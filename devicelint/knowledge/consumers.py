@@ -14,6 +14,13 @@ NUMPY_DELEGATING = {"mean", "std", "var", "sum", "prod", "max", "min", "amax", "
 # `t.squeeze()`): a tensor comes back, where the tensor was; nothing is converted
 NUMPY_FORWARDING = frozenset({"squeeze"})
 NOT_CONVERTING = {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.iinfo", "numpy.finfo"}
+# Keywords a library reads with `.item()` instead of handing them to NumPy: matplotlib's colour
+# limits (`plt.imshow(img, vmin=-m, vmax=m)` goes through `colors._sanitize_extrema`), which a
+# 0-dim device tensor passes. Keyed by the library's root, or the kind of its objects' methods.
+ITEM_KEYWORDS = {
+    "matplotlib": frozenset({"vmin", "vmax"}),
+    "axes": frozenset({"vmin", "vmax"}),
+}
 # The NumPy array constructors (their first argument is converted).
 ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 

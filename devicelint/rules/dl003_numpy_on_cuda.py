@@ -18,7 +18,8 @@ class NumpyOnCuda(Rule):
     for a list of tensors, since `np.mean(t)` calls `t.mean()`), scikit-learn's functions
     (`accuracy_score(y, preds)`, `f1_score(y_true=y, y_pred=p)`) and its estimators' methods
     (`TSNE(2).fit_transform(z)`, `pca.fit(z)`), pyplot (`plt.imshow(img)`) and the Axes it hands
-    out (`fig, axs = plt.subplots(2, 2)` then `axs[0, 1].plot(t)`), and pandas'
+    out (`fig, axs = plt.subplots(2, 2)` then `axs[0, 1].plot(t)`; not their colour limits
+    `vmin=`/`vmax=`, which matplotlib reads with `.item()`), and pandas'
     `DataFrame`/`Series`: a GPU confirmed the functions (`benchmarks/host_conversions.py`); an
     estimator's methods and an Axes' plotting methods pass their data to the same conversions.
     A graph moved in part (`data.to(device, "x")`) leaves its other attributes where they were:

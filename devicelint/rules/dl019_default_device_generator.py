@@ -17,7 +17,8 @@ class DefaultDeviceGenerator(Rule):
     every `random_split(...)` without `generator=`, when the default device is an
     accelerator there: the file calls `torch.set_default_device("cuda")` (or the legacy
     `torch.set_default_tensor_type("torch.cuda.FloatTensor")`) and never sets another
-    default, or the loop / split sits inside a `with torch.device("cuda"):` block. Silent
+    default, or a project module the file imports does so at module level (it runs on
+    import), or the loop / split sits inside a `with torch.device("cuda"):` block. Silent
     when the default device is not known to be an accelerator
     (`torch.set_default_device(args.device)`).
 
@@ -150,10 +151,11 @@ with torch.device("cuda"):
 
     def check(self, ctx):
         src = ctx.source
-        if b"set_default_" not in src and b"device(" not in src:
-            return
-        default = _file_default(ctx)
-        if not default and b"with" not in src:
+        own = b"set_default_" in src
+        default = _file_default(ctx) if own else None
+        if not own and (b"DataLoader" in src or b"random_split" in src):
+            default = _imported_default(ctx)
+        if not default and (b"with" not in src or b"device(" not in src):
             return
         facts = ctx.facts
         seen = set()
@@ -244,6 +246,44 @@ def _file_default(ctx) -> str | None:
     if any(dev == "cpu" and block in accel_blocks for dev, block in found):
         return None
     return accel.pop()
+
+
+def _imported_default(ctx) -> str | None:
+    """The accelerator that the project modules this file imports at module level set as the
+    default while they are imported (`layers/modules/loss.py`: `if torch.cuda.is_available():
+    torch.set_default_tensor_type("torch.cuda.FloatTensor")`), or None: none, more than one,
+    a host default among them (it may reset the other), or a value read at run time."""
+    view = ctx.imports.project
+    if view is None:
+        return None
+    found = []
+    for stmt in _module_level(ctx.module.body):
+        if isinstance(stmt, cst.Import):
+            for alias in stmt.names:
+                found += view.import_defaults(view.path, 0, dotted(alias.name) or "")
+        else:
+            mod = (dotted(stmt.module) or "") if stmt.module is not None else ""
+            names = [None] if isinstance(stmt.names, cst.ImportStar) else [a.name.value for a in stmt.names]
+            for name in names:
+                found += view.import_defaults(view.path, len(stmt.relative), mod, name)
+    kinds = set(found)
+    accel = kinds - {"cpu", "unknown"}
+    return accel.pop() if len(accel) == 1 and not kinds & {"cpu", "unknown"} else None
+
+
+def _module_level(body):
+    """The import statements run when the file runs: its body's, and those of `if` / `try`
+    blocks at module level (not inside functions or classes)."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from (small for small in stmt.body if isinstance(small, (cst.Import, cst.ImportFrom)))
+        elif isinstance(stmt, (cst.If, cst.Try)):
+            yield from _module_level(stmt.body.body)
+            other = getattr(stmt, "orelse", None)
+            if isinstance(other, (cst.If, cst.Else)):
+                yield from _module_level([other] if isinstance(other, cst.If) else other.body.body)
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _module_level(handler.body.body)
 
 
 def _setter_device(ctx, call: cst.Call):

@@ -17,7 +17,9 @@ class HostDeviceRoundTrip(Rule):
     `.tolist()`, also after `.detach()` or a cast) and is used nowhere else: the name it is
     bound to is read by nothing but that conversion, so no model, loss or operation runs on
     the device copy. A tensor moved, used by the model and then brought back is not flagged,
-    nor is a move whose tensor may already be on the device. Off by default: select `DL021`.
+    nor is a move whose tensor may already be on the device, nor a module-level binding made
+    outside the `if __name__ == "__main__":` block of a file that has one (the file is imported
+    too, and its importers may use the copy). Off by default: select `DL021`.
 
     A parameter or registered buffer moved to its module's own device in `forward`
     (`self.mask.to(x.device)`) is not flagged: it is already there, and `.to()` then returns
@@ -99,6 +101,8 @@ top = scores.cuda().detach().cpu().tolist()  # <--
                 continue
             if not _only_conversion_reads(back, uses, ctx.module):
                 continue
+            if back.func is None and _receiver_root(back.node) is not move and _for_importers(ctx, move):
+                continue
             seen.add(id(move))
             yield Report(
                 move,
@@ -136,6 +140,27 @@ def _receiver_root(call: cst.Call):
     while isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _KEEP:
         n = n.func.value
     return n
+
+
+def _for_importers(ctx, move) -> bool:
+    """A module-level binding made outside the `if __name__ == "__main__":` block of a file
+    that has one: the file is meant to be imported too (`from data import *`), and its
+    importers may use the device copy that this file only reads back."""
+    guards = [ctx.position(n) for n in ctx.module.body if isinstance(n, cst.If) and _is_main_test(n.test)]
+    if not guards:
+        return False
+    line = ctx.line(move)
+    return not any(g is not None and g.start.line <= line <= g.end.line for g in guards)
+
+
+def _is_main_test(test) -> bool:
+    """`__name__ == "__main__"` (either side)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 \
+            or not isinstance(test.comparisons[0].operator, cst.Equal):
+        return False
+    sides = [test.left, test.comparisons[0].comparator]
+    return any(isinstance(n, cst.Name) and n.value == "__name__" for n in sides) and any(
+        isinstance(n, cst.SimpleString) and n.evaluated_value == "__main__" for n in sides)
 
 
 def _only_conversion_reads(back, uses, module) -> bool:
