@@ -344,3 +344,11 @@ def test_a_new_run_lists_the_project_anew(tmp_path):
         assert contexts.project_files(str(tmp_path)) == [str(tmp_path / "engine.py"), str(tmp_path / "main.py")]
     finally:
         pj.remember_paths(False)
+
+
+def test_the_callers_scan_skips_the_folders_a_lint_skips(tmp_path):
+    # one list of folders that are not the user's code (files.DEFAULT_EXCLUDE), plus `env`
+    skipped = ["build", "dist", "__pycache__", "venv", "env", "node_modules", "__pypackages__", ".git", ".tox"]
+    make(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "pkg/train.py": "print(1)\n",
+                    **{f"{d}/helper.py": "print(1)\n" for d in skipped}})
+    assert contexts.project_files(str(tmp_path)) == [str(tmp_path / "engine.py"), str(tmp_path / "pkg" / "train.py")]
