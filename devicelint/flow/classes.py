@@ -173,6 +173,20 @@ def _assigned_pairs(t: cst.AssignTarget, value) -> list:
             for e, v in zip(t.target.elements, values or [None] * len(t.target.elements))]
 
 
+def _project_base(ext: dict) -> dict:
+    """What a base class from another file of the project gives (crossfile's facts of it); we
+    do not see it whole, so the class is opaque."""
+    return {"module": ext["module"], "has_params": ext["has_params"], "dataset": ext["dataset"],
+            "framework": ext["framework"] or ext["self_moves"], "opaque": True}
+
+
+def _library_base(cls: cst.ClassDef, q: str, lib) -> dict:
+    """What a library base class (knowledge's base_class facts) gives: a loss holds a tensor
+    only when given one (`CrossEntropyLoss(weight=w)`)."""
+    weights = lib.weights and not (q.rsplit(".", 1)[-1].endswith("Loss") and not _hands_super_a_tensor(cls))
+    return {"module": lib.module, "has_params": weights, "dataset": lib.dataset, "framework": lib.framework}
+
+
 def _is_self_attribute(node) -> bool:
     return isinstance(node, cst.Attribute) and dotted(node.value) == "self"
 
@@ -226,8 +240,7 @@ class UserCode:
         local = self.module_frame.state.vars.get(text) if self.module_frame else None
         ext = crossfile.base_facts(self.imports, base.value) if local is None and self.imports.project else None
         if ext is not None:  # a base class from another file of the project
-            return {"module": ext["module"], "has_params": ext["has_params"], "dataset": ext["dataset"],
-                    "framework": ext["framework"] or ext["self_moves"], "opaque": True}
+            return _project_base(ext)
         if local is not None and local.kind is Kind.CLASS and local.ref is not cls:
             parent = self.class_of(local.ref)
             for k, v in parent["methods"].items():
@@ -235,9 +248,7 @@ class UserCode:
             return {k: parent[k] for k in ("module", "has_params", "dataset", "framework")}
         lib = kb.base_class(q, last)
         if lib is not None:
-            # a loss holds a tensor only when given one (`CrossEntropyLoss(weight=w)`)
-            weights = lib.weights and not (q.rsplit(".", 1)[-1].endswith("Loss") and not _hands_super_a_tensor(cls))
-            return {"module": lib.module, "has_params": weights, "dataset": lib.dataset, "framework": lib.framework}
+            return _library_base(cls, q, lib)
         if not kb.is_plain_base(q, last):
             return {"opaque": True}  # defined elsewhere: it may be an nn.Module, or move what it holds
         return {}

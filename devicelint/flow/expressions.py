@@ -22,8 +22,7 @@ MODULE_NAME = re.compile(r"module|model|layer|net$|block|child|parent|encoder|de
 def result_of(vals) -> Val:
     """The tensor an operation on `vals` yields. An operand we know nothing about could be a
     device tensor, so it makes the result's device unknown too."""
-    # something moved with .to() is a tensor here, even when we could not tell before
-    vals = [v.with_(kind=Kind.TENSOR) if v.kind is Kind.UNKNOWN and v.dev is not Dev.UNKNOWN else v for v in vals]
+    vals = _moved_unknowns_as_tensors(vals)
     tensors = [v for v in vals if v.kind is Kind.TENSOR]
     if not tensors:
         return OTHER if all(v.kind is Kind.OTHER for v in vals) else UNKNOWN
@@ -39,6 +38,11 @@ def result_of(vals) -> Val:
     if any(v.kind is Kind.UNKNOWN for v in vals):
         return Val(Kind.TENSOR, grad=grad, on_module=on_module)
     return _joined_tensor(tensors, grad, on_module)
+
+
+def _moved_unknowns_as_tensors(vals) -> list:
+    """Something moved with .to() is a tensor here, even when we could not tell before."""
+    return [v.with_(kind=Kind.TENSOR) if v.kind is Kind.UNKNOWN and v.dev is not Dev.UNKNOWN else v for v in vals]
 
 
 def _others_follow(vals: list, tensors: list) -> bool:
