@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint.flow.nodes import child_nodes
+
 
 def _self_attrs(fn: cst.FunctionDef) -> tuple[set, set]:
     """(attributes `fn` assigns on `self`, attributes it reads from `self`)."""
@@ -29,7 +31,7 @@ def _self_attrs(fn: cst.FunctionDef) -> tuple[set, set]:
                         sets.add(el.attr.value)
         elif _self_attr(n):
             reads.add(n.attr.value)
-        todo.extend(n.children)
+        todo.extend(child_nodes(n))  # LibCST's `.children` runs a visitor per node
     return sets, reads - sets
 
 
