@@ -91,3 +91,24 @@ def test_no_call_site_means_no_summary_of_the_linted_file(monkeypatch, tmp_path)
     assert [(f.code, f.line) for f, _r in found] == [("DL007", 26)]
     assert getattr(view, "contexts", None) is not None  # the contexts were asked
     assert str(path) not in view._summaries
+
+
+def test_val_with_is_dataclasses_replace():
+    """Val.with_ skips replace's __init__ (hundreds of calls a file): the same value, equal
+    and hashing alike, the original untouched, and an unknown field still a TypeError."""
+    import dataclasses
+
+    import pytest
+
+    from devicelint.values import Dev, Kind, Val
+
+    v = Val(Kind.TENSOR, Dev.CPU, loader="train_loader", name="x", parts=(Val(Kind.OTHER),))
+    for changes in ({"dev": Dev.ACCEL}, {"grad": True, "name": "y"}, {"born": None, "cond": ("flag", True)}, {}):
+        got, want = v.with_(**changes), dataclasses.replace(v, **changes)
+        assert type(got) is Val and got == want and hash(got) == hash(want) and vars(got) == vars(want)
+        assert got is not v
+    assert v.dev is Dev.CPU and v.name == "x"
+    with pytest.raises(TypeError):
+        v.with_(colour="red")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.with_(dev=Dev.ACCEL).dev = Dev.CPU
