@@ -112,3 +112,26 @@ def test_val_with_is_dataclasses_replace():
         v.with_(colour="red")
     with pytest.raises(dataclasses.FrozenInstanceError):
         v.with_(dev=Dev.ACCEL).dev = Dev.CPU
+
+
+def test_a_pyproject_without_our_table_is_not_parsed(tmp_path):
+    """Most projects' pyproject.toml never mentions devicelint: a plain lint reads it, sees
+    no `devicelint` in it, and imports no TOML parser; one with the table is still obeyed."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "mlp"\n\n[tool.black]\nline-length = 100\n')
+    (tmp_path / "train.py").write_text(SCRIPT)
+    code = ("import sys\nsys.argv = ['devicelint', '--no-cache', '--output-format', 'concise', 'train.py']\n"
+            "from devicelint.cli import main\ntry:\n    main()\nexcept SystemExit as e:\n"
+            "    print('exit', e.code, 'tomllib' in sys.modules)\n")
+
+    def run():
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        return done.stdout.splitlines()
+
+    out = run()
+    assert out[-1] == "exit 1 False" and any("DL007" in line for line in out), out
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "mlp"\n\n[tool.devicelint]\nignore = ["DL007"]\n')
+    out = run()
+    assert out[-1] == "exit 0 True" and not any("DL007" in line for line in out), out
