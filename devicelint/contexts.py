@@ -171,9 +171,11 @@ class Contexts:
         return view.function(path, name)
 
     def _context(self, path: str, name: str, depth: int) -> dict:
-        fn = self.signature(path, name)
         sites = self.sites_of(path, name.split(".", 1)[0])
-        if fn is None or not sites:
+        if not sites:  # before the signature: a function no other file calls needs no summary
+            return {}
+        fn = self.signature(path, name)
+        if fn is None:
             return {}
         params = list(fn["params"]) + list(fn["kwonly"])
         found: dict = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import libcst as cst
 
@@ -89,7 +89,15 @@ class Val:
     born: cst.Call | None = field(default=None, compare=False)
 
     def with_(self, **changes) -> "Val":
-        return replace(self, **changes)
+        # dataclasses.replace, without its __init__ of 26 frozen fields (object.__setattr__
+        # each): the inference makes hundreds of these per file. Val has no __post_init__.
+        if not changes.keys() <= _VAL_FIELDS:
+            return replace(self, **changes)  # its TypeError names the field
+        new = object.__new__(type(self))
+        d = new.__dict__
+        d.update(self.__dict__)
+        d.update(changes)
+        return new
 
     @property
     def on_accel(self) -> bool:
@@ -101,6 +109,7 @@ class Val:
         return self.loader is not None and self.dev is Dev.CPU
 
 
+_VAL_FIELDS = frozenset(f.name for f in fields(Val))
 UNKNOWN = Val()
 OTHER = Val(Kind.OTHER)
 NONE = Val(Kind.OTHER, name="None")  # `x = None` then set on one path: the other path decides

@@ -340,9 +340,9 @@ def test_full_format_survives_file_deleted_before_rendering(tmp_path, monkeypatc
     finding is still printed."""
     p = tmp_path / "bad.py"
     p.write_bytes(GOOD)
-    import devicelint.cli as climod
+    from devicelint import checking
 
-    monkeypatch.setattr(climod, "_read_lines", lambda path: [])
+    monkeypatch.setattr(checking, "_read_lines", lambda path: [])
     r = run(str(p))
     assert r.exit_code == 1
     assert f"bad.py:{GOOD_LINE}:7: DL001" in r.stdout

@@ -291,13 +291,14 @@ def test_cache_hit_imports_neither_libcst_nor_rules(tmp_path):
                 "devicelint.rules.dl100_unused_noqa"} & cold
     hit_code, hit_out, hit = _imported(tmp_path, "train.py")
     assert (hit_code, hit_out) == (cold_code, cold_out)  # the same report, from the cache
-    assert _heavy(hit) == []
+    assert _heavy(hit) == [] and "click" not in hit
 
 
 def test_plain_lint_of_one_file_imports_only_what_it_runs(tmp_path):
     """A cold lint of one `.py` file (the editor's and pre-commit's case, issue 21 "One file,
     fast") imports neither the notebook reader, the language server, the runtime checker,
-    the fixer, nor what only a broken file, a mistyped config key or an internal error needs."""
+    the fixer, click (a plain command line needs no parser: cli.fast_options), nor what only
+    a broken file, a mistyped config key or an internal error needs."""
     script = ROOT / "benchmarks" / "data" / "train_classifier.py"
     (tmp_path / "train.py").write_bytes(script.read_bytes())
     code, out, modules = _imported(tmp_path, "--no-cache", "train.py")
@@ -306,7 +307,7 @@ def test_plain_lint_of_one_file_imports_only_what_it_runs(tmp_path):
     # function's parameters from the calls in its own file too, contexts.py)
     unneeded = {"devicelint.notebook", "devicelint.fix",
                 "devicelint.bindonce", "devicelint.cpu_run", "devicelint.baseline", "devicelint.noqa",
-                "difflib", "traceback"}
+                "difflib", "traceback", "click"}
     assert sorted(unneeded & modules) == []
     assert [m for m in modules if m.split(".")[0] in ("torch", "pygls", "lsprotocol", "watchfiles")
             or m.startswith(("devicelint.lsp", "devicelint.runtime"))] == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint.flow.nodes import find
 from devicelint.values import OTHER, UNKNOWN, Kind, Val, join
 
 # methods that put their (last) argument into a list, and those that put every element of it
@@ -131,12 +132,7 @@ def lists_handed_on(interp, cls: cst.ClassDef) -> frozenset:
 
 
 def _calls(node):
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, cst.Call):
-            yield n
-        todo.extend(n.children)
+    return find(node, cst.Call)  # from the module's index: LibCST's `.children` runs a visitor per node
 
 
 def mapping_method(mapping: Val, method: str, args: list) -> Val:

@@ -34,6 +34,9 @@ def _chain_root(node):
     return node
 
 
+_REBINDS = frozenset((cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del))
+
+
 def _changed_in(loop):
     """Names (and dotted attributes) a loop rebinds or mutates in place, and how many
     device moves it makes on each."""
@@ -54,19 +57,12 @@ def _changed_in(loop):
     if isinstance(loop, cst.For):
         add_target(loop.target)
     for n in walk(loop.body):
-        if isinstance(n, cst.AssignTarget):
+        t = type(n)  # exact types: LibCST's node classes are final, and their isinstance calls into ABCMeta
+        if t in _REBINDS:
             add_target(n.target)
-        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
-            add_target(n.target)
-        elif isinstance(n, (cst.For, cst.CompFor)):
-            add_target(n.target)
-        elif isinstance(n, cst.NamedExpr):
-            add_target(n.target)
-        elif isinstance(n, cst.AsName):
+        elif t is cst.AsName:
             add_target(n.name)
-        elif isinstance(n, cst.Del):
-            add_target(n.target)
-        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+        elif t is cst.Call and type(n.func) is cst.Attribute:
             attr = n.func.attr.value
             if attr.endswith("_") or attr in ("append", "extend", "update", "insert", "pop", "clear"):
                 add_target(n.func.value)

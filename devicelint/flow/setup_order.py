@@ -12,25 +12,33 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint.flow.nodes import child_nodes
+
 
 def _self_attrs(fn: cst.FunctionDef) -> tuple[set, set]:
     """(attributes `fn` assigns on `self`, attributes it reads from `self`)."""
     sets, reads = set(), set()
     todo = [fn.body]
+    # exact types: LibCST's node classes are final, and an isinstance on them is a call into ABCMeta
     while todo:
         n = todo.pop()
-        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        t = type(n)
+        if t in _SCOPES:
             continue  # a nested scope's `self` may be something else
-        if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
-            for t in targets:
-                for el in _flat(t):
+        if t in _ASSIGNS:
+            targets = [a.target for a in n.targets] if t is cst.Assign else [n.target]
+            for target in targets:
+                for el in _flat(target):
                     if _self_attr(el):
                         sets.add(el.attr.value)
-        elif _self_attr(n):
+        elif t is cst.Attribute and _self_attr(n):
             reads.add(n.attr.value)
-        todo.extend(n.children)
+        todo.extend(child_nodes(n))  # LibCST's `.children` runs a visitor per node
     return sets, reads - sets
+
+
+_SCOPES = frozenset((cst.FunctionDef, cst.ClassDef, cst.Lambda))
+_ASSIGNS = frozenset((cst.Assign, cst.AnnAssign, cst.AugAssign))
 
 
 def _flat(target):
@@ -42,7 +50,7 @@ def _flat(target):
 
 
 def _self_attr(n) -> bool:
-    return isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self"
+    return type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value == "self"
 
 
 def setup_order(methods: dict) -> list:

@@ -295,6 +295,10 @@ def _compat_handler(node: cst.ExceptHandler) -> bool:
     return any(isinstance(getattr(e, "value", e), cst.Name) and getattr(e, "value", e).value in _COMPAT_ERRORS for e in caught)
 
 
+_NOT_WALKED = frozenset((cst.Lambda, cst.Import, cst.ImportFrom))
+_TARGETED = frozenset((cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor))
+
+
 def _bound_names(params: cst.Parameters, body) -> frozenset:
     """Parameters and names assigned in a function body (not in nested functions or
     classes); imports bind modules and are left to the import table, `global` names are
@@ -311,20 +315,21 @@ def _bound_names(params: cst.Parameters, body) -> frozenset:
     stack = [body]
     while stack:
         n = stack.pop()
-        if isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+        t = type(n)  # exact types: LibCST's node classes are final, and their isinstance calls into ABCMeta
+        if t is cst.FunctionDef or t is cst.ClassDef:
             names.add(n.name.value)
             continue
-        if isinstance(n, (cst.Lambda, cst.Import, cst.ImportFrom)):
+        if t in _NOT_WALKED:
             continue
-        if isinstance(n, (cst.Global, cst.Nonlocal)):
+        if t is cst.Global or t is cst.Nonlocal:
             declared_global.update(item.name.value for item in n.names)
-        elif isinstance(n, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
+        elif t in _TARGETED:
             stack.append(("target", n.target))
-        elif isinstance(n, (cst.AsName,)):
+        elif t is cst.AsName:
             stack.append(("target", n.name))
-        elif isinstance(n, cst.NamedExpr):
+        elif t is cst.NamedExpr:
             stack.append(("target", n.target))
-        if isinstance(n, tuple):
+        if t is tuple:
             target = n[1]
             if isinstance(target, cst.Name):
                 names.add(target.value)
