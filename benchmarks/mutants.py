@@ -38,13 +38,17 @@ Operators (one site per operator per file; --per-file N for more):
     DL010 `total += loss.item()` -> `total += loss` in a loop that calls `loss.backward()`
     DL011 in `forward`: drop `device=` / `.to(d)` from a new tensor, `x.new_zeros` -> `torch.zeros`
     DL017 `return x, y` -> `return x.cuda(), y` in a Dataset's `__getitem__` that a DataLoader with
-          literal `num_workers > 0` or `pin_memory=True` reads (expected at that DataLoader)
+          literal `num_workers > 0` or `pin_memory=True` reads (expected at that DataLoader); not
+          where the item is visibly a dict or a NumPy array (`.cuda()` there is no DL017 bug)
     DL018 take the move off `model = model.to(d)` / `model = Net().to(d)` / `model.to(d)` and put it
-          after a later one-line `optimizer.load_state_dict(...)` (`...; model.to(d)`), for an
-          optimizer built from `model.parameters()` after the move (expected at the load)
+          after a later one-line `optimizer.load_state_dict(...)` (`...; model.to(d)`), for a
+          stateful optimizer (not a plain SGD) built from `model.parameters()` after the move
+          (expected at the load); only where that is the model's one move before the optimizer
+          and no `DataParallel`/`DistributedDataParallel` wraps the model in the moving block
     DL019 `import torch` -> `import torch; torch.set_default_device("cuda")` in a file that iterates
           a `DataLoader(..., shuffle=True)` it builds without `generator=`
-    DL020 drop `torch.cuda.set_device(...)` (-> `pass`) in a file that starts a process group and
+    DL020 drop `torch.cuda.set_device(...)` (-> `pass`) in a file that starts a process group (calls
+          `init_process_group` itself) and
           places something on the unindexed `"cuda"` (`.cuda()`, `.to("cuda")`, `torch.device("cuda")`)
     DL021 before `x = x.to(d)` of a loop batch: `x_dev_copy = x.to(d); x_host_copy = x_dev_copy.cpu(); `
     DL002/param   DL002's mutation, where the loop runs in a module-level function over a loader
@@ -936,6 +940,21 @@ def _dataset_class(src: Src, call: ast.Call, classes: dict) -> ast.ClassDef | No
     return None
 
 
+def _not_a_tensor(getitem: ast.FunctionDef, target: ast.AST) -> bool:
+    """What `__getitem__` returns is visibly no tensor: a name bound to a dict (`sample = {...}`),
+    a call handed such a name (`self.transform(sample)`, a dict of transforms), or a NumPy call
+    (`np.transpose(arr, [2, 0, 1])`)."""
+    dicts = {dotted(t) for n in ast.walk(getitem) if isinstance(n, ast.Assign)
+             and (isinstance(n.value, ast.Dict) or dotted(getattr(n.value, "func", None)) == "dict")
+             for t in n.targets}
+    if isinstance(target, ast.Name):
+        return target.id in dicts
+    if isinstance(target, ast.Call):
+        func = dotted(target.func) or ""
+        return func.split(".", 1)[0] in ("np", "numpy") or any(dotted(a) in dicts for a in target.args)
+    return False
+
+
 def op_dl017(src: Src) -> list[Mutant]:
     """Move what a Dataset's `__getitem__` returns to the GPU (`return x, y` -> `return x.cuda(), y`,
     `return x` -> `return x.cuda()`) when a DataLoader of the file reads it with literal
@@ -960,11 +979,8 @@ def op_dl017(src: Src) -> list[Mutant]:
         target = value.elts[0] if isinstance(value, ast.Tuple) and value.elts else value
         if not isinstance(target, (ast.Name, ast.Subscript, ast.Attribute, ast.Call)):
             continue
-        if isinstance(target, ast.Name) and any(
-                isinstance(n, ast.Assign) and any(dotted(t) == target.id for t in n.targets)
-                and (isinstance(n.value, ast.Dict) or dotted(getattr(n.value, "func", None)) == "dict")
-                for n in ast.walk(getitem)):
-            continue  # a dict of examples has no `.cuda()`: that mutant would be no DL017 bug
+        if _not_a_tensor(getitem, target):
+            continue  # a dict or a NumPy array has no `.cuda()`: that mutant would be no DL017 bug
         new = src.replace(target, f"{src.seg(target)}.cuda()")
         if new is not None:
             out.append(Mutant("DL017", returns[0].lineno, sorted(set(lines)), new,
@@ -981,7 +997,9 @@ def _optimizers_of(fn: ast.AST) -> dict:
             last = (dotted(n.value.func) or "").rsplit(".", 1)[-1]
             if name and STATEFUL_OPTIMIZER.match(last) \
                     and isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) \
-                    and first.func.attr == "parameters" and dotted(first.func.value):
+                    and first.func.attr == "parameters" and dotted(first.func.value) \
+                    and (last != "SGD" or any(k.arg == "momentum" for k in n.value.keywords)):
+                # (a plain SGD keeps no state: loading it before the move is no bug)
                 out[name] = (dotted(first.func.value), n.lineno)
     return out
 
@@ -1004,6 +1022,52 @@ def _model_move(src: Src, fn: ast.AST, model: str, before: int):
         if target == model:
             return stmt
     return None
+
+
+def _moves_of(src: Src, fn: ast.AST, model: str, before: int) -> list:
+    """Every move of MODEL in FN before line BEFORE (`model.cuda()`, `model = Net().to(d)`,
+    `model = DataParallel(model).cuda()`)."""
+    def of_model(n: ast.Call) -> bool:
+        parent = src.parent.get(n)
+        bound = isinstance(parent, ast.Assign) and any(dotted(t) == model for t in parent.targets)
+        wraps = any(dotted(a) == model for a in getattr(n.func.value, "args", ()))
+        return bound or wraps or dotted(n.func.value) == model
+    return [n for n in ast.walk(fn) if move_call(n) and n.lineno < before and src.scope(n) is fn and of_model(n)]
+
+
+def _block(src: Src, stmt: ast.AST):
+    """The statement list STMT sits in, as (id of its parent, field)."""
+    parent = src.parent.get(stmt)
+    return next(((id(parent), f) for f in ("body", "orelse", "finalbody")
+                 if stmt in (getattr(parent, f, None) or ())), None)
+
+
+def _blocks(src: Src, stmt: ast.stmt) -> set:
+    """The statement lists STMT sits in, from its own block out to its function's body."""
+    out = set()
+    for a in [stmt, *src.ancestors(stmt)]:
+        if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            break
+        if isinstance(a, ast.stmt):
+            out.add(_block(src, a))
+    return out - {None}
+
+
+def _wrapped_with_move(src: Src, stmt: ast.stmt, model: str, load: ast.stmt) -> bool:
+    """`DataParallel(model)` / `DistributedDataParallel(model)` before the load, run whenever the
+    move runs (in the moving statement, its block or a block around it): a DDP wrap of a host
+    model fails first with another error (`device_ids` needs it on the GPU: MoCo), and
+    DataParallel moves the model itself on a one-GPU machine, so taking the move off is no DL018
+    bug there. A wrap under a condition of its own (`if num_devices > 1:`) leaves the other
+    path's bug."""
+    around = _blocks(src, stmt)
+    for n in ast.walk(src.scope(stmt)):
+        if isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in SCATTERING \
+                and n.lineno < load.lineno:
+            wrap = next(a for a in [n, *src.ancestors(n)] if isinstance(a, ast.stmt))
+            if wrap is stmt or (any(dotted(a) == model for a in n.args) and _block(src, wrap) in around):
+                return True
+    return False
 
 
 def _move_after_load(src: Src, stmt, load: ast.Expr, model: str) -> str | None:
@@ -1036,7 +1100,13 @@ def op_dl018(src: Src) -> list[Mutant]:
         for load in _optimizer_loads(src, fn, opts):
             model, built_at = opts[dotted(load.value.func.value)]
             stmt = _model_move(src, fn, model, built_at)
-            new = _move_after_load(src, stmt, load, model) if stmt is not None else None
+            if stmt is None or len(_moves_of(src, fn, model, built_at)) != 1 \
+                    or _wrapped_with_move(src, stmt, model, load):
+                # several moves (one per branch of `if args.distributed: ... elif ...`): taking one
+                # off leaves a bug on that branch only, where the model's place at the load is the
+                # join of the branches and the rule stays silent by design (ImageNet, MoCo)
+                continue
+            new = _move_after_load(src, stmt, load, model)
             if new is not None:
                 out.append(Mutant("DL018", load.lineno, [load.lineno], new,
                                   f"`{model}` now moved after its optimizer's state is loaded"))
@@ -1116,6 +1186,9 @@ def op_dl020(src: Src) -> list[Mutant]:
     if "init_process_group" not in src.text or "CUDA_VISIBLE_DEVICES" in src.text or SELF_MOVING.search(src.text) \
             or re.search(r"^\s*(from|import)\s+(accelerate|lightning|pytorch_lightning|deepspeed)\b", src.text, re.M):
         return []
+    if not any(isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] == "init_process_group"
+               for n in ast.walk(src.tree)):
+        return []  # the group is started elsewhere (a commented-out call, a launcher): the rule's scope is this file
     calls = [n for n in ast.walk(src.tree) if isinstance(n, ast.Call)
              and dotted(n.func) in ("torch.cuda.set_device", "torch.accelerator.set_device_index")]
     stmts = [n for n in ast.walk(src.tree) if isinstance(n, ast.Expr) and n.value in calls and n.lineno == n.end_lineno]
@@ -1280,7 +1353,10 @@ def pick_files(root: Path, labels_path: Path, jobs: int, per_repo: int, seed: in
     files whose `forward` creates tensors on the input's device join them (PER_REPO/2 a
     repository): training scripts seldom define `forward`, so DL011 would have few sites."""
     scripts, models = [], []
+    pinned = {realcode.folder(repo) for repo, _, _ in realcode.REPOS}
     for d in sorted(root.iterdir()):
+        if d.name not in pinned:
+            continue  # a repository a list file pins for one operator (`# pin`), not realcode's
         for p in sorted(d.rglob("*.py")) if d.is_dir() else ():
             text = p.read_text(errors="replace")
             if device_aware_script(text):
@@ -1416,6 +1492,23 @@ def run(root: Path, files: list[str], seed: int, per_file: int, jobs: int, work:
             "mutants": len(jobs_list), "all_original_findings": len(originals)}
 
 
+def read_list(path: Path, root: Path, mirror: Path) -> list[str]:
+    """The scripts a list file names (`owner+name/path`, one a line). A line `# pin owner/name
+    COMMIT` names a repository outside realcode.py's pinned ones: its tree at COMMIT is exported
+    into ROOT from its mirror (the fetch tool's `github:owner/name`) before its scripts are read.
+    Other `#` lines are comments."""
+    out = []
+    for line in path.read_text().splitlines():
+        words = line.split()
+        if words[:2] == ["#", "pin"] and len(words) == 4:
+            got = realcode.export(root, mirror, words[2], words[3], ())
+            if isinstance(got, str):
+                print(f"  {words[2]}: {got}; its scripts are skipped", file=sys.stderr)
+        elif words and not words[0].startswith("#"):
+            out += words
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", type=Path, default=realcode.DEFAULT_CACHE, help="realcode.py's export folder")
@@ -1429,7 +1522,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--rules", help="comma-separated operators to run, e.g. DL019,DL020 (default: all)")
     ap.add_argument("--extra-files", type=Path,
-                    help="more scripts to mutate (paths under --cache, one a line), added to --files")
+                    help="more scripts to mutate (paths under --cache, one a line; `# pin owner/name COMMIT` "
+                         "exports another repository there first), added to --files")
     ap.add_argument("--keep", type=Path, help="keep the mutant copies here (default: a temp folder, removed)")
     ap.add_argument("--json", type=Path, help="write the per-rule counts and the misses here")
     ap.add_argument("--audited", type=Path, default=AUDITED,
@@ -1442,7 +1536,10 @@ def main() -> None:
         files = pick_files(root, args.labels, args.jobs, args.per_repo, args.seed)
         args.files.write_text("".join(f + "\n" for f in files))
         print(f"picked {len(files)} scripts -> {args.files}")
-    listed = args.files.read_text().split() + (args.extra_files.read_text().split() if args.extra_files else [])
+    listed = []
+    for lst in (args.files, args.extra_files):
+        if lst is not None:
+            listed += read_list(lst, root, args.mirror)
     files = [x for x in listed if (root / x).is_file()]
     missing = len(listed) - len(files)
     if missing:

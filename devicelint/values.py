@@ -163,6 +163,11 @@ def join(a: Val | None, b: Val | None) -> Val:
         one_path = _built_here_on_one_path(a, b) or _built_here_on_one_path(b, a)
         if one_path is not None:
             return one_path
+    if {a.kind, b.kind} == {Kind.MODULE, Kind.UNKNOWN} and a.mid is not None and b.mid is not None:
+        # a model proven on one path (`model.load_state_dict(...)` after a refined build), a build
+        # from code we cannot see on the other: one model candidate, the code's use decides
+        return Val(Kind.UNKNOWN, a.dev if a.dev == b.dev else Dev.UNKNOWN,
+                   mid=frozenset(mid_parts(a.mid) | mid_parts(b.mid)))
     if a.kind is not b.kind:
         either = _tensor_or_tensors(a, b) or _tensor_or_tensors(b, a)
         return either if either is not None else UNKNOWN
@@ -176,9 +181,10 @@ def _join_same_kind(a: Val, b: Val) -> Val:
     same = lambda attr: getattr(a, attr) if getattr(a, attr) == getattr(b, attr) else None  # noqa: E731
     elem = join(a.elem, b.elem) if (a.elem is not None or b.elem is not None) else None
     mid = same("mid")
-    if mid is None and a.kind is Kind.MODULE and a.mid is not None and b.mid is not None:
+    if mid is None and a.kind in (Kind.MODULE, Kind.UNKNOWN) and a.mid is not None and b.mid is not None:
         # `model = torch.hub.load(...)` on one path, `models.__dict__[arch](...)` on another:
-        # one of the models built here, whichever it is
+        # one of the models built here, whichever it is (also two builds from code we cannot see,
+        # before the code proves them modules)
         mid = frozenset(mid_parts(a.mid) | mid_parts(b.mid))
     return Val(
         kind=a.kind,

@@ -753,3 +753,77 @@ def test_the_dataset_and_resume_operators_make_their_bug_and_keep_the_file_valid
         found = {f.line for f in lint_source(m.source, "resume.py", select=[m.rule]) if f.code == m.rule}
         assert found == set(m.expect), (m.rule, found)
     assert not [f for f in lint_source(RESUME_SCRIPT, "resume.py", select=["DL017", "DL018"])]
+
+
+BRANCH_MOVES = '''\
+import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+
+
+def main(args, gpu):
+    model = nn.Linear(16, 1)
+    if args.distributed:
+        model.cuda(gpu)
+        model = DistributedDataParallel(model, device_ids=[gpu])
+    elif args.gpu is not None:
+        model = model.cuda(args.gpu)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    if args.resume:
+        ckpt = torch.load(args.resume, map_location="cpu")
+        optimizer.load_state_dict(ckpt["optimizer"])
+'''
+
+
+@pytest.mark.parametrize("script", [
+    # one move per branch: taking one off leaves a bug on that branch alone, where the rule is
+    # silent by design (the ImageNet example, MoCo)
+    BRANCH_MOVES,
+    # the one move, then a DDP wrap with device_ids in its block: the wrap of a host model fails first
+    BRANCH_MOVES.replace("    elif args.gpu is not None:\n        model = model.cuda(args.gpu)\n", ""),
+    # DataParallel moves the model itself on a one-GPU machine
+    RESUME_SCRIPT.replace("model = nn.Linear(16, 1).to(device)", "model = nn.DataParallel(nn.Linear(16, 1)).to(device)"),
+    # a plain SGD keeps no state
+    RESUME_SCRIPT.replace("torch.optim.Adam(model.parameters(), lr=1e-3)", "torch.optim.SGD(model.parameters(), lr=0.1)"),
+])
+def test_the_resume_operator_skips_moves_whose_removal_is_no_dl018_bug(script):
+    assert mutants.op_dl018(mutants.Src(script)) == []
+
+
+def test_the_resume_operator_keeps_a_move_whose_wrap_has_a_condition_of_its_own():
+    script = BRANCH_MOVES.replace(
+        "    if args.distributed:\n        model.cuda(gpu)\n        model = DistributedDataParallel(model, device_ids=[gpu])\n"
+        "    elif args.gpu is not None:\n        model = model.cuda(args.gpu)\n",
+        "    model = model.to(gpu)\n    if args.distributed:\n        model = DistributedDataParallel(model, device_ids=[gpu])\n")
+    (m,) = mutants.op_dl018(mutants.Src(script))
+    assert "optimizer.load_state_dict(ckpt[\"optimizer\"]); model.to(gpu)" in m.source
+
+
+@pytest.mark.parametrize("getitem", [
+    "sample = {'image': self.images[i], 'label': self.labels[i]}\n        return self.transform(sample)",
+    "arr = self.images[i]\n        return np.transpose(arr, [2, 0, 1]), self.labels[i]",
+])
+def test_the_dataset_operator_skips_items_that_are_no_tensor(getitem):
+    script = RESUME_SCRIPT.replace(
+        "return self.series[i:i + self.window], self.series[i + self.window]", getitem)
+    assert mutants.op_dl017(mutants.Src("import numpy as np\n" + script)) == []
+
+
+def test_a_list_file_pins_repositories_outside_realcode_and_skips_comments(tmp_path, monkeypatch):
+    exported = []
+    monkeypatch.setattr(mutants.realcode, "export",
+                        lambda root, mirror, repo, commit, parts: exported.append((repo, commit, parts)) or root)
+    lst = tmp_path / "list.txt"
+    lst.write_text("# a comment naming no repository\n# pin owner/name " + "a" * 40 + "\n"
+                   "owner+name/train.py\n\nfacebookresearch+moco/main_moco.py\n")
+    assert mutants.read_list(lst, tmp_path, tmp_path) == ["owner+name/train.py", "facebookresearch+moco/main_moco.py"]
+    assert exported == [("owner/name", "a" * 40, ())]
+
+
+def test_the_set_device_operator_needs_a_process_group_this_file_starts():
+    # a commented-out `init_process_group` (the group started by a launcher elsewhere) is no
+    # file of the rule's scope: dropping set_device there is no DL020 mutant
+    commented = "\n".join("# " + line.lstrip() if "init_process_group(" in line else line
+                          for line in DDP_SCRIPT.splitlines()) + "\n"
+    assert "init_process_group" in commented and mutants.op_dl020(mutants.Src(DDP_SCRIPT))
+    assert mutants.op_dl020(mutants.Src(commented)) == []

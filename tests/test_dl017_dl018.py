@@ -240,3 +240,72 @@ def test_an_optimizer_over_parameter_groups_of_one_host_model_is_tied_to_it():
         net = net.to(device)
     '''
     assert _dl018(code) == [_at18(code, "# the load")]
+
+
+IMAGENET_STYLE = '''
+import argparse
+import torch
+import torch.optim as optim
+import models
+from trainer import train_epoch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--arch", default="vgg")
+parser.add_argument("--refine", default="")
+parser.add_argument("--resume", default="")
+parser.add_argument("--no-cuda", action="store_true")
+args = parser.parse_args()
+args.cuda = not args.no_cuda and torch.cuda.is_available()
+
+if args.refine:
+    checkpoint = torch.load(args.refine, map_location="cpu")
+    model = models.__dict__[args.arch](depth=19, cfg=checkpoint["cfg"])
+    model.load_state_dict(checkpoint["state_dict"])
+else:
+    model = models.__dict__[args.arch](depth=19)
+
+optimizer = optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
+
+if args.resume:
+    checkpoint = torch.load(args.resume, map_location="cpu")
+    model.load_state_dict(checkpoint["state_dict"])
+    optimizer.load_state_dict(checkpoint["optimizer"])  # the load
+if args.cuda:
+    model.cuda()
+
+for epoch in range(10):
+    train_epoch(model, optimizer, epoch)
+'''
+
+
+def test_an_architecture_picked_by_name_from_a_package_we_cannot_read_is_a_host_model():
+    # `models.__dict__[args.arch](...)` on either branch (network-slimming, the ImageNet example's
+    # derivatives), handed to a training function of another module only after the load
+    assert _lines(IMAGENET_STYLE, "DL018") == [_at_in(IMAGENET_STYLE, "# the load")]
+
+
+def test_a_model_handed_to_code_we_cannot_see_before_the_load_stays_unknown():
+    code = IMAGENET_STYLE.replace("optimizer = optim.SGD(", "model = convert_syncbn_model(model)\noptimizer = optim.SGD(")
+    code = code.replace("from trainer import train_epoch", "from trainer import train_epoch, convert_syncbn_model")
+    assert _lines(code, "DL018") == []
+
+
+def test_a_model_from_an_unseen_builder_moved_only_by_this_function_is_on_the_host_until_then():
+    code = '''
+    import torch
+    import torchvision_extra as tvx
+
+    def main(resume):
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = tvx.wide_resnet(depth=28)
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        ckpt = torch.load(resume, map_location="cpu")
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])  # the load
+        model.to(device)
+    '''
+    assert _lines(code, "DL018") == [_at_in(textwrap.dedent(code), "# the load")]
+
+
+def _at_in(code: str, marker: str) -> int:
+    return next(i for i, line in enumerate(textwrap.dedent(code).splitlines(), 1) if marker in line)

@@ -436,15 +436,21 @@ class ApiCalls:
         afterwards on this path: known to be on the host here (a model moved only by the code
         that builds it is, until that move runs), or one from code we cannot see that only
         this function moves and has not moved yet."""
-        if v is None or v.mid is None or isinstance(v.mid, frozenset) or v.param_free or self.known is None \
-                or v.kind not in (Kind.MODULE, Kind.UNKNOWN) or v.mid in self.known.escaped:
+        if v is None or v.mid is None or v.param_free or self.known is None \
+                or v.kind not in (Kind.MODULE, Kind.UNKNOWN):
             return False
-        if not any(d is Dev.ACCEL for d, _ in self.known.model_moves.get(v.mid, ())):
+        # a model built on either branch (`if args.refine: model = A(cfg) else: model = A()`) is
+        # moved as the join of both: its facts are the join's
+        parts = mid_parts(v.mid)
+        # handed to code we cannot see before this point, it may have been moved there; handed
+        # to a training function after the load, the order here still holds
+        if (parts | {v.mid}) & self.escaped_so_far \
+                or not any(d is Dev.ACCEL for d, _ in self.known.model_moves.get(v.mid, ())):
             return False
         if v.kind is Kind.MODULE and v.dev is Dev.CPU:
             return True
         return v.dev is Dev.UNKNOWN and v.moved_at is None and self.known.move_funcs.get(v.mid) == {self.frame.func} \
-            and v.mid not in self.frame.moved_models
+            and not parts & self.frame.moved_models
 
     def _dataset_view(self, last: str, node: cst.Call) -> Val:
         """`random_split(ds, ...)` (a list of parts), `Subset(ds, idx)`, `ConcatDataset([a, b])`:

@@ -109,7 +109,30 @@ class Calls:
             if self._model_namespace_lookup(func):
                 # getattr(torchvision.models, args.arch)(...), models.__dict__[args.arch](...)
                 return self.new_model(node)
+            if self._unseen_registry_lookup(func):
+                return self._unseen_model_candidate(node)
         return self.call_value(node, v)
+
+    def _unseen_registry_lookup(self, func) -> bool:
+        """`models.__dict__[args.arch]` on an imported module of code we cannot read (a package
+        whose architectures come in through `from .vgg import *`): the ImageNet example's way
+        to pick an architecture by name, so what it builds may be a model (the usage decides)."""
+        if not (isinstance(func, cst.Subscript) and isinstance(func.value, cst.Attribute)
+                and func.value.attr.value == "__dict__" and isinstance(func.value.value, (cst.Name, cst.Attribute))):
+            return False
+        q = self.qual(func.value.value)
+        return q is not None and not any(q == r or q.startswith(r + ".") for r in kb.frameworks.NOT_MODEL_ROOTS)
+
+    def _unseen_model_candidate(self, node: cst.Call) -> Val:
+        """A model only if the code proves it (`.parameters()`, `.cuda()`), as api_calls has it
+        for `models.Teacher(...)`; a call handed tensors or a device computes or places instead."""
+        pos, kw = self.args(node)
+        args = pos + list(kw.values())
+        self.escape(args)
+        if any(v.kind is Kind.TENSOR or v.kind is Kind.DEVICE for v in args) or "**" in kw \
+                or any(k in kw for k in kb.hf.PLACING_KEYWORDS):
+            return UNKNOWN
+        return Val(Kind.UNKNOWN, mid=node, name="model")
 
     def _model_namespace_lookup(self, func) -> bool:
         kind = "module"  # what the looked-up namespace is in the project: a module, or a table in one

@@ -76,6 +76,12 @@ class Models:
         if candidate.moved_at is not None or candidate.dev is not Dev.UNKNOWN:
             return candidate.with_(kind=Kind.MODULE)
         mid = candidate.mid
+        if self.known is not None and mid not in self.known.escaped and mid not in self.frame.moved_models \
+                and self.known.move_funcs.get(mid) == {self.frame.func}:
+            # moved only by the function that builds it, and not yet: on the host until that move
+            # runs, as new_model has it for a model of this file (`models.__dict__[arch]()`, then
+            # the optimizer's state loaded before `model.cuda()`: DL018)
+            return Val(Kind.MODULE, Dev.CPU, mid=mid, name=candidate.name)
         return Val(Kind.MODULE, self.model_dev(mid), key=self.model_key(mid), mid=mid, name=candidate.name,
                    cond=self.model_cond(mid))
 

@@ -13,9 +13,14 @@ class CudaInDataset(Rule):
     `torch.tensor(..., device=device)`), when the loader has `num_workers > 0` or
     `pin_memory=True`. `num_workers` is read from a literal, a variable set once, or an
     argparse default; when its value is unknown (a parameter, `os.cpu_count()`), nothing is
-    reported. With `num_workers=0` and no `pin_memory` the loader works (the items are moved
-    one by one in the main process, serialising loading with the training step): this rule
-    stays silent there, because the cost of that has not been measured yet.
+    reported. With `num_workers=0` and no `pin_memory` the loader works: the items are moved
+    one by one in the main process (one host-to-device copy per item instead of one per batch,
+    and `default_collate` stacks them on the device), so loading is serialised with the
+    training step. Whether that costs enough to report was to be decided from a measurement;
+    none has been made (no GPU was available when the rule was written, and a simulated copy
+    count is not a cost), so the rule stays silent there, as devicelint does when unsure. A
+    timing of that loader against one moving the collated batch, at a real batch size and
+    item size (as `benchmarks/waste_cost.py` times the other wastes), would decide it.
 
     ## Why is this bad?
     Worker processes are forked (the default start method on Linux), and once the main

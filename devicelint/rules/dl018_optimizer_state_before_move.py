@@ -11,7 +11,10 @@ class OptimizerStateBeforeMove(Rule):
     *created* before `model.to(device)` is fine and never flagged: only loading its state
     before the move is. Silent when the order is not known: the load and the move in
     different functions with no call between them that the linter follows, the model handed
-    to code it cannot see, or an optimizer without state (`SGD` without `momentum=`).
+    to code it cannot see before the load (which may have moved it), or an optimizer without
+    state (`SGD` without `momentum=`). A model built by code it cannot see
+    (`models.__dict__[args.arch]()`, `timm.create_model(...)`) counts as on the host until
+    this function moves it, when only this function does.
 
     ## Why is this bad?
     `Optimizer.load_state_dict` casts every state tensor (Adam's `exp_avg`, SGD's
