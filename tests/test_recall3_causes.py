@@ -1,0 +1,104 @@
+"""Causes of misses found by the third round of the blind bug-report set (2026-11-26, cases
+066-085 scored at 6fe31cc, `benchmarks/README.md` §8), each as a realistic program in the
+shape users write, with its control where the shape is right and must stay silent.
+
+Lines ending in `# <- DLnnn` must be flagged with that code; nothing else of the rules under
+test may be flagged.
+"""
+
+import re
+
+from devicelint.engine import lint_source
+
+
+def _marked(src: str) -> set:
+    return {(i, m.group(1)) for i, line in enumerate(src.splitlines(), 1) if (m := re.search(r"# <- (DL\d{3})", line))}
+
+
+def _found(src: str, rules: list) -> set:
+    return {(f.line, f.code) for f in lint_source(src, "train.py", select=rules)}
+
+
+# --- DL017: a Dataset whose __init__ keeps a tensor it built on the device, read by __getitem__ ---
+
+_SYNTHETIC_BENCHMARK = '''
+import argparse
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.utils.data as data
+import torchvision.models as models
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data.distributed import DistributedSampler
+
+
+class DummyDataset(data.Dataset):
+    def __init__(self, num_classes):
+        super(DummyDataset, self).__init__()
+        # one synthetic image, made once
+        self.tensor = torch.randn(3, 224, 224, device=torch.device("cuda"))
+        self.num_classes = num_classes
+
+    def __getitem__(self, index):
+        target = torch.randint(0, self.num_classes, (1,)).item()
+        return self.tensor, target
+
+    def __len__(self):
+        return 100000
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--local_rank", type=int, default=0)
+    parser.add_argument("--batch-size", type=int, default=64)
+    args = parser.parse_args()
+    torch.cuda.set_device(args.local_rank)
+    dist.init_process_group(backend="nccl", init_method="env://")
+    device = torch.device("cuda", args.local_rank)
+    model = DDP(models.resnet50().to(device), device_ids=[args.local_rank])
+    criterion = nn.CrossEntropyLoss().to(device)
+    optimizer = torch.optim.SGD(model.parameters(), 0.1, momentum=0.9)
+    dataset = DummyDataset(num_classes=1000)
+    loader = data.DataLoader(dataset, batch_size=args.batch_size, num_workers=WORKERS,  # <- DL017
+                             sampler=DistributedSampler(dataset))
+    end = time.time()
+    for images, target in loader:
+        images, target = images.to(device, non_blocking=True), target.to(device, non_blocking=True)
+        loss = criterion(model(images), target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print(time.time() - end)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_dataset_keeping_a_device_tensor_from_init_fails_in_workers():
+    src = _SYNTHETIC_BENCHMARK.replace("WORKERS", "4")
+    assert _found(src, ["DL017"]) == _marked(src)
+
+
+def test_dataset_keeping_a_device_tensor_is_fine_without_workers():
+    src = _SYNTHETIC_BENCHMARK.replace("WORKERS", "0").replace("  # <- DL017", "")
+    assert _found(src, ["DL017"]) == set()
+
+
+def test_dataset_keeping_a_host_tensor_is_fine_in_workers():
+    src = _SYNTHETIC_BENCHMARK.replace("WORKERS", "4").replace("  # <- DL017", "").replace(
+        ', device=torch.device("cuda"))', ")")
+    assert _found(src, ["DL017"]) == set()
+
+
+def test_dataset_whose_getitem_never_reads_the_device_attribute_is_fine():
+    # the device tensor is a running statistic the loop reads, not an item
+    src = _SYNTHETIC_BENCHMARK.replace("WORKERS", "4").replace("  # <- DL017", "").replace(
+        "self.tensor = torch.randn(3, 224, 224, device=torch.device(\"cuda\"))",
+        "self.mean = torch.zeros(3, device=torch.device(\"cuda\"))\n        self.tensor = torch.randn(3, 224, 224)")
+    assert _found(src, ["DL017"]) == set()
+
+
