@@ -102,3 +102,85 @@ def test_dataset_whose_getitem_never_reads_the_device_attribute_is_fine():
     assert _found(src, ["DL017"]) == set()
 
 
+
+# --- torchtext's legacy iterators: batches on the host unless `device=` is given ---
+
+_TORCHTEXT_CLASSIFIER = '''
+import argparse
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torchtext import data
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--batch_size", type=int, default=64)
+parser.add_argument("--epochs", type=int, default=10)
+opt = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+TEXT = data.Field(lower=True, batch_first=True)
+LABEL = data.LabelField(dtype=torch.float)
+train_data, valid_data = data.TabularDataset.splits(
+    path="data", train="train.csv", validation="valid.csv", format="csv", fields=[("text", TEXT), ("label", LABEL)])
+TEXT.build_vocab(train_data, max_size=25000)
+LABEL.build_vocab(train_data)
+train_iter, valid_iter = data.BucketIterator.splits(
+    (train_data, valid_data), batch_size=opt.batch_size, sort_key=lambda x: len(x.text), repeat=False ITER_DEVICE)
+
+
+class TextCNN(nn.Module):
+    def __init__(self, vocab_size, emb=100):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb)
+        self.conv = nn.Conv1d(emb, 64, 3, padding=1)
+        self.fc = nn.Linear(64, 1)
+
+    def forward(self, text):
+        x = self.embedding(text).permute(0, 2, 1)
+        x = F.relu(self.conv(x)).max(dim=2)[0]
+        return self.fc(x).squeeze(1)
+
+
+model = TextCNN(len(TEXT.vocab)).to(device)
+optimizer = torch.optim.Adam(model.parameters())
+criterion = nn.BCEWithLogitsLoss().to(device)
+
+
+def train_epoch(iterator):
+    model.train()
+    for batch in iterator:
+        optimizer.zero_grad()
+        predictions = model(batch.text)  # <- DL002
+        loss = criterion(predictions, batch.label)  # <- DL002
+        loss.backward()
+        optimizer.step()
+
+
+for epoch in range(opt.epochs):
+    train_epoch(train_iter)
+'''
+
+
+def test_torchtext_iterator_batches_are_host_tensors():
+    src = _TORCHTEXT_CLASSIFIER.replace(" ITER_DEVICE", "")
+    assert _found(src, ["DL002", "DL011", "DL014", "DL019"]) == _marked(src)
+
+
+def test_torchtext_iterator_given_the_device_is_clean():
+    src = _TORCHTEXT_CLASSIFIER.replace(" ITER_DEVICE", ", device=device").replace("  # <- DL002", "")
+    assert _found(src, ["DL002", "DL011", "DL014", "DL019"]) == set()
+
+
+def test_torchtext_batches_moved_in_the_loop_are_clean():
+    src = _TORCHTEXT_CLASSIFIER.replace(" ITER_DEVICE", "").replace("  # <- DL002", "").replace(
+        "model(batch.text)", "model(batch.text.to(device))").replace("batch.label)", "batch.label.to(device))")
+    assert _found(src, ["DL002", "DL011", "DL014", "DL019"]) == set()
+
+
+def test_torchtext_iterators_are_in_the_knowledge_tables():
+    from devicelint import knowledge as kb
+
+    assert kb.kind_of_call("torchtext.data.BucketIterator.splits") == "text_iterators"
+    assert kb.kind_of_call("torchtext.legacy.data.Iterator") == "text_iterator"
+    assert kb.kind_of_call("torchtext.data.Field") is None

@@ -90,6 +90,8 @@ class Library:
                    for p in parts):
                 return Val(Kind.LOADER, Dev.UNKNOWN)  # sampled from a graph (partly) on the device
             return Val(Kind.LOADER, Dev.CPU, src=node)
+        if lib in ("text_iterator", "text_iterators"):
+            return self._text_iterator(node, lib)
         if lib == "module_and_data":
             return Val(Kind.SEQ, parts=(self.new_model(node), OTHER))
         if lib in _CONSUMER_KINDS:
@@ -197,6 +199,19 @@ class Library:
             self.note_converted_args(node, pos, kw)
             return OTHER
         return UNKNOWN
+
+    def _text_iterator(self, node: cst.Call, lib: str) -> Val:
+        """A torchtext iterator (or the tuple its `.splits(...)` gives): a host loader, or one
+        whose batches are built where `device=` says (unknown unless it names the host)."""
+        pos, kw = self.args(node)
+        if "**" in kw:
+            return UNKNOWN
+        device = kw.get("device")
+        if device is None:
+            loader = Val(Kind.LOADER, Dev.CPU, name=_spelling(node.func))
+        else:
+            loader = Val(Kind.LOADER, Dev.CPU if device.dev is Dev.CPU else Dev.UNKNOWN)
+        return Val(Kind.SEQ, elem=loader) if lib == "text_iterators" else loader
 
     @staticmethod
     def _host_image_tensor(node: cst.Call, pos: list) -> Val:
