@@ -184,3 +184,75 @@ def test_torchtext_iterators_are_in_the_knowledge_tables():
     assert kb.kind_of_call("torchtext.data.BucketIterator.splits") == "text_iterators"
     assert kb.kind_of_call("torchtext.legacy.data.Iterator") == "text_iterator"
     assert kb.kind_of_call("torchtext.data.Field") is None
+
+
+# --- a tensor made without device= in a Lightning step, which runs with the module on the device ---
+
+_LIGHTNING_RETRIEVAL = '''
+import torch
+import torch.nn.functional as F
+from pytorch_lightning import LightningModule, Trainer
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+
+class PairDataset(Dataset):
+    def __init__(self, n=10000, seq_len=32, vocab=30000):
+        self.x1 = torch.randint(0, vocab, (n, seq_len))
+        self.x2 = torch.randint(0, vocab, (n, seq_len))
+
+    def __len__(self):
+        return len(self.x1)
+
+    def __getitem__(self, idx):
+        return {"x1": self.x1[idx], "x2": self.x2[idx]}
+
+
+class DualEncoder(LightningModule):
+    def __init__(self, vocab=30000, hidden=256, alpha=20.0):
+        super().__init__()
+        self.q_encoder = nn.EmbeddingBag(vocab, hidden)
+        self.d_encoder = nn.EmbeddingBag(vocab, hidden)
+        self.ce = nn.CrossEntropyLoss()
+        self.alpha = alpha
+
+    def forward(self, x1, x2):
+        return self.q_encoder(x1), self.d_encoder(x2)
+
+    def training_step(self, batch, batch_idx):
+        x1, x2 = batch["x1"], batch["x2"]
+        r1 = F.normalize(self.q_encoder(x1), dim=1)
+        r2 = F.normalize(self.d_encoder(x2), dim=1)
+        scores = self.alpha * r1 @ r2.t()
+        target = torch.arange(x1.size(0)MAKE)
+        loss = self.ce(scores, target)  # <- DL011
+        self.log("train_loss", loss)
+        return loss
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters(), lr=1e-3)
+
+    def train_dataloader(self):
+        return DataLoader(PairDataset(), batch_size=64, shuffle=True, num_workers=4)
+
+
+if __name__ == "__main__":
+    Trainer(accelerator="gpu", devices=1, max_epochs=3).fit(DualEncoder())
+'''
+
+
+def test_tensor_made_in_a_lightning_step_meets_the_module_on_the_device():
+    src = _LIGHTNING_RETRIEVAL.replace("MAKE", "")
+    assert _found(src, ["DL002", "DL011"]) == _marked(src)
+
+
+def test_tensor_made_in_a_lightning_step_on_the_batch_device_is_clean():
+    src = _LIGHTNING_RETRIEVAL.replace("MAKE", ", device=x1.device").replace("  # <- DL011", "")
+    assert _found(src, ["DL002", "DL011"]) == set()
+
+
+def test_a_plain_module_method_named_like_a_step_decides_nothing():
+    # not a LightningModule: `training_step` is an ordinary method the file never calls
+    src = _LIGHTNING_RETRIEVAL.replace("MAKE", "").replace("  # <- DL011", "").replace(
+        "class DualEncoder(LightningModule):", "class DualEncoder(nn.Module):")
+    assert _found(src, ["DL002", "DL011"]) == set()
