@@ -827,3 +827,34 @@ def test_the_set_device_operator_needs_a_process_group_this_file_starts():
                           for line in DDP_SCRIPT.splitlines()) + "\n"
     assert "init_process_group" in commented and mutants.op_dl020(mutants.Src(DDP_SCRIPT))
     assert mutants.op_dl020(mutants.Src(commented)) == []
+
+def test_bugreport_folder_case_names_lines_per_file(tmp_path):
+    case = tmp_path / "003_two_files"
+    case.mkdir()
+    (case / "main.py").write_text("# expect: DL002 at 5, helpers.py:2\n# also-ok: DL014 at helpers.py:3\nimport torch\n\nx = 1\n")
+    (case / "helpers.py").write_text("# expect: DL011 at 4\nimport torch\n\ny = torch.zeros(3)\n")
+    exps = bugreport_score.parse_header(case)
+    assert [(e.code, e.also_ok, [(loc.file, loc.line) for loc in e.locations]) for e in exps] == [
+        ("DL011", False, [("helpers.py", 4)]),
+        ("DL002", False, [("main.py", 5), ("helpers.py", 2)]),
+        ("DL014", True, [("helpers.py", 3)]),
+    ]
+    findings = [
+        {"code": "DL002", "line": 2, "end_line": 2, "file": "helpers.py", "message": "b"},  # other file's line
+        {"code": "DL011", "line": 4, "end_line": 4, "file": "main.py", "message": "t"},     # right line, wrong file
+    ]
+    result = bugreport_score.score_case(case.name, exps, findings)
+    assert result.found == [False, True]
+    assert [f["code"] for f in result.false_findings] == ["DL011"]
+
+
+def test_bugreport_score_lints_a_folder_case_as_one_project(tmp_path, capsys):
+    case = tmp_path / "004_folder"
+    case.mkdir()
+    (case / "train.py").write_text(REPORT_CASE)
+    out_json = tmp_path / "figures.json"
+    assert bugreport_score.main([str(case), "--json", str(out_json)]) == 0
+    import json
+
+    figures = json.loads(out_json.read_text())
+    assert figures["cases"] == 1 and figures["per_rule"] == {"DL002": [1, 1]}

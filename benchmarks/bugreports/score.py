@@ -9,6 +9,10 @@ header, written before devicelint ever ran on it, says what a correct linter rep
     # also-ok: DL007 at 12          a correct finding that is not the reported bug
     (in a notebook, in the first cell: "at CELL:LINE", e.g. "# expect: DL003 at 4:7")
 
+A report whose code spans several files is a folder case (`NNN_name/`, linted as one project):
+each `.py` file's header names lines of that file, or of another file of the folder as
+"FILE:LINE" (e.g. "# expect: DL019 at main.py:20"); one expectation may list lines of both.
+
 An expectation is found when a finding has its code and either starts on one of its lines or
 spans one of them. Recall is over expectations; precision over findings: a finding that matches
 neither an expectation nor an also-ok line of its own case is a false positive. Standard library
@@ -41,6 +45,7 @@ HEADER = re.compile(r"^#\s*(expect|also-ok):\s*(DL\d{3})\s+at\s+(.+?)\s*$")
 class Location:
     cell: int | None  # 1-based notebook cell, None in a .py file
     line: int
+    file: str | None = None  # the file inside a folder case, None for a one-file case
 
 
 @dataclass
@@ -70,7 +75,11 @@ def header_lines(path: Path) -> list[str]:
     return text.splitlines()
 
 
-def parse_location(text: str, notebook: bool) -> Location:
+def parse_location(text: str, notebook: bool, file: str | None = None) -> Location:
+    """LINE, CELL:LINE in a notebook, or FILE:LINE (else the header's own file) in a folder case."""
+    if file is not None:
+        other, sep, line = text.rpartition(":")
+        return Location(None, int(line), other if sep else file)
     if notebook:
         cell, _, line = text.partition(":")
         if not line:
@@ -80,7 +89,13 @@ def parse_location(text: str, notebook: bool) -> Location:
 
 
 def parse_header(path: Path) -> list[Expectation]:
-    """Every `# expect:` / `# also-ok:` line of the case, in order."""
+    """Every `# expect:` / `# also-ok:` line of the case, in order (a folder: its files in order)."""
+    if path.is_dir():
+        return [e for f in sorted(path.rglob("*.py")) for e in _parse_file_header(f, f.relative_to(path).as_posix())]
+    return _parse_file_header(path, None)
+
+
+def _parse_file_header(path: Path, file: str | None) -> list[Expectation]:
     notebook = path.suffix == ".ipynb"
     out = []
     for line in header_lines(path):
@@ -88,7 +103,7 @@ def parse_header(path: Path) -> list[Expectation]:
         if not m:
             continue
         kind, code, where = m.groups()
-        locs = tuple(parse_location(part.strip(), notebook) for part in where.split(","))
+        locs = tuple(parse_location(part.strip(), notebook, file) for part in where.split(","))
         out.append(Expectation(code, locs, also_ok=kind == "also-ok"))
     return out
 
@@ -96,6 +111,8 @@ def parse_header(path: Path) -> list[Expectation]:
 def covers(finding: dict, loc: Location) -> bool:
     """A finding starting on the line, or spanning it, in the same cell."""
     if loc.cell is not None and finding.get("cell") != loc.cell:
+        return False
+    if loc.file is not None and finding.get("file") != loc.file:
         return False
     start = finding["line"]
     end = finding.get("end_line") or start
@@ -123,8 +140,15 @@ def run_devicelint(paths: list[Path]) -> dict[str, list[dict]]:
     if proc.returncode not in (0, 1):
         raise SystemExit(f"error: devicelint exited {proc.returncode}: {proc.stderr.strip()}")
     by_name: dict[str, list[dict]] = {p.name: [] for p in paths}
+    folders = [p.resolve() for p in paths if p.is_dir()]
     for finding in json.loads(proc.stdout or "[]"):
-        by_name.setdefault(Path(finding["path"]).name, []).append(finding)
+        where = Path(finding["path"]).resolve()
+        folder = next((d for d in folders if where.is_relative_to(d)), None)
+        if folder is not None:  # a folder case: the finding names its file inside the folder
+            finding["file"] = where.relative_to(folder).as_posix()
+            by_name[folder.name].append(finding)
+        else:
+            by_name.setdefault(where.name, []).append(finding)
     return by_name
 
 
@@ -188,11 +212,18 @@ def report(summary: dict, results: list[CaseResult], misses: bool) -> None:
     for r in results:
         for exp, hit in zip(r.expectations, r.found):
             if not hit:
-                where = ", ".join(f"{loc.cell}:{loc.line}" if loc.cell else str(loc.line) for loc in exp.locations)
+                where = ", ".join(_where(loc) for loc in exp.locations)
                 print(f"MISS  {r.name}: {exp.code} at {where}")
         for f in r.false_findings:
             cell = f"cell {f['cell']} " if f.get("cell") else ""
-            print(f"FALSE {r.name}: {f['code']} at {cell}{f['line']}: {f['message']}")
+            file = f"{f['file']}:" if f.get("file") else ""
+            print(f"FALSE {r.name}: {f['code']} at {cell}{file}{f['line']}: {f['message']}")
+
+
+def _where(loc: Location) -> str:
+    if loc.cell:
+        return f"{loc.cell}:{loc.line}"
+    return f"{loc.file}:{loc.line}" if loc.file else str(loc.line)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--misses", action="store_true", help="list missed expectations and false findings")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = ap.parse_args(argv)
-    paths = args.cases or sorted(p for p in CASES.iterdir() if p.suffix in (".py", ".ipynb"))
+    paths = args.cases or sorted(p for p in CASES.iterdir() if p.suffix in (".py", ".ipynb") or p.is_dir())
     findings = run_devicelint(paths)
     results = [score_case(p.name, parse_header(p), findings.get(p.name, [])) for p in paths]
     summary = summarize(results, known_codes())

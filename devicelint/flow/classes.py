@@ -82,6 +82,24 @@ def _item_move(methods: dict) -> cst.Call | None:
         moves = [n for n in find(methods[name], cst.Call) if places_on_device(n)]
         if moves:
             return moves[-1]  # the walk visits the last statement first: this is the earliest
+    return _held_on_device(methods, names)
+
+
+def _held_on_device(methods: dict, names: set) -> cst.Call | None:
+    """The placing call of a `self.<attr> = ...` in `__init__` (`torch.randn(..., device="cuda")`,
+    `x.to(device)`) whose attribute `__getitem__` (or a method it calls) reads: the items come
+    out of device memory, which a forked DataLoader worker cannot touch either."""
+    init = methods.get("__init__")
+    if init is None:
+        return None
+    read = {n.attr.value for name in names for n in find(methods[name], cst.Attribute) if dotted(n.value) == "self"}
+    held = [n for n in find(init, cst.Assign)
+            if len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Attribute)
+            and dotted(n.targets[0].target.value) == "self" and n.targets[0].target.attr.value in read]
+    for assign in reversed(held):  # the walk visits the last statement first
+        moves = [n for n in find(assign.value, cst.Call) if places_on_device(n)]
+        if moves:
+            return moves[-1]
     return None
 
 

@@ -66,6 +66,8 @@ _OWN_ARGUMENTS = {
     "wrap": "_library_wrapper",
     "graph_loader": "_graph_loader",
     "module_and_data": "_module_and_data",
+    "text_iterator": "_text_iterator",
+    "text_iterators": "_text_iterator",
     **{k: "_consumer_object" for k in _CONSUMER_KINDS},
 }
 # ...and those handed their arguments evaluated.
@@ -245,6 +247,19 @@ class Library:
             self.note_converted_args(node, pos, kw, item_keywords=kb.consumers.ITEM_KEYWORDS.get(lib, ()))
             return OTHER
         return UNKNOWN
+
+    def _text_iterator(self, node: cst.Call, lib: str, q: str) -> Val:
+        """A torchtext iterator (or the tuple its `.splits(...)` gives): a host loader, or one
+        whose batches are built where `device=` says (unknown unless it names the host)."""
+        pos, kw = self.args(node)
+        if "**" in kw:
+            return UNKNOWN
+        device = kw.get("device")
+        if device is None:
+            loader = Val(Kind.LOADER, Dev.CPU, name=_spelling(node.func))
+        else:
+            loader = Val(Kind.LOADER, Dev.CPU if device.dev is Dev.CPU else Dev.UNKNOWN)
+        return Val(Kind.SEQ, elem=loader) if lib == "text_iterators" else loader
 
     @staticmethod
     def _host_image_tensor(node: cst.Call, pos: list) -> Val:

@@ -38,6 +38,9 @@ imports builds):
 - ``graph_loader``: a PyG loader (`NeighborLoader`, `LinkNeighborLoader`, `HGTLoader`...): its
   batches are where the graph it samples from is (a graph or feature store not moved: the host).
 - ``collate``: a collate function that never moves anything (the batch stays on the host).
+- ``text_iterator``: a torchtext `BucketIterator` / `Iterator` / `BPTTIterator`: a loader whose
+  batches (`batch.text`) are host tensors unless `device=` is given; ``text_iterators``: what
+  their `.splits(...)` returns, one such loader per dataset.
 - ``to_tensor``: torchvision's `ToTensor()` / `PILToTensor()` (an object) or `to_tensor(img)`
   (a function): a PIL image or NumPy array in, a host tensor out.
 - ``compose``: `transforms.Compose([...])`: a `to_tensor` object when the list holds one (its
@@ -61,15 +64,15 @@ from __future__ import annotations
 import re
 
 from devicelint.knowledge import (amp, consumers, data, distributed, einops, frameworks, hf, lightning, nn,
-                                  optim, pyg, timm, torch_core, torchvision)
+                                  optim, pyg, timm, torch_core, torchtext, torchvision)
 from devicelint.knowledge.schema import HOST, INPUTS, BaseFacts, Entry
 
 __all__ = ["BaseFacts", "Entry", "amp", "base_class", "consumers", "converts_to_numpy", "data", "distributed", "einops",
            "frameworks", "hf", "is_model_class", "is_plain_base", "kind_of_call", "lightning", "lookup", "nn",
-           "no_accel_result", "optim", "pyg", "returns_self", "timm", "torch_core", "torchvision"]
+           "no_accel_result", "optim", "pyg", "returns_self", "timm", "torch_core", "torchtext", "torchvision"]
 
 # The call tables, in the order they are tried (their roots do not overlap).
-_CALL_TABLES = (hf, torchvision, timm, torch_core, pyg, data, consumers)
+_CALL_TABLES = (hf, torchvision, timm, torch_core, pyg, data, torchtext, consumers)
 _ROOTS = tuple(root for table in _CALL_TABLES for root in table.CALL_ROOTS)
 _COMPILED = tuple((re.compile(p + r"$"), kind) for table in _CALL_TABLES for p, kind in table.CALL_KINDS)
 _CACHE: dict = {}

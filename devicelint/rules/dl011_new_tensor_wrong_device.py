@@ -17,7 +17,8 @@ class NewTensorWrongDevice(Rule):
     (an LSTM's `h0`, a mask, positions, class weights) and flags the operation or module
     call where one meets a tensor or a model on the accelerator: in a script, in any method
     of an `nn.Module` that this file moves to the device (or calls with device data), and in
-    `forward` of every `nn.Module` (and the methods `forward` calls), whatever the file moves:
+    `forward` of every `nn.Module` (and the methods `forward` calls), and in the steps of a
+    LightningModule (`training_step`...), which its trainer runs on the module's device, whatever the file moves:
     a module runs on its inputs' device, so its inputs, parameters and submodule outputs are
     all there (registered buffers and `nn.Parameter`s too: `.to()` moves them with the
     module). Not in a notebook or script that names no device and runs its own code: there
@@ -228,9 +229,10 @@ def _others_on_device(ctx, mix, others) -> bool:
     """Something else the operation combines is on the device."""
     if any((v.kind is Kind.MODULE and v.dev is Dev.ACCEL and not v.param_free) or contents_on_accel(v) for v in others):
         return True
-    if mix.cls is None or not (mix.in_forward or mix.cls in ctx.facts.accel_classes) or ctx.host_only:
+    if mix.cls is None or ctx.host_only or not (mix.in_forward or mix.cls in ctx.facts.accel_classes
+                                                or _in_step_hook(ctx, mix)):
         return False
-    # a module runs on its inputs' device: in `forward`, whatever this file moves
+    # a module runs on its inputs' device: in `forward` (or a Lightning step), whatever this file moves
     return any((v.on_module and v.dev is not Dev.CPU) or (v.kind is Kind.MODULE and not v.param_free) for v in others)
 
 
@@ -275,6 +277,18 @@ def _where_met(mix, site) -> str:
     if site is mix.node:
         return "meets tensors on the device here"
     return "is handed to a function where it meets tensors on the device"
+
+
+def _in_step_hook(ctx, mix) -> bool:
+    """The mix is in a Lightning step (`training_step`, `validation_step`...) of a class deriving
+    from a LightningModule: the trainer runs it with the module, and the batch it hands in, on
+    the module's device, as a module's `forward` runs with its inputs."""
+    cls = mix.cls
+    if not any("LightningModule" in (ctx.imports.qualname(b.value) or "").rsplit(".", 1)[-1] for b in cls.bases):
+        return False
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return any(isinstance(fn, cst.FunctionDef) and fn.name.value in kb.lightning.STEP_HOOKS and contains(fn, mix.node)
+               for fn in body)
 
 
 def _collective(mix) -> str | None:

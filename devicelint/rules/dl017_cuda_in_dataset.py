@@ -10,7 +10,8 @@ class CudaInDataset(Rule):
     ## What it does
     Flags a `DataLoader(...)` over a dataset of this file whose `__getitem__` (or a method it
     calls through `self.`) puts what it returns on the accelerator (`x.to(device)`, `.cuda()`,
-    `torch.tensor(..., device=device)`), when the loader has `num_workers > 0` or
+    `torch.tensor(..., device=device)`), or reads a tensor its `__init__` put there
+    (`self.x = torch.randn(..., device="cuda")`), when the loader has `num_workers > 0` or
     `pin_memory=True`. `num_workers` is read from a literal, a variable set once, or an
     argparse default; when its value is unknown (a parameter, `os.cpu_count()`), nothing is
     reported. With `num_workers=0` and no `pin_memory` the loader works: the items are moved
@@ -138,7 +139,7 @@ loader = DataLoader(Tokens(torch.arange(64)), batch_size=8, pin_memory=True)  # 
                 continue
             yield Report(
                 node,
-                f"`{fact.items.cls.name.value}.__getitem__` moves its items to the device (line {ctx.line(fact.items.place)}) "
+                f"`{fact.items.cls.name.value}.__getitem__` returns items placed on the device (line {ctx.line(fact.items.place)}) "
                 f"and this DataLoader {why}: move the batch to the device in the loop instead",
             )
 
