@@ -250,7 +250,7 @@ def _stateful(value) -> bool:
     if text in _BUILTINS or text.split(".", 1)[0] in _PLAIN_MODULES:
         return False  # `self.min_level = int(math.log2(s))`: a number, not a layer
     if text.startswith(("torch.", "nn.")) or "." not in text and last[:1].isupper():
-        if last in kb.torch_core.TENSOR_FACTORIES or last in kb.nn.PARAM_FREE_LAYERS or (last.endswith("Loss") and not value.args):
+        if last in kb.torch_core.TENSOR_FACTORIES or last in kb.nn.PARAM_FREE_LAYERS or (kb.nn.is_loss(last) and not value.args):
             return False
         if text.startswith("torch.") and last[:1].islower():
             return False

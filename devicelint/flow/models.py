@@ -24,7 +24,7 @@ class Models:
             return pos[0].with_(fresh=False) if pos and pos[0].kind is Kind.TENSOR else Val(Kind.TENSOR)
         if cls in kb.nn.PARAM_FREE_LAYERS:
             return Val(Kind.MODULE, param_free=True, name=cls)
-        if cls.endswith("Loss"):
+        if kb.nn.is_loss(cls):
             weights = [kw[k] for k in ("weight", "pos_weight") if k in kw]
             if not weights:
                 return Val(Kind.MODULE, param_free=True, name=cls)
