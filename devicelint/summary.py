@@ -34,6 +34,11 @@ VERSION = 9  # 7: module methods that return self read from knowledge/; 8: a dat
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
 UNKNOWN = ["unknown"]
+# Nodes one descriptor may hold. In a conditional arm a name keeps its earlier values beside
+# the new one, so `out = self.act(out)` repeated in an `if` arm doubles the descriptor each
+# time (43 MB of summary for a three-layer module with if/elif/else arms, past the memory
+# cap for four); a real value is a few dozen nodes, a larger one is read as unknown.
+MAX_DESC = 300
 
 
 def dotted(node) -> str | None:
@@ -63,6 +68,20 @@ def _children(node) -> list:
                 if isinstance(x, _AST):
                     out.append(x)
     return out
+
+
+def _larger_than(d, limit: int) -> bool:
+    """Whether the descriptor `d` (nested lists) holds more than `limit` nodes; stops counting
+    there, so a huge shared descriptor costs no more than `limit` steps."""
+    stack, seen = [d], 0
+    while stack:
+        x = stack.pop()
+        seen += 1
+        if seen > limit:
+            return True
+        if isinstance(x, (list, dict)):
+            stack.extend(x.values() if isinstance(x, dict) else x)
+    return False
 
 
 def _walk(node) -> list:
@@ -517,6 +536,8 @@ class _Walker:
             self.uses(target)
 
     def set(self, name: str, d, cond: bool) -> None:
+        if _larger_than(d, MAX_DESC):
+            d = UNKNOWN  # `out = f(out)` again and again in an arm: see MAX_DESC
         if cond and name in self.env:
             self.env[name] = self.env[name] + [d]
         else:

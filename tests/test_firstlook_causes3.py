@@ -6,13 +6,22 @@ control: the same program with the bug put back must still be flagged.
   like every other torch loss, though its name does not end in `Loss` (a book's FCN
   segmentation notebook: `criterion = nn.NLLLoss2d()` never moved, called with CUDA
   tensors);
+- a module file whose `forward` reassigns `out` through a callable it holds
+  (`self.activation(out)`) in each arm of an `if`/`elif`/`else` (a course's `layers/linears.py`
+  with BatchNorm before, after, or not at all): each reassignment inside an arm doubled the
+  file summary's call-site descriptors, 43 MB for three layers and past the 3 GiB memory cap
+  for four, so the file was reported as DL000 "not analysed" and never linted.
 
 Lines ending in `# <- DLnnn` must be flagged with that code and nothing else may be flagged.
 """
 
+import json
+import textwrap
+
 import pytest
 from inference_cases import expected, program
 
+from devicelint import summary
 from devicelint.engine import lint_source
 
 RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011", "DL015"]
@@ -75,3 +84,93 @@ def test_firstlook_cause(name):
     got = {(f.code, f.line) for f in lint_source(code, f"{name}.py", select=RULES)}
     listing = "\n".join(f"{i:4d} {line}" for i, line in enumerate(code.splitlines(), start=1))
     assert got == expected(code), f"got {sorted(got)}\n{listing}"
+
+
+_LAYERS_WITH_BN = """
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+class L3LRWithBN(nn.Module):
+    def __init__(self, activation=F.relu, in_features=2, hidden_dim=4, out_features=1, bias=True, bn_mode=None,
+                 bn_momentum=0.1):
+        super().__init__()
+        self.linear1 = nn.Linear(in_features, hidden_dim, bias=bias)
+        self.bn1 = nn.BatchNorm1d(hidden_dim, momentum=bn_momentum)
+        self.linear2 = nn.Linear(hidden_dim, hidden_dim, bias=bias)
+        self.bn2 = nn.BatchNorm1d(hidden_dim, momentum=bn_momentum)
+        self.linear3 = nn.Linear(hidden_dim, hidden_dim, bias=bias)
+        self.bn3 = nn.BatchNorm1d(hidden_dim, momentum=bn_momentum)
+        self.linear4 = nn.Linear(hidden_dim, out_features, bias=bias)
+        self.activation = activation
+        self.bn_mode = bn_mode
+
+    def forward(self, x):
+        if self.bn_mode == 'pre':  # BN before the activation
+            out = self.bn1(self.linear1(x))
+            out = self.activation(out)
+            out = self.bn2(self.linear2(out))
+            out = self.activation(out)
+            out = self.bn3(self.linear3(out))
+            out = self.activation(out)
+            out = self.linear4(out)
+        elif self.bn_mode == 'post':  # BN after the activation
+            out = self.linear1(x)
+            out = self.activation(out)
+            out = self.linear2(self.bn1(out))
+            out = self.activation(out)
+            out = self.linear3(self.bn2(out))
+            out = self.activation(out)
+            out = self.linear4(self.bn3(out))
+        else:  # no BN
+            out = self.linear1(x)
+            out = self.activation(out)
+            out = self.linear2(out)
+            out = self.activation(out)
+            out = self.linear3(out)
+            out = self.activation(out)
+            out = self.linear4(out)
+        return out
+"""
+
+_TRAIN_WITH_LAYERS = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from linears import L3LRWithBN
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = L3LRWithBN(bn_mode="pre").to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.03)
+loader = DataLoader(TensorDataset(torch.randn(256, 2), torch.randn(256, 1)), batch_size=32, shuffle=True)
+for epoch in range(10):
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print(epoch, loss.cpu().numpy())
+preds = model(torch.randn(8, 2).to(device))
+print(preds.numpy())  # <- DL003
+"""
+
+
+def test_summary_of_branchy_forward_stays_small():
+    """The file summary is what every importer of the module reads (and the cache keeps):
+    its size must grow with the code, not double with each reassignment in an arm."""
+    s = summary.summarize(textwrap.dedent(_LAYERS_WITH_BN).encode())
+    assert len(json.dumps(s)) < 200_000
+
+
+def test_script_importing_branchy_layers_is_linted(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'course'\n")
+    (tmp_path / "linears.py").write_text(textwrap.dedent(_LAYERS_WITH_BN))
+    code = textwrap.dedent(_TRAIN_WITH_LAYERS).lstrip("\n")
+    script = tmp_path / "train.py"
+    script.write_text(code)
+    got = {(f.code, f.line) for f in lint_source(code, str(script), select=RULES + ["DL000"])}
+    assert got == expected(code)
+    layers = textwrap.dedent(_LAYERS_WITH_BN)
+    assert [f.code for f in lint_source(layers, str(tmp_path / "linears.py"), select=["DL000"])] == []
