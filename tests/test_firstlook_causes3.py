@@ -10,7 +10,11 @@ control: the same program with the bug put back must still be flagged.
   (`self.activation(out)`) in each arm of an `if`/`elif`/`else` (a course's `layers/linears.py`
   with BatchNorm before, after, or not at all): each reassignment inside an arm doubled the
   file summary's call-site descriptors, 43 MB for three layers and past the 3 GiB memory cap
-  for four, so the file was reported as DL000 "not analysed" and never linted.
+  for four, so the file was reported as DL000 "not analysed" and never linted;
+- a notebook cell whose first line is indented (` def get_data():` in a book's notebook):
+  IPython removes that indent from the cell's lines before running it (its
+  `leading_indent` cleanup), so the cell runs; it was reported as DL000 and masked, which
+  also hid the findings inside it.
 
 Lines ending in `# <- DLnnn` must be flagged with that code and nothing else may be flagged.
 """
@@ -174,3 +178,72 @@ def test_script_importing_branchy_layers_is_linted(tmp_path):
     assert got == expected(code)
     layers = textwrap.dedent(_LAYERS_WITH_BN)
     assert [f.code for f in lint_source(layers, str(tmp_path / "linears.py"), select=["DL000"])] == []
+
+
+def _nb(*sources):
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": src.splitlines(keepends=True)} for src in sources]
+    return json.dumps({"cells": cells, "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+                       "nbformat": 4, "nbformat_minor": 4}, indent=1)
+
+
+_NB_SETUP = """\
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+device = 'cuda' if torch.cuda.is_available() else 'cpu'
+"""
+
+# The book's cell starts with one space; the lines under it keep their (deeper) indent.
+_NB_INDENTED_CELL = """\
+ def get_data():
+     train = TensorDataset(torch.randn(64, 784), torch.randint(0, 10, (64,)))
+     trn_dl = DataLoader(train, batch_size=32, shuffle=True)
+     return trn_dl
+ model = nn.Sequential(nn.Linear(784, 100), nn.ReLU(), nn.Linear(100, 10)).to(device)
+ loss_fn = nn.CrossEntropyLoss()
+ opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+"""
+
+_NB_TRAIN = """\
+trn_dl = get_data()
+losses = []
+for epoch in range(5):
+    for x, y in trn_dl:
+        x, y = x.to(device), y.to(device)
+        loss = loss_fn(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss)
+"""
+
+
+def _lint_nb(text):
+    return [(f.code, f.cell, f.line, f.column, f.end_column) for f in lint_source(text, "book.ipynb", select=RULES + ["DL000"])]
+
+
+def test_cell_with_a_leading_indent_runs_as_ipython_runs_it():
+    got = _lint_nb(_nb(_NB_SETUP, _NB_INDENTED_CELL, _NB_TRAIN))
+    assert [g for g in got if g[0] == "DL000"] == []
+    # `losses.append(loss)` keeps every step's graph: still found, at its own column
+    assert ("DL010", 3, 10, 9, 28) in got
+
+
+def test_cell_with_a_leading_indent_keeps_its_columns():
+    """A finding inside the indented cell points at the text as stored, indent included."""
+    cell = _NB_INDENTED_CELL.replace(" opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n",
+                                     " opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+                                     " w = torch.randn(100, 10)\n"
+                                     " print(model(torch.randn(2, 784).to(device)) @ w)\n")
+    got = _lint_nb(_nb(_NB_SETUP, cell))
+    (found,) = [g for g in got if g[0] == "DL011"]
+    line = cell.splitlines()[found[2] - 1]
+    assert line[found[3] - 1:found[4] - 1].startswith("model(torch.randn(2, 784).to(device)) @ w")
+
+
+def test_cell_indented_unevenly_is_still_a_syntax_error():
+    """Only the first line's indent goes: a later line indented less still fails in Jupyter."""
+    got = _lint_nb(_nb(_NB_SETUP, "  x = torch.zeros(3)\n y = x + 1\n"))
+    assert [g[:2] for g in got if g[0] == "DL000"] == [("DL000", 2)]
