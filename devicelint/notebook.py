@@ -61,6 +61,8 @@ class Cell:
     lines: list  # the source's lines, each with its own ending (the last may have none)
     start: int  # 1-based line of its first line in the joined source
     masked: set  # 0-based line numbers within the cell that hold a magic
+    dedent: int = 0  # characters IPython's `leading_indent` removes (see _leading_indent)
+    dedented: frozenset = frozenset()  # 0-based line numbers it removes them from
 
 
 def _split(text: str) -> list:
@@ -134,6 +136,21 @@ def _automagic(text: str) -> bool:
     except (ValueError, RecursionError, MemoryError):
         return False
     return False
+
+
+def _leading_indent(code: list) -> tuple[list, int, frozenset]:
+    """IPython's `leading_indent` cleanup: when a cell's first non-blank line is indented,
+    that indent is cut from every line starting with it before the cell runs, so ` x = 1`
+    runs in Jupyter. (the lines, the indent's width, the lines cut); width 0: unchanged."""
+    top = next((i for i, line in enumerate(code) if line.strip()), None)
+    if top is None:
+        return code, 0, frozenset()
+    first = code[top]
+    space = first[: len(first) - len(first.lstrip(" \t"))]
+    if not space:
+        return code, 0, frozenset()
+    cut = frozenset(i for i, line in enumerate(code) if i >= top and line.startswith(space))
+    return [line[len(space):] if i in cut else line for i, line in enumerate(code)], len(space), cut
 
 
 def mask(lines: list) -> tuple[list, set]:
@@ -214,7 +231,8 @@ class Notebook:
                 raise NotebookError(f"not a valid notebook: cell {position + 1}: `source` must be a string or a list of strings")
             lines = _split(text)
             code, masked = mask(lines)
-            self.cells.append(Cell(position + 1, position, text, lines, len(joined) + 1, masked))
+            code, dedent, dedented = _leading_indent(code)
+            self.cells.append(Cell(position + 1, position, text, lines, len(joined) + 1, masked, dedent, dedented))
             joined.extend(code)
         self.joined_lines = joined
         self.source = "".join(joined)
@@ -254,12 +272,15 @@ class Notebook:
         else:  # a range cannot leave its cell: stop at the cell's end
             end_line = max(len(cell.lines), line)
             end_column = len(cell.lines[end_line - 1].rstrip("\r\n")) + 1 if cell.lines else 1
+        column = finding.column + (cell.dedent if line - 1 in cell.dedented else 0)
+        if end_cell is cell and end_line - 1 in cell.dedented:
+            end_column += cell.dedent
         message = _LINE_REF.sub(self._cell_ref, finding.message)
         fix = finding.fix
         if fix and fix.get("edits"):
             fix = dict(fix, edits=[self._edit_in_cell(e, cell) for e in fix["edits"]])
-        return dataclasses.replace(finding, cell=cell.index, line=line, end_line=end_line, end_column=end_column,
-                                   message=message, fix=fix)
+        return dataclasses.replace(finding, cell=cell.index, line=line, column=column, end_line=end_line,
+                                   end_column=end_column, message=message, fix=fix)
 
     def _edit_in_cell(self, edit: dict, cell: Cell) -> dict:
         """An edit relative to its cell: the finding's, or (a model moved where an earlier
@@ -329,6 +350,9 @@ class Notebook:
                 return f"its edit would run from cell {cell.index} into cell {self.cell_at(last).index}"
             if cell.index in self.broken:
                 return f"its edit is in cell {cell.index}, which does not parse"
+            if cell.dedent:
+                return (f"its edit is in cell {cell.index}, whose lines are all indented (IPython runs them with "
+                        "that indent removed), which is kept as written")
             for row in range(first, last + 1):
                 if row - cell.start in cell.masked:
                     return (f"its edit would change line {row - cell.start + 1} of cell {cell.index}, an IPython "
@@ -353,7 +377,7 @@ class Notebook:
                     parts[cell.position].append(cell.lines[row - cell.start + 1])
                 continue
             for cell, (a1, a2), (b1, b2) in _per_cell(owner, old, new, i1, i2, j1, j2):
-                if any(row - cell.start + 1 in cell.masked for row in range(a1, a2)):
+                if cell.dedent or any(row - cell.start + 1 in cell.masked for row in range(a1, a2)):
                     return None
                 eol = _line_end(cell)
                 parts[cell.position].extend(line[:-1] + eol if line.endswith("\n") else line for line in new[b1:b2])

@@ -647,7 +647,7 @@ class FileView:
             return ("module", "unknown")
         if last in kb.nn.PARAM_FREE_LAYERS:
             return ("module", "param_free")
-        if last.endswith("Loss"):
+        if kb.nn.is_loss(last):
             return ("module", "param_free") if not ({"weight", "pos_weight"} & set(kws)) else None
         if last in kb.nn.CONTAINERS:
             inner = [self._resolve(path, a, depth + 1) for a in args]

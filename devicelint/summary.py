@@ -34,6 +34,11 @@ VERSION = 10  # 7: module methods that return self read from knowledge/; 8: a da
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
 UNKNOWN = ["unknown"]
+# Nodes one descriptor may hold. In a conditional arm a name keeps its earlier values beside
+# the new one, so `out = self.act(out)` repeated in an `if` arm doubles the descriptor each
+# time (43 MB of summary for a three-layer module with if/elif/else arms, past the memory
+# cap for four); a real value is a few dozen nodes, a larger one is read as unknown.
+MAX_DESC = 300
 
 
 def dotted(node) -> str | None:
@@ -63,6 +68,20 @@ def _children(node) -> list:
                 if isinstance(x, _AST):
                     out.append(x)
     return out
+
+
+def _larger_than(d, limit: int) -> bool:
+    """Whether the descriptor `d` (nested lists) holds more than `limit` nodes; stops counting
+    there, so a huge shared descriptor costs no more than `limit` steps."""
+    stack, seen = [d], 0
+    while stack:
+        x = stack.pop()
+        seen += 1
+        if seen > limit:
+            return True
+        if isinstance(x, (list, dict)):
+            stack.extend(x.values() if isinstance(x, dict) else x)
+    return False
 
 
 def _walk(node) -> list:
@@ -275,7 +294,7 @@ def _stateful(value) -> bool:
     if text in _BUILTINS or text.split(".", 1)[0] in _PLAIN_MODULES:
         return False  # `self.min_level = int(math.log2(s))`: a number, not a layer
     if text.startswith(("torch.", "nn.")) or "." not in text and last[:1].isupper():
-        if last in kb.torch_core.TENSOR_FACTORIES or last in kb.nn.PARAM_FREE_LAYERS or (last.endswith("Loss") and not value.args):
+        if last in kb.torch_core.TENSOR_FACTORIES or last in kb.nn.PARAM_FREE_LAYERS or (kb.nn.is_loss(last) and not value.args):
             return False
         if text.startswith("torch.") and last[:1].islower():
             return False
@@ -542,6 +561,8 @@ class _Walker:
             self.uses(target)
 
     def set(self, name: str, d, cond: bool) -> None:
+        if _larger_than(d, MAX_DESC):
+            d = UNKNOWN  # `out = f(out)` again and again in an arm: see MAX_DESC
         if cond and name in self.env:
             self.env[name] = self.env[name] + [d]
         else:

@@ -201,7 +201,7 @@ def _project_base(ext: dict) -> dict:
 def _library_base(cls: cst.ClassDef, q: str, lib) -> dict:
     """What a library base class (knowledge's base_class facts) gives: a loss holds a tensor
     only when given one (`CrossEntropyLoss(weight=w)`)."""
-    weights = lib.weights and not (q.rsplit(".", 1)[-1].endswith("Loss") and not _hands_super_a_tensor(cls))
+    weights = lib.weights and not (kb.nn.is_loss(q.rsplit(".", 1)[-1]) and not _hands_super_a_tensor(cls))
     return {"module": lib.module, "has_params": weights, "dataset": lib.dataset, "framework": lib.framework}
 
 
@@ -324,7 +324,7 @@ class UserCode:
             if q.startswith("torch.nn.") and last[:1].isupper():
                 if last in kb.nn.CONTAINERS:
                     return any(self._stateful_value(a.value) for a in value.args) or not value.args
-                return last not in kb.nn.PARAM_FREE_LAYERS and not (last.endswith("Loss") and not value.args)
+                return last not in kb.nn.PARAM_FREE_LAYERS and not (kb.nn.is_loss(last) and not value.args)
             return False  # a tensor factory: a plain attribute, not a parameter
         text = dotted(value.func) or ""
         local = self.module_frame.state.vars.get(text) if self.module_frame else None

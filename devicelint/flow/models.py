@@ -31,7 +31,7 @@ class Models:
             return pos[0].with_(fresh=False) if pos and pos[0].kind is Kind.TENSOR else Val(Kind.TENSOR)
         if cls in kb.nn.PARAM_FREE_LAYERS:
             return Val(Kind.MODULE, param_free=True, name=cls)
-        if cls.endswith("Loss"):
+        if kb.nn.is_loss(cls):
             return self._loss_module(node, cls, kw)
         if cls in kb.nn.CONTAINERS and _holds_only_param_free(pos, kw):
             return Val(Kind.MODULE, param_free=True, name=cls)

@@ -83,6 +83,16 @@ NORM_SWITCHES = {
 # The hooks `Module.to()` / `.cuda()` go through: a module overriding one moves its own state.
 MOVE_HOOKS = frozenset({"_apply", "to", "cuda", "to_empty"})
 
+# torch.nn losses whose name does not end in `Loss`: `NLLLoss2d`, the deprecated 2-D alias of
+# `NLLLoss` (still in torch 2.x). Like every torch loss it holds a tensor only when given one.
+LOSSES_NOT_NAMED_LOSS = frozenset({"NLLLoss2d"})
+
+
+def is_loss(name: str) -> bool:
+    """Whether the torch.nn class `name` (bare) is a loss."""
+    return name.endswith("Loss") or name in LOSSES_NOT_NAMED_LOSS
+
+
 # Loss options that are no tensor: a loss subclass handing its base only these holds no
 # weights (`super().__init__(reduction="none")`), unlike one handing it `weight=`
 LOSS_OPTION_KEYWORDS = frozenset({"reduction", "size_average", "reduce", "ignore_index", "label_smoothing"})

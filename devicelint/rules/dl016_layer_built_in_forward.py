@@ -185,7 +185,7 @@ def _has_weights(layer: str, call: cst.Call) -> bool:
     """Whether `nn.<layer>(...)` surely makes a parameter or buffer; unsure -> False."""
     if layer in kb.nn.NOT_LAYERS or layer in kb.nn.PARAM_FREE_LAYERS or layer in kb.distributed.WRAPPERS:
         return False
-    if layer.endswith("Loss"):
+    if kb.nn.is_loss(layer):
         return False  # a loss holds at most the weight tensor it is given, wherever that is
     switches = kb.nn.NORM_SWITCHES.get(layer)
     if switches is None:
