@@ -51,14 +51,58 @@ def _dtype_cast(node: cst.Call) -> bool:
     return (text.startswith("torch.") and naming.looks_like_dtype(text)) or text.endswith(".dtype")
 
 
-def moves_its_inputs(fn: cst.FunctionDef) -> bool:
-    """`positions = positions.to(device=device)`: the function moves a parameter it is given."""
+def moves_its_inputs(fn: cst.FunctionDef, methods: dict | None = None, depth: int = 0) -> bool:
+    """`positions = positions.to(device=device)`, `label = torch.cat((a, b)); label = label.cuda()`,
+    `self._prep(label)`: the function moves a parameter it is given, itself, through a local
+    made from it, or through a method of its class (`methods`) that moves what it is given."""
     params = {p.name.value for p in fn.params.params[1:]}
+    tracked = _derived_from(fn, params)
     for n in walk(fn):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda") \
-                and isinstance(n.func.value, cst.Name) and n.func.value.value in params:
+        if not (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)):
+            continue
+        attr = n.func.attr.value
+        if attr in ("to", "cuda") and _root_name(n.func.value) in tracked:
+            return True
+        helper = (methods or {}).get(attr) if dotted(n.func.value) == "self" else None
+        if helper is not None and helper is not fn and depth < 2 \
+                and any(_root_name(a.value) in tracked for a in n.args) and moves_its_inputs(helper, methods, depth + 1):
             return True
     return False
+
+
+def _root_name(node) -> str | None:
+    """`label`, `label.float()`, `batch.y[0]`: the name a chain of methods, attributes and
+    subscripts starts from (None for anything else: `self.fc(x)` computes, it does not move)."""
+    while not isinstance(node, cst.Name):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        elif isinstance(node, (cst.Subscript, cst.Attribute)):
+            node = node.value
+        else:
+            return None
+    return node.value
+
+
+def _derived_from(fn: cst.FunctionDef, params: set) -> set:
+    """`params` and the locals of `fn` bound to something made from them (`label = torch.cat((n, a), 0)`),
+    but not through a call of one of its parts (`h = self.fc(x)` runs `x` where it is)."""
+    assigns = [n for n in walk(fn) if isinstance(n, cst.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0].target, cst.Name)]
+    out, grew = set(params), True
+    while grew:  # to a fixed point: the walk's order is not the body's
+        grew = False
+        for a in assigns:
+            name = a.targets[0].target.value
+            if name in out or _runs_a_part(a.value):
+                continue
+            if any(isinstance(x, cst.Name) and x.value in out for x in walk(a.value)):
+                out.add(name)
+                grew = True
+    return out
+
+
+def _runs_a_part(node) -> bool:
+    return any(isinstance(x, cst.Call) and (dotted(x.func) or "").startswith("self.") for x in walk(node))
 
 
 def _built_on_host(v: Val) -> bool:
