@@ -4,12 +4,15 @@ control, the same script with the bug put back, which must still be flagged.
 - a loss module whose `forward` moves the labels itself through a local made from them
   (`label = torch.cat((nlabel, alabel), 0)` then `label = label.cuda()`, RTFM's train.py) or
   through a helper method of its class (`self._to_device(target)`): the host batch handed to
-  it is moved before it meets device tensors.
+  it is moved before it meets device tensors;
+- a function handed a loader of a library class we do not model (pyg's `NeighborLoader`,
+  which slices a graph the caller moved with `data.to(rank, 'x', 'y')`) and a model the caller
+  moved under DDP: the loader's batches are unknown, not host batches guessed from the
+  parameter's name `loader` (pyg examples/multi_gpu/distributed_sampling.py); a torch
+  `DataLoader` handed in the same way still gives host batches.
 """
 
-
-
-from devicelint.engine import lint_source
+from devicelint.engine import lint_file, lint_source
 
 RTFM_TRAIN = '''
 import argparse
@@ -121,3 +124,88 @@ def test_control_a_helper_that_does_not_move_leaves_the_finding():
         "    def forward(self, score_normal,")
     assert dl002_lines(code) == [line_of(code, "cost = loss_criterion(")]
 
+
+PYG_DDP = '''
+import os
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
+from torch_geometric.datasets import Reddit
+from torch_geometric.loader import NeighborLoader
+from torch_geometric.nn import SAGEConv
+
+
+class SAGE(torch.nn.Module):
+    def __init__(self, in_channels, hidden_channels, out_channels):
+        super().__init__()
+        self.conv1 = SAGEConv(in_channels, hidden_channels)
+        self.conv2 = SAGEConv(hidden_channels, out_channels)
+
+    def forward(self, x, edge_index):
+        x = F.relu(self.conv1(x, edge_index))
+        return self.conv2(x, edge_index)
+
+
+@torch.no_grad()
+def test(loader, model, rank):
+    model.eval()
+    correct = total = 0
+    for batch in loader:
+        out = model(batch.x, batch.edge_index.to(rank))
+        pred = out[:batch.batch_size].argmax(dim=-1)
+        correct += int((pred == batch.y[:batch.batch_size].to(rank)).sum())
+        total += batch.batch_size
+    return correct / total
+
+
+def run(rank, world_size, dataset):
+    os.environ["MASTER_ADDR"] = "localhost"
+    os.environ["MASTER_PORT"] = "12355"
+    dist.init_process_group("nccl", rank=rank, world_size=world_size)
+    data = dataset[0]
+    data = data.to(rank, "x", "y")
+    train_idx = data.train_mask.nonzero(as_tuple=False).view(-1)
+    val_idx = data.val_mask.nonzero(as_tuple=False).view(-1)
+    LOADERS
+    model = SAGE(dataset.num_features, 256, dataset.num_classes).to(rank)
+    model = DistributedDataParallel(model, device_ids=[rank])
+    for epoch in range(1, 11):
+        train_acc = test(train_loader, model, rank)
+        val_acc = test(val_loader, model, rank)
+        if rank == 0:
+            print(f"epoch {epoch}: train {train_acc:.4f} val {val_acc:.4f}")
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    dataset = Reddit("data/Reddit")
+    world_size = torch.cuda.device_count()
+    mp.spawn(run, args=(world_size, dataset), nprocs=world_size, join=True)
+'''
+
+NEIGHBOR_LOADERS = """train_loader = NeighborLoader(data, input_nodes=train_idx, num_neighbors=[25, 10], batch_size=1024, shuffle=True)
+    val_loader = NeighborLoader(data, input_nodes=val_idx, num_neighbors=[25, 10], batch_size=1024)"""
+
+TORCH_LOADERS = """train_loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(data.x.cpu(), data.y.cpu()), batch_size=1024)
+    val_loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(data.x.cpu(), data.y.cpu()), batch_size=1024)"""
+
+
+def pyg_script(tmp_path, loaders: str):
+    (tmp_path / "pyproject.toml").write_text("")
+    script = tmp_path / "distributed_sampling.py"
+    script.write_text(PYG_DDP.replace("LOADERS", loaders).lstrip())
+    return script
+
+
+def test_a_loader_of_an_unmodelled_library_class_handed_in_gives_no_host_batches(tmp_path):
+    script = pyg_script(tmp_path, NEIGHBOR_LOADERS)
+    assert [f.line for f in lint_file(str(script)) if f.code == "DL002"] == []
+
+
+def test_control_a_torch_dataloader_handed_in_still_gives_host_batches(tmp_path):
+    script = pyg_script(tmp_path, TORCH_LOADERS)
+    found = [f.line for f in lint_file(str(script)) if f.code == "DL002"]
+    assert found and found[0] == line_of(script.read_text(), "out = model(batch.x, batch.edge_index.to(rank))")
