@@ -70,22 +70,43 @@ def moves_its_inputs(fn: cst.FunctionDef, methods: dict | None = None, depth: in
     return False
 
 
+# Reads of a tensor that give its size or placement, not its data (`n = x.size(0)`).
+_META_READS = ("size", "shape", "dim", "device", "dtype", "numel", "ndim")
+
+# Joins whose result is made of the tensors they are given (`torch.cat((nlabel, alabel), 0)`).
+_JOINS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack")
+
+
 def _root_name(node) -> str | None:
     """`label`, `label.float()`, `batch.y[0]`: the name a chain of methods, attributes and
-    subscripts starts from (None for anything else: `self.fc(x)` computes, it does not move)."""
+    subscripts starts from (None for anything else: `self.fc(x)` computes, it does not move;
+    `x.size(0)` is a number)."""
     while not isinstance(node, cst.Name):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            node = node.func.value
+            node = node.func
         elif isinstance(node, (cst.Subscript, cst.Attribute)):
+            if isinstance(node, cst.Attribute) and node.attr.value in _META_READS:
+                return None
             node = node.value
         else:
             return None
     return node.value
 
 
+def _made_from(value, names: set) -> bool:
+    """Is `value` one of `names` seen through a chain, or a join of them (`torch.cat((a, b), 0)`)?"""
+    if _root_name(value) in names:
+        return True
+    if not (isinstance(value, cst.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in _JOINS and value.args):
+        return False
+    first = value.args[0].value
+    parts = [e.value for e in first.elements] if isinstance(first, (cst.Tuple, cst.List)) else [first]
+    return any(_root_name(p) in names for p in parts)
+
+
 def _derived_from(fn: cst.FunctionDef, params: set) -> set:
-    """`params` and the locals of `fn` bound to something made from them (`label = torch.cat((n, a), 0)`),
-    but not through a call of one of its parts (`h = self.fc(x)` runs `x` where it is)."""
+    """`params` and the locals of `fn` bound to something made of them (`label = torch.cat((n, a), 0)`,
+    `y = y.float()`), not to what is computed from them (`h = self.fc(x)`, `n = x.size(0)`)."""
     assigns = [n for n in walk(fn) if isinstance(n, cst.Assign) and len(n.targets) == 1
                and isinstance(n.targets[0].target, cst.Name)]
     out, grew = set(params), True
@@ -93,16 +114,10 @@ def _derived_from(fn: cst.FunctionDef, params: set) -> set:
         grew = False
         for a in assigns:
             name = a.targets[0].target.value
-            if name in out or _runs_a_part(a.value):
-                continue
-            if any(isinstance(x, cst.Name) and x.value in out for x in walk(a.value)):
+            if name not in out and _made_from(a.value, out):
                 out.add(name)
                 grew = True
     return out
-
-
-def _runs_a_part(node) -> bool:
-    return any(isinstance(x, cst.Call) and (dotted(x.func) or "").startswith("self.") for x in walk(node))
 
 
 def _built_on_host(v: Val) -> bool:
