@@ -209,3 +209,58 @@ def test_control_a_torch_dataloader_handed_in_still_gives_host_batches(tmp_path)
     script = pyg_script(tmp_path, TORCH_LOADERS)
     found = [f.line for f in lint_file(str(script)) if f.code == "DL002"]
     assert found and found[0] == line_of(script.read_text(), "out = model(batch.x, batch.edge_index.to(rank))")
+
+
+POSITIONS_TRAIN = '''
+import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class TinyTransformer(nn.Module):
+    def __init__(self, vocab=1000, dim=64, max_len=128, n_classes=4):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Embedding(max_len, dim)
+        layer = nn.TransformerEncoderLayer(dim, nhead=4, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, num_layers=2)
+        self.head = nn.Linear(dim, n_classes)
+
+    def forward(self, tokens):
+        positions = torch.arange(tokens.size(1))
+        positions = positions.to(self.pos.weight.device)
+        h = self.tok(tokens) + self.pos(positions)[None]
+        return self.head(self.encoder(h).mean(1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=2)
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    data = TensorDataset(torch.randint(0, 1000, (512, 32)), torch.randint(0, 4, (512,)))
+    loader = DataLoader(data, batch_size=32, shuffle=True)
+    model = TinyTransformer().to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    criterion = nn.CrossEntropyLoss()
+    for epoch in range(args.epochs):
+        for tokens, labels in loader:
+            labels = labels.to(device)
+            logits = model(tokens)
+            loss = criterion(logits, labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_control_a_forward_that_moves_positions_built_from_a_size_still_wants_its_tokens_moved():
+    # `positions` is made from `tokens.size(1)`, not of `tokens`: moving it says nothing of
+    # where the forward wants `tokens`, so the unmoved batch is still a finding
+    assert dl002_lines(POSITIONS_TRAIN) == [line_of(POSITIONS_TRAIN, "logits = model(tokens)")]
