@@ -28,6 +28,7 @@ import os
 import libcst as cst
 
 from devicelint import files as fs
+from devicelint import naming
 from devicelint import project as pj
 from devicelint.values import NONE, Dev, Kind, Val
 
@@ -211,6 +212,8 @@ class Contexts:
         d = self._drop_harmless_escapes(cpath, d)
         if d is None:
             return None
+        if self._opaque_loader(cpath, d):
+            return ("opaque",)
         if d[:1] == ["const"]:
             return ("const", d[1])
         if d[:1] == ["param"]:
@@ -221,6 +224,18 @@ class Contexts:
         if fact is None or pj._mentions_param(fact):
             return None
         return fact
+
+    def _opaque_loader(self, cpath: str, d) -> bool:
+        """`NeighborLoader(data=data, ...)` (or a join holding one): a loader of a library class
+        we do not model, whose batches may be anywhere (pyg's loaders slice a graph the caller
+        moved). A `DataLoader` of any library is a torch DataLoader, host batches: not opaque."""
+        if d[:1] == ["join"]:
+            return any(self._opaque_loader(cpath, x) for x in d[1])
+        if d[:1] != ["call"] or not isinstance(d[1], str):
+            return False
+        sym = self.caller_view(cpath).qualify(cpath, d[1])
+        last = sym[1].rsplit(".", 1)[-1] if sym is not None and sym[0] == "lib" else ""
+        return last[:1].isupper() and last != "DataLoader" and naming.looks_like_loader_name(last)
 
     def _drop_harmless_escapes(self, cpath: str, d):
         """`train(model, ...)` then `evaluate(model, ...)`: the first call lets `model` escape
@@ -274,6 +289,8 @@ def value_of(fact, param: cst.Param, from_here: bool, key) -> Val | None:
             Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu"), name=name)
     if tag == "loader":
         return Val(Kind.LOADER, Dev.CPU, name=name)
+    if tag == "opaque":
+        return Val(Kind.UNKNOWN, name=name)  # not the name's guess (`loader` -> host batches): unknown, silent
     if tag == "dataset":
         return Val(Kind.DATASET, Dev.UNKNOWN if fact[1] else Dev.CPU)
     if tag == "none":

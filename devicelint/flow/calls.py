@@ -348,7 +348,8 @@ class Calls:
         lengths; inputs DataParallel or the forward itself moves)."""
         args, exempt = [], []
         fwd = self.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
-        length_params, moves_inputs = self._forward_inputs(fwd) if fwd is not None else (set(), False)
+        methods = self.class_of(model.ref)["methods"] if fwd is not None else None
+        length_params, moves_inputs = self._forward_inputs(fwd, methods) if fwd is not None else (set(), False)
         positional = [p.name.value for p in fwd.params.params[1:]] if fwd is not None else []
         for i, a in enumerate(node.args):
             v = self.eval(a.value) if evaluated is None else evaluated[i]
@@ -374,13 +375,13 @@ class Calls:
                 f = f.parent
         return blame
 
-    def _forward_inputs(self, fwd: cst.FunctionDef) -> tuple:
+    def _forward_inputs(self, fwd: cst.FunctionDef, methods: dict) -> tuple:
         """(the parameters that take host lengths, whether it moves its inputs) of a `forward`,
         read once per run: every call of the module asks."""
         key = ("inputs", id(fwd))
         found = self.body_cache.get(key)
         if found is None:
-            found = self.body_cache[key] = (host_length_params(fwd), moves_its_inputs(fwd))
+            found = self.body_cache[key] = (host_length_params(fwd), moves_its_inputs(fwd, methods))
         return found
 
     def _forward_shape(self, model: Val):

@@ -51,14 +51,73 @@ def _dtype_cast(node: cst.Call) -> bool:
     return (text.startswith("torch.") and naming.looks_like_dtype(text)) or text.endswith(".dtype")
 
 
-def moves_its_inputs(fn: cst.FunctionDef) -> bool:
-    """`positions = positions.to(device=device)`: the function moves a parameter it is given."""
+def moves_its_inputs(fn: cst.FunctionDef, methods: dict | None = None, depth: int = 0) -> bool:
+    """`positions = positions.to(device=device)`, `label = torch.cat((a, b)); label = label.cuda()`,
+    `self._prep(label)`: the function moves a parameter it is given, itself, through a local
+    made from it, or through a method of its class (`methods`) that moves what it is given."""
     params = {p.name.value for p in fn.params.params[1:]}
+    tracked = _derived_from(fn, params)
     for n in walk(fn):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda") \
-                and isinstance(n.func.value, cst.Name) and n.func.value.value in params:
+        if not (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)):
+            continue
+        attr = n.func.attr.value
+        if attr in ("to", "cuda") and _root_name(n.func.value) in tracked:
+            return True
+        helper = (methods or {}).get(attr) if dotted(n.func.value) == "self" else None
+        if helper is not None and helper is not fn and depth < 2 \
+                and any(_root_name(a.value) in tracked for a in n.args) and moves_its_inputs(helper, methods, depth + 1):
             return True
     return False
+
+
+# Reads of a tensor that give its size or placement, not its data (`n = x.size(0)`).
+_META_READS = ("size", "shape", "dim", "device", "dtype", "numel", "ndim")
+
+# Joins whose result is made of the tensors they are given (`torch.cat((nlabel, alabel), 0)`).
+_JOINS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack")
+
+
+def _root_name(node) -> str | None:
+    """`label`, `label.float()`, `batch.y[0]`: the name a chain of methods, attributes and
+    subscripts starts from (None for anything else: `self.fc(x)` computes, it does not move;
+    `x.size(0)` is a number)."""
+    while not isinstance(node, cst.Name):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func
+        elif isinstance(node, (cst.Subscript, cst.Attribute)):
+            if isinstance(node, cst.Attribute) and node.attr.value in _META_READS:
+                return None
+            node = node.value
+        else:
+            return None
+    return node.value
+
+
+def _made_from(value, names: set) -> bool:
+    """Is `value` one of `names` seen through a chain, or a join of them (`torch.cat((a, b), 0)`)?"""
+    if _root_name(value) in names:
+        return True
+    if not (isinstance(value, cst.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in _JOINS and value.args):
+        return False
+    first = value.args[0].value
+    parts = [e.value for e in first.elements] if isinstance(first, (cst.Tuple, cst.List)) else [first]
+    return any(_root_name(p) in names for p in parts)
+
+
+def _derived_from(fn: cst.FunctionDef, params: set) -> set:
+    """`params` and the locals of `fn` bound to something made of them (`label = torch.cat((n, a), 0)`,
+    `y = y.float()`), not to what is computed from them (`h = self.fc(x)`, `n = x.size(0)`)."""
+    assigns = [n for n in walk(fn) if isinstance(n, cst.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0].target, cst.Name)]
+    out, grew = set(params), True
+    while grew:  # to a fixed point: the walk's order is not the body's
+        grew = False
+        for a in assigns:
+            name = a.targets[0].target.value
+            if name not in out and _made_from(a.value, out):
+                out.add(name)
+                grew = True
+    return out
 
 
 def _built_on_host(v: Val) -> bool:
