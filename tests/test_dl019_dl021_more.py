@@ -78,3 +78,144 @@ def test_dl021_tuple_control_values_not_written_element_by_element():
                  "images, *rest = images.to(device), labels.to(device)",
                  "images, labels = [t.to(device) for t in (images, labels)]"):
         assert flagged(_eval(move), ["DL021"]) == [], move
+
+
+# ---------------------------------------------------------------- DL019, one finding per loader
+
+DETECTION_TRAIN = """
+    import argparse
+
+    import torch
+    import torch.nn as nn
+    import torch.optim as optim
+    import torch.utils.data as data
+    from torchvision import datasets, transforms
+
+    parser = argparse.ArgumentParser(description="detector training")
+    parser.add_argument("--batch_size", default=32, type=int)
+    parser.add_argument("--max_iter", default=12000, type=int)
+    parser.add_argument("--cuda", default=True, type=bool)
+    args = parser.parse_args()
+
+    if torch.cuda.is_available() and args.cuda:
+        torch.set_default_tensor_type("torch.cuda.FloatTensor")
+    else:
+        torch.set_default_tensor_type("torch.FloatTensor")
+
+
+    def train(net, dataset, val_set):
+        optimizer = optim.SGD(net.parameters(), lr=1e-3, momentum=0.9)
+        data_loader = data.DataLoader(dataset, args.batch_size, shuffle=True,  # <- DL019
+                                      num_workers=4, pin_memory=True)
+        val_loader = data.DataLoader(val_set, args.batch_size, shuffle={VAL_SHUFFLE}{VAL_GEN})
+        batch_iterator = iter(data_loader)
+        for iteration in range(args.max_iter):
+            try:
+                images, targets = next(batch_iterator)
+            except StopIteration:
+                batch_iterator = iter(data_loader)
+                images, targets = next(batch_iterator)
+            loss = nn.functional.cross_entropy(net(images.cuda()), targets.cuda())
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if iteration % 1000 == 0:
+                val_iter = iter(val_loader)
+                for images, targets in val_iter:
+                    print(net(images.cuda()).argmax(1).eq(targets.cuda()).float().mean().item())
+"""
+
+
+def _detection(val_shuffle: str = "False", val_gen: str = "") -> str:
+    return DETECTION_TRAIN.replace("{VAL_SHUFFLE}", val_shuffle).replace("{VAL_GEN}", val_gen)
+
+
+def test_dl019_reports_each_loader_once_on_its_dataloader_line():
+    # iter(data_loader) twice (again after StopIteration): one bug, one finding, where `generator=` goes
+    code = _detection()
+    assert flagged(code, ["DL019"]) == marked(code, "DL019")
+
+
+def test_dl019_for_over_the_iterator_iter_made_is_the_same_bug():
+    # `val_iter = iter(val_loader)` then `for ... in val_iter`: one finding on val_loader's line
+    code = _detection("True").replace("shuffle=True)", "shuffle=True)  # <- DL019")
+    assert flagged(code, ["DL019"]) == marked(code, "DL019")
+    assert len(marked(code, "DL019")) == 2
+
+
+def test_dl019_message_names_where_the_loader_is_iterated():
+    code = textwrap.dedent(_detection()).lstrip("\n")
+    (finding,) = [f for f in lint_source(code, "train.py", select=["DL019"])]
+    first_iter = 1 + code.splitlines().index("    batch_iterator = iter(data_loader)")
+    assert f"(line {first_iter})" in finding.message and "generator=" in finding.message
+
+
+def test_dl019_control_loader_with_a_generator_stays_silent():
+    code = _detection("True", ", generator=torch.Generator(device=\"cuda\")")
+    assert flagged(code, ["DL019"]) == marked(code, "DL019")  # only data_loader, not val_loader
+    code = code.replace("pin_memory=True)", "pin_memory=True, generator=torch.Generator(device=\"cuda\"))")
+    assert flagged(code, ["DL019"]) == []
+
+
+def test_dl019_control_host_default_device_stays_silent():
+    code = _detection("True").replace('"torch.cuda.FloatTensor"', '"torch.FloatTensor"')
+    assert flagged(code, ["DL019"]) == []
+
+
+LOSS_MODULE = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+if torch.cuda.is_available():
+    torch.set_default_tensor_type("torch.cuda.FloatTensor")
+
+
+class MultiBoxLoss(nn.Module):
+    def forward(self, predictions, targets):
+        return F.smooth_l1_loss(predictions, targets)
+"""
+
+TRAIN_SCRIPT = """
+import argparse
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from loss import MultiBoxLoss
+{SETTER}
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=2)
+args = parser.parse_args()
+
+dataset = TensorDataset(torch.randn(256, 4), torch.randn(256, 4))
+loader = DataLoader(dataset, batch_size=32, shuffle=True)
+criterion = MultiBoxLoss()
+for epoch in range(args.epochs):
+    for preds, targets in loader:
+        loss = criterion(preds, targets)
+"""
+
+
+def _project(tmp_path, setter: str) -> list:
+    from devicelint.engine import lint_file
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'ssd'\n")
+    (tmp_path / "loss.py").write_text(LOSS_MODULE)
+    main = tmp_path / "train.py"
+    main.write_text(TRAIN_SCRIPT.replace("{SETTER}", setter))
+    return sorted((f.code, f.line) for f in lint_file(str(main), select=["DL019"]))
+
+
+def test_dl019_commented_out_setter_does_not_hide_the_imported_default(tmp_path):
+    # importing loss.py makes CUDA the default; a setter left commented out in the script
+    # (or named in a docstring) sets nothing
+    expected = [("DL019", 15)]
+    assert _project(tmp_path, "") == expected
+    assert _project(tmp_path, '# torch.set_default_tensor_type("torch.cuda.FloatTensor")') == expected
+    assert _project(tmp_path, '"""Call torch.set_default_tensor_type() before training."""') == expected
+
+
+def test_dl019_control_script_own_host_setter_still_wins(tmp_path):
+    assert _project(tmp_path, 'torch.set_default_tensor_type("torch.FloatTensor")') == []
