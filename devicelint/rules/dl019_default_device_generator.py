@@ -12,10 +12,12 @@ class DefaultDeviceGenerator(Rule):
     """A shuffling DataLoader (or `random_split`) with no `generator=` under an accelerator default device.
 
     ## What it does
-    Flags the `for` loop that iterates a shuffling `DataLoader` (`shuffle=True`, or a
-    `RandomSampler` / `DistributedSampler` as its sampler) built without `generator=`, and
-    every `random_split(...)` without `generator=`, when the default device is an
-    accelerator there: the file calls `torch.set_default_device("cuda")` (or the legacy
+    Flags the `DataLoader(...)` call of a shuffling loader (`shuffle=True`, or a
+    `RandomSampler` / `DistributedSampler` as its sampler) built without `generator=`, once
+    however often it is iterated, when a `for` over it or an `iter(...)` of it runs where the
+    default device is an accelerator (the message names the first such line); and every
+    `random_split(...)` without `generator=` that runs there. The default device is an
+    accelerator where the file calls `torch.set_default_device("cuda")` (or the legacy
     `torch.set_default_tensor_type("torch.cuda.FloatTensor")`) and never sets another
     default, or a project module the file imports does so at module level (it runs on
     import), or the loop / split sits inside a `with torch.device("cuda"):` block. Silent
@@ -119,8 +121,8 @@ def collate(batch):
     return torch.stack([b[0] for b in batch])
 
 def train(dataset):
-    loader = data.DataLoader(dataset, 16, shuffle=True, collate_fn=collate, num_workers=2)
-    batches = iter(loader)  # <--
+    loader = data.DataLoader(dataset, 16, shuffle=True, collate_fn=collate, num_workers=2)  # <--
+    batches = iter(loader)
     for step in range(100):
         x = next(batches)
 """,
@@ -130,28 +132,30 @@ from torch.utils.data import DataLoader, RandomSampler, TensorDataset, random_sp
 torch.set_default_device("cuda")
 data = TensorDataset(torch.randn(64, 8), torch.randint(0, 2, (64,)))
 train_set, val_set = random_split(data, [48, 16])  # <--
-loader = DataLoader(train_set, batch_size=16, shuffle=True)
-val_loader = DataLoader(val_set, batch_size=16, sampler=RandomSampler(val_set))
+loader = DataLoader(train_set, batch_size=16, shuffle=True)  # <--
+val_loader = DataLoader(val_set, batch_size=16, sampler=RandomSampler(val_set))  # <--
 for epoch in range(2):
-    for x, y in loader:  # <--
+    for x, y in loader:
         pass
-    for i, (x, y) in enumerate(val_loader):  # <--
+    for i, (x, y) in enumerate(val_loader):
         pass
 """,
         """
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 data = TensorDataset(torch.randn(64, 8))
-loader = DataLoader(data, batch_size=16, shuffle=True)
+loader = DataLoader(data, batch_size=16, shuffle=True)  # <--
 with torch.device("cuda"):
-    for (x,) in loader:  # <--
+    for (x,) in loader:
         pass
 """,
     )
 
     def check(self, ctx):
         src = ctx.source
-        own = b"set_default_" in src
+        # a setter's name in a comment or string (`# torch.set_default_tensor_type(...)` left
+        # commented out) is no setter: the imported modules' default still holds
+        own = b"set_default_" in src and _has_setter(ctx)
         default = _file_default(ctx) if own else None
         if not own and (b"DataLoader" in src or b"random_split" in src):
             default = _imported_default(ctx)
@@ -166,19 +170,25 @@ with torch.device("cuda"):
                 yield Report(call, f"`random_split` uses the host default generator while the default device is "
                                    f"{where[1]}: it raises \"{_ERROR.format(where[0])}\"; pass "
                                    "`generator=torch.Generator(device=...)` on the default device", fix=None)
-        for site, loader, scope in facts.loader_loops:
-            where = _where(default, ctx, scope)
-            if not where or id(site) in seen:
-                continue
-            why = _host_generator(ctx, loader)
-            if why is not None:
-                seen.add(id(site))
-                yield Report(site.iter if isinstance(site, cst.For) else site,
-                             f"this loader {why} (line {ctx.line(loader)}) with a host generator while the default "
-                             f"device is {where[1]}: iterating it raises \"{_ERROR.format(where[0])}\"; pass "
-                             "`generator=torch.Generator(device=...)` on the default device, or build and iterate "
-                             "it outside that scope", fix=None)
+        for loader, site, where in _shuffling_loaders(ctx, default, facts.loader_loops):
+            at = loader if ctx.position(loader) is not None else site
+            yield Report(at, f"this DataLoader {_host_generator(ctx, loader)} with a host generator while the default "
+                             f"device is {where[1]}: iterating it (line {ctx.line(site)}) raises "
+                             f"\"{_ERROR.format(where[0])}\"; pass `generator=torch.Generator(device=...)` on the "
+                             "default device, or build and iterate it outside that scope", fix=None)
 
+
+def _shuffling_loaders(ctx, default, loops):
+    """(DataLoader(...) call, where it is first iterated, the default device there) once per
+    loader that shuffles with a host generator and is iterated under an accelerator default:
+    the bug is in the call (that is where `generator=` goes), however often it is iterated
+    (`iter(loader)` and again after StopIteration, or `for` over the iterator it made)."""
+    seen = set()
+    for site, loader, scope in loops:
+        where = _where(default, ctx, scope)
+        if where and id(loader) not in seen and _host_generator(ctx, loader) is not None:
+            seen.add(id(loader))
+            yield loader, site, where
 
 def _where(default, ctx, scope):
     """(device type, how to name it) of the accelerator that is the default here, or None: the
@@ -246,6 +256,11 @@ def _file_default(ctx) -> str | None:
     if any(dev == "cpu" and block in accel_blocks for dev, block in found):
         return None
     return accel.pop()
+
+
+def _has_setter(ctx) -> bool:
+    """The file calls a default-device or default-tensor-type setter."""
+    return any(_setter_device(ctx, call) is not False for call in find(ctx.module, cst.Call))
 
 
 def _imported_default(ctx) -> str | None:

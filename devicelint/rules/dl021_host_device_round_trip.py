@@ -19,7 +19,9 @@ class HostDeviceRoundTrip(Rule):
     the device copy. A tensor moved, used by the model and then brought back is not flagged,
     nor is a move whose tensor may already be on the device, nor a module-level binding made
     outside the `if __name__ == "__main__":` block of a file that has one (the file is imported
-    too, and its importers may use the copy). Off by default: select `DL021`.
+    too, and its importers may use the copy). The tuple form `images, labels =
+    images.to(device), labels.to(device)` is read as one assignment per line; a pair made
+    any other way (`x, y = move(batch)`, a starred target) is not. Off by default: select `DL021`.
 
     A parameter or registered buffer moved to its module's own device in `forward`
     (`self.mask.to(x.device)`) is not flagged: it is already there, and `.to()` then returns
@@ -88,6 +90,17 @@ targets_gpu = targets.to(device)  # <--
 print(targets_gpu.cpu().numpy().mean())
 scores = torch.rand(64)
 top = scores.cuda().detach().cpu().tolist()  # <--
+""",
+        """
+import torch
+import torch.nn as nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(8, 3).to(device)
+preds, truth = [], []
+for images, labels in [(torch.randn(4, 8), torch.randint(0, 3, (4,)))]:
+    images, labels = images.to(device), labels.to(device)  # <--
+    preds.append(model(images).argmax(1).cpu().numpy())
+    truth.append(labels.cpu().numpy())
 """,
     )
 
@@ -237,17 +250,18 @@ class _Reads(cst.CSTVisitor):
     def visit_Assign(self, node):
         for t in node.targets:
             self._mark_stores(t.target)
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            self._spans.append((node, node.targets[0].target.value, self.pos + 1))
+        pairs = _bound_pairs(node)
+        if pairs:
+            self._spans.append((node, pairs, self.pos + 1))
 
     def leave_Assign(self, node):
         if self._spans and self._spans[-1][0] is node:
-            _, name, first = self._spans.pop()
-            value = node.value
-            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-                    and value.func.attr.value in _KEEP:
-                value = value.func.value  # `y = x.to(device).float()`
-            self.bindings[id(value)] = (name, (first, self.pos), tuple(self.loops))
+            _, pairs, first = self._spans.pop()
+            for name, value in pairs:
+                while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                        and value.func.attr.value in _KEEP:
+                    value = value.func.value  # `y = x.to(device).float()`
+                self.bindings[id(value)] = (name, (first, self.pos), tuple(self.loops))
 
     def visit_AugAssign(self, node):
         self._mark_stores(node.target)
@@ -269,6 +283,26 @@ class _Reads(cst.CSTVisitor):
     def visit_Attribute(self, node):
         node.value.visit(self)  # `a.b`: `a` is read, `b` is not a name
         return False
+
+
+def _bound_pairs(node: cst.Assign) -> list:
+    """(name, value) for each name one assignment binds to one value: `y = v`, and the tuple
+    form `x, y = x.to(d), y.to(d)` element by element (as if written one per line). Nothing
+    for chained targets, starred elements or a tuple value of another length (`a, b = pair`),
+    where which value a name gets is not written down."""
+    if len(node.targets) != 1:
+        return []
+    target, value = node.targets[0].target, node.value
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, (cst.Tuple, cst.List)):
+        return []
+    names, values = target.elements, value.elements
+    if len(names) != len(values) or any(isinstance(e, cst.StarredElement) for e in (*names, *values)):
+        return []
+    if not all(isinstance(e.value, cst.Name) for e in names):
+        return []
+    return [(t.value.value, v.value) for t, v in zip(names, values)]
 
 
 def _names_in(target):

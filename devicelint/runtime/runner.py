@@ -396,6 +396,9 @@ BLAME_VIA_NAME = {
     # `model = Net().cuda()` on GPU 0 in every rank: NCCL fails where the model first meets the
     # group (`DDP(model, ...)`, a collective), a line that uses `model`
     "DL020": _ASSIGNED,
+    # `loader = DataLoader(..., shuffle=True)` is flagged where `generator=` goes; the sampler
+    # fails where the loader is iterated (`for x, y in loader`, `iter(loader)`), a line that uses `loader`
+    "DL019": _ASSIGNED,
 }
 
 

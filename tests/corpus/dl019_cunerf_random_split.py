@@ -1,5 +1,5 @@
 # source: https://github.com/NarcissusEx/CuNeRF/issues/8  (training under a CUDA default device iterated a shuffling loader with no generator: "Expected a 'cuda' device type for generator but found 'cpu'" from RandomSampler's randperm)
-# expect: DL019 at 36, 45
+# expect: DL019 at 36, 37
 import argparse
 
 import torch

@@ -1,5 +1,5 @@
 # source: https://github.com/pytorch/pytorch/issues/110820  ("Expected a 'mps:0' generator device but found 'cpu'" using shuffle=True on a DataLoader after torch.set_default_device("mps"))
-# expect: DL019 at 31
+# expect: DL019 at 25
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, Dataset

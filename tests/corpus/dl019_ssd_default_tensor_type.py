@@ -1,5 +1,5 @@
 # source: https://github.com/amdegroot/ssd.pytorch/issues/578  (--cuda set torch.cuda.FloatTensor as the default tensor type; iter(data_loader) over a shuffling loader raised "Expected a 'cuda' device type for generator but found 'cpu'")
-# expect: DL019 at 46, 51
+# expect: DL019 at 44
 import argparse
 
 import torch
