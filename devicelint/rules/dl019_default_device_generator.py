@@ -1,7 +1,7 @@
 import libcst as cst
 
 from devicelint import knowledge as kb
-from devicelint.names import dotted
+from devicelint.names import child_bodies, dotted
 from devicelint.rules.base import Report, Rule
 from devicelint.flow.nodes import find, is_string, keyword_value
 
@@ -288,17 +288,14 @@ def _imported_default(ctx) -> str | None:
 
 def _module_level(body):
     """The import statements run when the file runs: its body's, and those of `if` / `try`
-    blocks at module level (not inside functions or classes)."""
+    blocks at module level (not inside functions or classes), as summary._module_body reads an
+    imported module's."""
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine):
             yield from (small for small in stmt.body if isinstance(small, (cst.Import, cst.ImportFrom)))
         elif isinstance(stmt, (cst.If, cst.Try)):
-            yield from _module_level(stmt.body.body)
-            other = getattr(stmt, "orelse", None)
-            if isinstance(other, (cst.If, cst.Else)):
-                yield from _module_level([other] if isinstance(other, cst.If) else other.body.body)
-            for handler in getattr(stmt, "handlers", ()):
-                yield from _module_level(handler.body.body)
+            for block in child_bodies(stmt):  # the body, elif/else arms, handlers, finally
+                yield from _module_level(block)
 
 
 def _setter_device(ctx, call: cst.Call):
