@@ -14,6 +14,12 @@ NUMPY_DELEGATING = {"mean", "std", "var", "sum", "prod", "max", "min", "amax", "
 # `t.squeeze()`): a tensor comes back, where the tensor was; nothing is converted
 NUMPY_FORWARDING = frozenset({"squeeze"})
 NOT_CONVERTING = {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.iinfo", "numpy.finfo"}
+# scikit-learn helpers that only index the arrays they are handed (`_safe_indexing` does
+# `array[idx, ...]`, no `np.asarray`): a tensor comes back where it was. Their `stratify=` is
+# converted; that keyword is not followed (silent rather than a guess).
+INDEXING_ONLY = frozenset({
+    "sklearn.model_selection.train_test_split", "sklearn.utils.shuffle", "sklearn.utils.resample",
+})
 # Keywords a library reads with `.item()` instead of handing them to NumPy: matplotlib's colour
 # limits (`plt.imshow(img, vmin=-m, vmax=m)` goes through `colors._sanitize_extrema`), which a
 # 0-dim device tensor passes. Keyed by the library's root, or the kind of its objects' methods.
@@ -28,7 +34,7 @@ ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarra
 def converts_to_numpy(qualname: str) -> bool:
     """`np.concatenate`, `sklearn.metrics.f1_score`, `plt.imshow`: hands its inputs to NumPy
     (a NumPy reduction only a list of tensors: see `NUMPY_DELEGATING`)."""
-    return qualname.startswith(CONVERTING_ROOTS) and qualname not in NOT_CONVERTING
+    return qualname.startswith(CONVERTING_ROOTS) and qualname not in NOT_CONVERTING and qualname not in INDEXING_ONLY
 
 
 # Library objects whose methods convert the arrays they are handed, as the module-level
