@@ -113,6 +113,9 @@ _VAL_FIELDS = frozenset(f.name for f in fields(Val))
 UNKNOWN = Val()
 OTHER = Val(Kind.OTHER)
 NONE = Val(Kind.OTHER, name="None")  # `x = None` then set on one path: the other path decides
+# a number literal (`total = 0`): joined with a tensor (`total += loss` in a loop, the loop run
+# or not) the tensor decides, as Python makes `0 + t` that tensor where it lives
+NUMBER = Val(Kind.OTHER, name="<number>")
 # what a torch.distributed collective meets on the GPU: NCCL's process group, which takes GPU tensors only
 NCCL_GROUP = Val(Kind.TENSOR, Dev.ACCEL, name="the NCCL process group")
 
@@ -158,6 +161,10 @@ def join(a: Val | None, b: Val | None) -> Val:
     if a == NONE:
         return b
     if b == NONE:
+        return a
+    if a == NUMBER and b.kind is Kind.TENSOR:
+        return b
+    if b == NUMBER and a.kind is Kind.TENSOR:
         return a
     if (a.mid is None) is not (b.mid is None):
         one_path = _built_here_on_one_path(a, b) or _built_here_on_one_path(b, a)

@@ -10,7 +10,7 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
-from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.values import NONE, NUMBER, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
 from devicelint.flow.nodes import child_nodes, expr_text, is_string
 from devicelint.flow.flags import flag_join
 
@@ -462,12 +462,14 @@ class Expressions:
         return OTHER
 
     def eval_literal(self, node) -> Val:
-        """A string: its f-string parts are code that runs (`f"{out.numpy().mean():.3f}"`)."""
+        """A string (its f-string parts are code that runs: `f"{out.numpy().mean():.3f}"`) or a number."""
         if isinstance(node, cst.ConcatenatedString):
             self.eval(node.left)
             self.eval(node.right)
         elif isinstance(node, cst.FormattedString):
             self._eval_fstring_parts(node.parts)
+        elif isinstance(node, (cst.Integer, cst.Float)):
+            return NUMBER
         return OTHER
 
     def _eval_fstring_parts(self, parts) -> None:

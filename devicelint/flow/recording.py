@@ -81,6 +81,15 @@ class Recording:
             f = f.parent
         return True
 
+    def _step_loop(self):
+        """The innermost enclosing loop of this frame over batches or training steps (a loader, a
+        backward or an optimizer step in its body): an inner loop over the keys of a step's dict of
+        losses (`for k in loss: totals[k] += loss[k]`) runs inside the step, and the step decides."""
+        for loop in reversed(self.frame.loops):
+            if id(loop) in self.loader_loops or self._body_info(loop)["steps"]:
+                return loop
+        return None
+
     def _loader_loop(self):
         """The innermost enclosing loop of this frame that iterates a data loader, and the
         number of `if` branches between it and here; (None, 0) when there is none."""
@@ -145,25 +154,27 @@ class Recording:
     def note_accum(self, node, target: str, value: Val) -> None:
         """`total += loss` inside a loop over a loader, unless the sum is meant to be
         differentiated (a backward outside the loop) or starts afresh every iteration."""
-        if value.kind is not Kind.TENSOR:
+        if value.kind not in (Kind.TENSOR, Kind.UNKNOWN):
             return
-        loop = self.frame.loops[-1]
-        if not (value.grad or self.no_grad):
+        loop = self._step_loop()
+        if loop is None:
+            return  # neither a loop over batches nor a training loop (backward / optimizer step)
+        if not (value.kind is Kind.TENSOR and (value.grad or self.no_grad)):
             added = (node.value if isinstance(node, cst.AugAssign) else node.args[0].value if isinstance(node, cst.Call)
                      else getattr(node.value, "right", None))
-            if not (isinstance(added, cst.Name) and added.value in self._body_info(loop)["subjects"]):
+            if not _differentiated(added, self._body_info(loop)["subjects"]):
                 return
-            # `total_loss += loss` then `accelerator.backward(loss)` in the same step: a graph
-            value = value.with_(grad=True)
-        if id(loop) not in self.loader_loops and not self._body_info(loop)["steps"]:
-            return  # neither a loop over batches nor a training loop (backward / optimizer step)
+            # `total_loss += loss` then `accelerator.backward(loss)` in the same step: a graph,
+            # whoever made the loss (an unseen model's `outputs.loss` is still the tensor differentiated)
+            value = value.with_(grad=True) if value.kind is Kind.TENSOR else Val(Kind.TENSOR, grad=True)
         if isinstance(node, cst.Call) and not self._body_info(loop)["backward"]:
             # `outputs.append(model(x).cpu())` in a helper its caller runs under no_grad, an
             # episode's values kept for the update after it: only a step that differentiates
             # its own loss shows that the list keeps graphs nobody will use
             return
-        if target in _reset_every_iteration(loop):
-            return
+        reset = _reset_every_iteration(loop)
+        if target in reset or text_root(target) in reset:
+            return  # `totals = {}` at the top of the step starts `totals[k]` afresh too
         fn = self._body_info(self.frame.func)
         root = text_root(target)
         if root in fn["subjects"] or any(root in fn["deps"].get(x, ()) for x in fn["subjects"]):
@@ -189,6 +200,15 @@ class Recording:
         if loop is None or conds or not self._body_info(loop)["steps"]:
             return
         self.facts.syncs.append(Sync(node, what, val))
+
+
+def _differentiated(added, subjects: set) -> bool:
+    """Whether what a sum adds is what the step differentiates: `loss` with `loss.backward()` /
+    `accelerator.backward(loss)`, or `loss[k]` of a dict of losses with `loss["total"].backward()`
+    (the sum over its keys takes in the differentiated one)."""
+    if isinstance(added, cst.Subscript):
+        added = added.value
+    return isinstance(added, cst.Name) and added.value in subjects
 
 
 def _reset_every_iteration(loop) -> set:
