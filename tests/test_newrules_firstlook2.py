@@ -176,3 +176,101 @@ def test_a_helper_that_never_calls_set_device_leaves_the_placements_flagged(tmp_
     assert "set_device" not in helpers
     _write(tmp_path, {"pyproject.toml": "", "model.py": helpers, "main.py": _MAIN})
     assert _lint(tmp_path / "main.py", "DL020") == expected((tmp_path / "main.py").read_text())
+
+
+# WZMIAOMIAO/deep-learning-for-image-processing (the torchvision references' layout), as the
+# DL018 mutants of this round made it: the model comes from a factory of the file, the optimizer
+# from a list of its trainable parameters, and the move was put after the resume.
+_RESUME = """
+import argparse
+
+import torch
+import torch.nn as nn
+
+
+class KeypointNet(nn.Module):
+    def __init__(self, num_joints=17):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU())
+        self.head = nn.Conv2d(32, num_joints, 1)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+def create_model(num_joints, load_pretrain_weights=False):
+    model = KeypointNet(num_joints=num_joints)
+    if load_pretrain_weights:
+        weights = torch.load("./hrnet_w32.pth", map_location="cpu")
+        model.load_state_dict(weights, strict=False)
+    return model
+
+
+def main(args):
+    device = torch.device(args.device if torch.cuda.is_available() else "cpu")
+    model = create_model(num_joints=args.num_joints)
+    model.to(device)
+
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=args.lr, weight_decay=1e-4)
+    lr_scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[170, 200], gamma=0.1)
+
+    if args.resume != "":
+        checkpoint = torch.load(args.resume, map_location="cpu")
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        lr_scheduler.load_state_dict(checkpoint["lr_scheduler"])
+
+    for epoch in range(args.epochs):
+        images = torch.randn(4, 3, 64, 48, device=device)
+        target = torch.rand(4, args.num_joints, 64, 48, device=device)
+        loss = nn.functional.mse_loss(model(images), target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        lr_scheduler.step()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cuda:0")
+    parser.add_argument("--num-joints", default=17, type=int)
+    parser.add_argument("--lr", default=1e-3, type=float)
+    parser.add_argument("--epochs", default=210, type=int)
+    parser.add_argument("--resume", default="", type=str)
+    main(parser.parse_args())
+"""
+
+_MOVED_AFTER = ("    model.to(device)\n\n", "\n\n", "        optimizer.load_state_dict(checkpoint[\"optimizer\"])\n",
+                "        optimizer.load_state_dict(checkpoint[\"optimizer\"]); model.to(device)  # <- DL018\n")
+
+
+def _move_after_the_load(code: str) -> str:
+    a, b, c, d = _MOVED_AFTER
+    out = code.replace(a, b).replace(c, d)
+    assert out.count("model.to(device)") == 1 and "# <- DL018" in out
+    return out
+
+
+def test_the_model_moved_before_its_optimizer_is_built_is_silent():
+    assert found(_RESUME) == set()
+
+
+def test_a_factory_model_and_a_list_of_its_parameters_loaded_before_the_move_is_flagged():
+    code = _move_after_the_load(_RESUME)
+    assert found(code) == expected(code)
+
+
+def test_a_factory_model_with_the_optimizer_on_its_parameters_is_flagged():
+    code = _move_after_the_load(_RESUME).replace(
+        "    params = [p for p in model.parameters() if p.requires_grad]\n"
+        "    optimizer = torch.optim.AdamW(params,", "\n    optimizer = torch.optim.AdamW(model.parameters(),")
+    assert "AdamW(model.parameters()" in code
+    assert found(code) == expected(code)
+
+
+def test_a_list_of_parameters_of_a_model_built_here_is_flagged():
+    code = _move_after_the_load(_RESUME).replace(
+        "    model = create_model(num_joints=args.num_joints)\n", "    model = KeypointNet(num_joints=args.num_joints)\n")
+    assert "= KeypointNet(" in code
+    assert found(code) == expected(code)
