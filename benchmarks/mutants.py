@@ -1173,7 +1173,7 @@ def op_dl019(src: Src) -> list[Mutant]:
     if "set_default_" in src.text or re.search(r"with\s+torch\.device", src.text) or SELF_MOVING.search(src.text):
         # (a framework's `prepare` rebuilds the loader with a sampler of its own)
         return []
-    loaders = set()
+    loaders, built = set(), []
     for node in ast.walk(src.tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call) and (dotted(node.value.func) or "").endswith("DataLoader"):
@@ -1182,7 +1182,12 @@ def op_dl019(src: Src) -> list[Mutant]:
             if isinstance(shuffle, ast.Constant) and shuffle.value is True and "generator" not in kw \
                     and None not in kw and "sampler" not in kw and "batch_sampler" not in kw:
                 loaders.add(node.targets[0].id)
-    expect = _loader_sites(src, loaders) if loaders else []
+                built.append(node.value.lineno)
+    sites = _loader_sites(src, loaders) if loaders else []
+    # DL019 reports once per loader, at its `DataLoader(...)` call (where `generator=` goes),
+    # when it is iterated under the accelerator default: a mutant needs an iteration site,
+    # and counts where the rule reports (8fb6908)
+    expect = sorted(set(sites + built)) if sites else []
     imports = [n for n in src.tree.body if isinstance(n, ast.Import) and [a.name for a in n.names] == ["torch"]
                and n.names[0].asname is None]
     if not expect or not imports:

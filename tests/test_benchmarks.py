@@ -637,6 +637,8 @@ def test_dl020_operator_drops_set_device_and_expects_the_unindexed_placements():
 def test_dl019_operator_expects_the_loop_over_the_shuffling_loader(by_rule):
     (m,) = by_rule["DL019"]
     assert line_of(SCRIPT, "for features, labels in train_loader:") in m.expect
+    # DL019 reports at the loader's `DataLoader(...)` call (where `generator=` goes)
+    assert line_of(SCRIPT, "train_loader = DataLoader(") in m.expect
     with_generator = SCRIPT.replace("shuffle=True)", "shuffle=True, generator=torch.Generator())")
     assert mutants.op_dl019(mutants.Src(with_generator)) == []
 
