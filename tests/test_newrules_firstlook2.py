@@ -274,3 +274,16 @@ def test_a_list_of_parameters_of_a_model_built_here_is_flagged():
         "    model = create_model(num_joints=args.num_joints)\n", "    model = KeypointNet(num_joints=args.num_joints)\n")
     assert "= KeypointNet(" in code
     assert found(code) == expected(code)
+
+
+def test_the_arms_the_wrong_way_round_are_still_flagged():
+    # the `.cpu()` in the host arm and none in the GPU arm: the GPU arm fails
+    code = _EMBEDDINGS.replace(
+        '                vectors = output.last_hidden_state[0].cpu().detach().numpy()\n'
+        '            else:\n'
+        '                vectors = output.last_hidden_state[0].detach().numpy()\n',
+        '                vectors = output.last_hidden_state[0].detach().numpy()  # <- DL003\n'
+        '            else:\n'
+        '                vectors = output.last_hidden_state[0].cpu().detach().numpy()\n')
+    assert "numpy()  # <- DL003" in code
+    assert found(code) == expected(code)

@@ -146,16 +146,18 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
                 )
 
 
-# a test that picks the place (`use_gpu`, `self.processor == "GPU"`, `args.cuda`, `device.type`)
-_PLACE_TEST = re.compile(r"cuda|gpu|cpu|device", re.IGNORECASE)
+# a test that picks the place (`use_gpu`, `self.processor == "GPU"`, `args.cuda`, `device == "cpu"`)
+_ACCEL_TEST = re.compile(r"cuda|gpu", re.IGNORECASE)
+_HOST_TEST = re.compile(r"cpu", re.IGNORECASE)
+_NEGATED_TEST = re.compile(r"\bnot\b|!=")
 # methods that keep a tensor's device: `x.detach().numpy()` converts what `x` is
 _SAME_PLACE = frozenset({"detach", "clone", "float", "double", "long", "int", "half", "squeeze", "contiguous"})
 
 
 def _host_arm_beside(ctx, conv) -> bool:
     """`if self.gpu: v = out.cpu().numpy()` / `else: v = out.detach().numpy()`: the conversion
-    sits in one arm of an `if` (or a conditional expression) on the place (its test names
-    cuda / gpu / cpu / device) whose other arm brings the same
+    sits in the host arm of an `if` (or a conditional expression) on the place (its test names
+    cuda / gpu, or cpu, maybe negated) whose accelerator arm brings the same
     value to the host first. The author tells the device case from the host one by a test the
     linter may not tie to the move (`self.processor == "GPU"` set beside `model.to(...)`); the
     unconverted arm is the host path, so stay silent rather than guess."""
@@ -164,13 +166,26 @@ def _host_arm_beside(ctx, conv) -> bool:
         return False
     around = enclosing(ctx.module, conv.node)
     for i, node in enumerate(around):
-        if not isinstance(node, (cst.If, cst.IfExp)) or not _PLACE_TEST.search(source_of(node.test)):
+        accel_if_true = _accel_when_true(node.test) if isinstance(node, (cst.If, cst.IfExp)) else None
+        if accel_if_true is None:
             continue
         inner = around[i + 1] if i + 1 < len(around) else conv.node
-        arms = [a for a in (node.body, node.orelse) if a is not None and a is not inner]
-        if any(_brings_home(arm, root) for arm in arms):
+        # the conversion must sit in the arm the test gives the host (`x.numpy() if use_gpu
+        # else x.cpu().numpy()` has the arms the wrong way round: a bug)
+        host_arm, accel_arm = (node.orelse, node.body) if accel_if_true else (node.body, node.orelse)
+        if inner is host_arm and accel_arm is not None and _brings_home(accel_arm, root):
             return True
     return False
+
+
+def _accel_when_true(test) -> bool | None:
+    """Does the test hold on the accelerator path (`use_gpu`, `self.processor == "GPU"`), on the
+    host path (`args.device == "cpu"`, `not args.cuda`), or is that unclear (None)?"""
+    text = source_of(test)
+    accel, host = bool(_ACCEL_TEST.search(text)), bool(_HOST_TEST.search(text))
+    if accel == host:
+        return None
+    return accel != bool(_NEGATED_TEST.search(text))
 
 
 def _converted(node: cst.Call):
