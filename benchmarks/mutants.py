@@ -989,19 +989,48 @@ def op_dl017(src: Src) -> list[Mutant]:
 
 
 def _optimizers_of(fn: ast.AST) -> dict:
-    """{optimizer name: model name} for `opt = torch.optim.Adam(model.parameters(), ...)` in FN."""
+    """{optimizer name: model name} for `opt = torch.optim.Adam(model.parameters(), ...)` in FN,
+    or for one built from a list of them made just before (`params = [p for p in
+    model.parameters() if p.requires_grad]`, the torchvision references' shape)."""
     out = {}
+    lists = _parameter_lists(fn)
     for n in ast.walk(fn):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call) and n.value.args:
             name, first = dotted(n.targets[0]), n.value.args[0]
             last = (dotted(n.value.func) or "").rsplit(".", 1)[-1]
-            if name and STATEFUL_OPTIMIZER.match(last) \
-                    and isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) \
-                    and first.func.attr == "parameters" and dotted(first.func.value) \
+            model = _parameters_of(first) or (lists.get(first.id) if isinstance(first, ast.Name) else None)
+            if name and STATEFUL_OPTIMIZER.match(last) and model \
                     and (last != "SGD" or any(k.arg == "momentum" for k in n.value.keywords)):
                 # (a plain SGD keeps no state: loading it before the move is no bug)
-                out[name] = (dotted(first.func.value), n.lineno)
+                out[name] = (model, n.lineno)
     return out
+
+
+def _parameters_of(node) -> str | None:
+    """`model.parameters()` -> "model"; None for anything else."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parameters":
+        return dotted(node.func.value)
+    return None
+
+
+def _parameter_lists(fn: ast.AST) -> dict:
+    """{name: model name} for names FN binds once to a list or generator of one model's
+    parameters: `[p for p in model.parameters() if p.requires_grad]`, `list(model.parameters())`,
+    `filter(lambda p: p.requires_grad, model.parameters())`."""
+    found: dict = {}
+    for n in ast.walk(fn):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
+            continue
+        v = n.value
+        if isinstance(v, (ast.ListComp, ast.GeneratorExp)) and len(v.generators) == 1:
+            model = _parameters_of(v.generators[0].iter)
+        elif isinstance(v, ast.Call) and dotted(v.func) in ("list", "filter") and v.args:
+            model = _parameters_of(v.args[-1])
+        else:
+            model = None
+        name = n.targets[0].id
+        found[name] = model if name not in found else None  # bound twice: not one list
+    return {k: m for k, m in found.items() if m}
 
 
 def _optimizer_loads(src: Src, fn: ast.AST, opts: dict) -> list:
@@ -1144,7 +1173,7 @@ def op_dl019(src: Src) -> list[Mutant]:
     if "set_default_" in src.text or re.search(r"with\s+torch\.device", src.text) or SELF_MOVING.search(src.text):
         # (a framework's `prepare` rebuilds the loader with a sampler of its own)
         return []
-    loaders = set()
+    loaders, built = set(), []
     for node in ast.walk(src.tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call) and (dotted(node.value.func) or "").endswith("DataLoader"):
@@ -1153,7 +1182,12 @@ def op_dl019(src: Src) -> list[Mutant]:
             if isinstance(shuffle, ast.Constant) and shuffle.value is True and "generator" not in kw \
                     and None not in kw and "sampler" not in kw and "batch_sampler" not in kw:
                 loaders.add(node.targets[0].id)
-    expect = _loader_sites(src, loaders) if loaders else []
+                built.append(node.value.lineno)
+    sites = _loader_sites(src, loaders) if loaders else []
+    # DL019 reports once per loader, at its `DataLoader(...)` call (where `generator=` goes),
+    # when it is iterated under the accelerator default: a mutant needs an iteration site,
+    # and counts where the rule reports (8fb6908)
+    expect = sorted(set(sites + built)) if sites else []
     imports = [n for n in src.tree.body if isinstance(n, ast.Import) and [a.name for a in n.names] == ["torch"]
                and n.names[0].asname is None]
     if not expect or not imports:

@@ -520,6 +520,21 @@ class FileView:
             for lvl, m in s["stars"]:
                 self._import_defaults(path, lvl, m, None, found, seen, depth + 1)
 
+    def imports_set_device(self, importer: str, level: int, mod: str, name: str | None = None) -> bool:
+        """Does a project module that `import mod` / `from mod import name` in `importer` reads
+        call `torch.cuda.set_device` (a helper picking each process's GPU, DL020)?"""
+        parts = [p for p in mod.split(".") if p]
+        paths = [self.module(importer, level, ".".join(parts))] if parts else []
+        if name is not None:  # `from pkg import helpers`: the submodule
+            paths.append(self.module(importer, level, ".".join([*parts, name])))
+        for path in paths:
+            if path is None or _kind(path) == "dir":
+                continue
+            s = self.summary(path)
+            if s is not None and s.get("sets_device"):
+                return True
+        return False
+
     def builds_host_models(self, path: str) -> bool:
         """Is module `path` a registry of architectures (`vits.__dict__[args.arch](...)`): at
         least one public function or class builds a module with weights, no function returns a

@@ -30,7 +30,7 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 10  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices
+VERSION = 11  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
 UNKNOWN = ["unknown"]
@@ -107,6 +107,7 @@ def summarize(source: bytes) -> dict | None:
         _module_body(tree.body, out)
         _module_sites(tree.body, out)
         out["refs"] = _refs(tree, out)
+        out["sets_device"] = _sets_device(tree, out)
     except RecursionError:
         return None
     out["names"] = sorted(set(out["names"]))
@@ -167,6 +168,17 @@ def _default_setter(call: ast.Call, out) -> None:
     else:
         place = None
     out["defaults"].append(place or "unknown")
+
+
+def _sets_device(tree, out) -> bool:
+    """Does the module call `torch.cuda.set_device(...)` (or the like) anywhere: a helper that
+    picks each process's GPU for the distributed scripts that import it (DL020)?"""
+    for node in _walk(tree):
+        if isinstance(node, ast.Call):
+            head, _, rest = (dotted(node.func) or "").partition(".")
+            if out["imports"].get(head) == [0, "torch", None] and "torch." + rest in kb.distributed.SET_DEVICE:
+                return True
+    return False
 
 
 def _refs(tree, out) -> list:

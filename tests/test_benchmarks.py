@@ -637,6 +637,8 @@ def test_dl020_operator_drops_set_device_and_expects_the_unindexed_placements():
 def test_dl019_operator_expects_the_loop_over_the_shuffling_loader(by_rule):
     (m,) = by_rule["DL019"]
     assert line_of(SCRIPT, "for features, labels in train_loader:") in m.expect
+    # DL019 reports at the loader's `DataLoader(...)` call (where `generator=` goes)
+    assert line_of(SCRIPT, "train_loader = DataLoader(") in m.expect
     with_generator = SCRIPT.replace("shuffle=True)", "shuffle=True, generator=torch.Generator())")
     assert mutants.op_dl019(mutants.Src(with_generator)) == []
 
@@ -858,3 +860,22 @@ def test_bugreport_score_lints_a_folder_case_as_one_project(tmp_path, capsys):
 
     figures = json.loads(out_json.read_text())
     assert figures["cases"] == 1 and figures["per_rule"] == {"DL002": [1, 1]}
+
+
+def test_the_resume_operator_follows_a_list_of_the_models_parameters():
+    # the torchvision references' shape: `params = [p for p in model.parameters() if p.requires_grad]`
+    script = (
+        "import torch\nimport torch.nn as nn\n\n\ndef main(args):\n"
+        "    device = torch.device(args.device)\n"
+        "    model = nn.Linear(8, 2)\n"
+        "    model.to(device)\n"
+        "    params = [p for p in model.parameters() if p.requires_grad]\n"
+        "    optimizer = torch.optim.AdamW(params, lr=1e-3)\n"
+        "    if args.resume:\n"
+        "        checkpoint = torch.load(args.resume, map_location='cpu')\n"
+        "        model.load_state_dict(checkpoint['model'])\n"
+        "        optimizer.load_state_dict(checkpoint['optimizer'])\n")
+    (m,) = mutants.op_dl018(mutants.Src(script))
+    assert m.line == 14 and "optimizer.load_state_dict(checkpoint['optimizer']); model.to(device)" in m.source
+    twice = script.replace("    optimizer = torch", "    params = list(model.parameters())\n    optimizer = torch")
+    assert mutants.op_dl018(mutants.Src(twice)) == []  # `params` bound twice: not one list

@@ -424,12 +424,24 @@ class ApiCalls:
             for a in node.args if factory else node.args[:1]:
                 for n in walk(a.value):
                     v = self.frame.lookup(n.value) if isinstance(n, cst.Name) else None
+                    v, text = self._parameters_owner(v) or (v, n.value if isinstance(n, cst.Name) else None)
                     if self.host_model_moved_later(v):
-                        models[v.mid] = n.value
+                        models[v.mid] = text
         if len(models) != 1:
             return OTHER
         (mid, text), = models.items()
         return Val(Kind.OTHER, ref=OptimizerOf(mid, text, factory or _stateful(last, node)))
+
+    def _parameters_owner(self, v: Val | None):
+        """(model, its name) for a list of one host model's parameters made before
+        (`params = [p for p in model.parameters() if p.requires_grad]`, the torchvision
+        references' shape): its tensors remember whose they are, and the one name of this
+        function bound to that model gives it; None otherwise."""
+        elem = v.elem if v is not None and v.kind is Kind.SEQ else None
+        if elem is None or elem.kind is not Kind.TENSOR or elem.mid is None:
+            return None
+        named = [(k, m) for k, m in self.frame.state.vars.items() if m.mid is elem.mid and m.kind is not Kind.TENSOR]
+        return named[0][::-1] if len(named) == 1 else None
 
     def host_model_moved_later(self, v: Val | None) -> bool:
         """A model of this file on the host at this point that this file moves to the accelerator

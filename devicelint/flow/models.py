@@ -63,12 +63,21 @@ class Models:
         if cls is not None:
             self.facts.mid_class[node] = cls
         self.facts.build_scopes.setdefault(node, []).append(self.device_names())
-        if self.known is not None and node not in self.known.escaped and self.known.move_funcs.get(node) == {self.frame.func}:
+        if self.known is not None and node not in self.known.escaped and self.known.move_funcs.get(node) in (
+                {self.frame.func}, self._builder_caller()):
             # moved only by the code that builds it: on the host until that move runs (a shape
-            # probe, a use in `__init__` or an earlier notebook cell sees it there)
+            # probe, a use in `__init__` or an earlier notebook cell sees it there); or only by
+            # the function a factory of this file (`model = create_model(args)`) returned it to
             return Val(Kind.MODULE, Dev.CPU, mid=node, name=name, ref=cls)
         return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name, ref=cls,
                    cond=self.model_cond(node))
+
+    def _builder_caller(self):
+        """{the function} this frame was inlined into, when it is one (a factory called from
+        `main`): the set a model's movers must equal for the build to be on the host; None
+        at an entry point."""
+        parent = self.frame.parent
+        return {parent.func} if parent is not None and parent.func is not None else None
 
     def proven_module(self, candidate: Val) -> Val:
         """A value from code we cannot see (`mid` set) that usage proves to be an nn.Module:

@@ -1,5 +1,8 @@
+import re
+
 import libcst as cst
 
+from devicelint.flow.nodes import enclosing, find, is_string
 from devicelint.names import source_of
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Kind, contents_on_accel
@@ -112,6 +115,8 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
 
     def check(self, ctx):
         for conv in ctx.facts.numpy:
+            if (contents_on_accel(conv.val) or conv.module_input) and _host_arm_beside(ctx, conv):
+                continue
             if conv.arg is not None and (contents_on_accel(conv.val) or conv.module_input):
                 # a library call converting this argument: `f1_score(labels, preds)`
                 kind = conv.val.kind
@@ -139,6 +144,80 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
                     else "move each tensor to the CPU first: `[t.cpu() for t in ...]`",
                     edit=edit,
                 )
+
+
+# a test that picks the place (`use_gpu`, `self.processor == "GPU"`, `args.cuda`, `device == "cpu"`)
+_ACCEL_TEST = re.compile(r"cuda|gpu", re.IGNORECASE)
+_HOST_TEST = re.compile(r"cpu", re.IGNORECASE)
+_NEGATED_TEST = re.compile(r"\bnot\b|!=")
+# methods that keep a tensor's device: `x.detach().numpy()` converts what `x` is
+_SAME_PLACE = frozenset({"detach", "clone", "float", "double", "long", "int", "half", "squeeze", "contiguous"})
+
+
+def _host_arm_beside(ctx, conv) -> bool:
+    """`if self.gpu: v = out.cpu().numpy()` / `else: v = out.detach().numpy()`: the conversion
+    sits in the host arm of an `if` (or a conditional expression) on the place (its test names
+    cuda / gpu, or cpu, maybe negated) whose accelerator arm brings the same
+    value to the host first. The author tells the device case from the host one by a test the
+    linter may not tie to the move (`self.processor == "GPU"` set beside `model.to(...)`); the
+    unconverted arm is the host path, so stay silent rather than guess."""
+    root = _home_root(conv.arg if conv.arg is not None else _converted(conv.node))
+    if root is None:
+        return False
+    around = enclosing(ctx.module, conv.node)
+    for i, node in enumerate(around):
+        accel_if_true = _accel_when_true(node.test) if isinstance(node, (cst.If, cst.IfExp)) else None
+        if accel_if_true is None:
+            continue
+        inner = around[i + 1] if i + 1 < len(around) else conv.node
+        # the conversion must sit in the arm the test gives the host (`x.numpy() if use_gpu
+        # else x.cpu().numpy()` has the arms the wrong way round: a bug)
+        host_arm, accel_arm = (node.orelse, node.body) if accel_if_true else (node.body, node.orelse)
+        if inner is host_arm and accel_arm is not None and _brings_home(accel_arm, root):
+            return True
+    return False
+
+
+def _accel_when_true(test) -> bool | None:
+    """Does the test hold on the accelerator path (`use_gpu`, `self.processor == "GPU"`), on the
+    host path (`args.device == "cpu"`, `not args.cuda`), or is that unclear (None)?"""
+    text = source_of(test)
+    accel, host = bool(_ACCEL_TEST.search(text)), bool(_HOST_TEST.search(text))
+    if accel == host:
+        return None
+    return accel != bool(_NEGATED_TEST.search(text))
+
+
+def _converted(node: cst.Call):
+    """What a conversion converts: `x` of `x.numpy()`, the first argument of `np.array(x)`."""
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy":
+        return node.func.value
+    return node.args[0].value if node.args and node.args[0].keyword is None else None
+
+
+def _home_root(expr) -> str | None:
+    """The source of the tensor under `.detach()` / `.data` / `.float()` ... (None for
+    anything that is not a plain chain)."""
+    while expr is not None:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+                expr.func.attr.value in _SAME_PLACE | {"cpu"}:
+            expr = expr.func.value
+        elif isinstance(expr, cst.Attribute) and expr.attr.value == "data":
+            expr = expr.value
+        else:
+            break
+    return source_of(expr) if isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) else None
+
+
+def _brings_home(arm, root: str) -> bool:
+    """Does `arm` call `.cpu()` / `.to("cpu")` on the value whose source is `root`?"""
+    for call in find(arm, cst.Call):
+        f = call.func
+        home = isinstance(f, cst.Attribute) and (f.attr.value == "cpu" or f.attr.value == "to" and bool(
+            call.args) and is_string(call.args[0].value) == "cpu")
+        if home and _home_root(f.value) == root:
+            return True
+    return False
 
 
 _RUNS_ON_DEVICE = {

@@ -6,8 +6,11 @@ class OptimizerStateBeforeMove(Rule):
 
     ## What it does
     Flags `optimizer.load_state_dict(...)` when the optimizer was built from the parameters of
-    a model of this file, that model is still on the host at this point, and the same code
-    moves it to the accelerator afterwards (`model.to(device)` further down). An optimizer
+    a model of this file (`model.parameters()`, parameter groups, or a list made from them
+    such as `params = [p for p in model.parameters() if p.requires_grad]`; the model built
+    here or returned by a factory function of the file, `model = create_model(args)`), that
+    model is still on the host at this point, and the same code moves it to the accelerator
+    afterwards (`model.to(device)` further down). An optimizer
     *created* before `model.to(device)` is fine and never flagged: only loading its state
     before the move is. Silent when the order is not known: the load and the move in
     different functions with no call between them that the linter follows, the model handed
