@@ -278,14 +278,20 @@ class ClassUses:
     def __init__(self, ctxs: Contexts) -> None:
         self.ctxs = ctxs
         self._trees: dict = {}
+        self._done: dict = {}
 
     def host_only(self, path: str, name: str) -> bool:
-        sites = self._sites(path, name)
-        if not sites:
-            return False
+        """Asked once per finding of a rule: answered once per class."""
+        key = (path, name)
+        if key not in self._done:
+            self._done[key] = self._host_only(path, name)
+        return self._done[key]
+
+    def _host_only(self, path: str, name: str) -> bool:
         try:
-            return all(self._site_host_only(cpath, site) for cpath, site in sites)
-        except _DAMAGE:
+            sites = self._sites(path, name)
+            return bool(sites) and all(self._site_host_only(cpath, site) for cpath, site in sites)
+        except (*_DAMAGE, SyntaxError):  # a caller's file changed since its summary was made
             return False
 
     def _sites(self, path: str, name: str):
