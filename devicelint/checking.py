@@ -256,6 +256,11 @@ def _add_noqa(findings, tasks) -> None:
         echo(f"{f.path}:{cell}{f.line}:{f.column}: {f.code} [{f.name}] not silenced: {why}", err=True)
     for path, e in refused:
         echo(_not_written(path, e, "not silenced"), err=True)
+    unreadable = sum(f.code == "DL000" for f in findings)
+    if unreadable:  # no directive can silence a file that does not parse: say so, once
+        echo(f"{unreadable} DL000 finding{'' if unreadable == 1 else 's'} not silenced: a file that cannot be read or "
+             f"parsed cannot be silenced by noqa (run devicelint without --add-noqa to see "
+             f"{'it' if unreadable == 1 else 'them'})", err=True)
     echo(f"Added {added} noqa directive{'' if added == 1 else 's'}.", err=True)
     if refused:
         sys.exit(EXIT_ERROR)

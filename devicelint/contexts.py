@@ -23,11 +23,13 @@ that starts calling the function only later is seen when this file is linted ane
 
 from __future__ import annotations
 
+import ast
 import os
 
 import libcst as cst
 
 from devicelint import files as fs
+from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint import project as pj
 from devicelint.values import NONE, Dev, Kind, Val
@@ -261,6 +263,152 @@ class Contexts:
         params = list(fn["params"])
         p = params[where] if isinstance(where, int) and where < len(params) else where
         return isinstance(p, str) and p in fn["pure"]
+
+
+# ---------------------------------------------------------------------- classes
+
+
+class ClassUses:
+    """Whether every use of a class of the linted file hands its instances host data only: the
+    class is built where a caller binds the instance to a local name, and that name is only
+    ever called (`one_hot(target)`, `meter.update(preds)`) with host tensors, constants or
+    `None`. Any other use (the instance moved, stored on `self`, handed on, returned), a
+    caller we cannot read, or no caller at all: not known (today's guess stays)."""
+
+    def __init__(self, ctxs: Contexts) -> None:
+        self.ctxs = ctxs
+        self._trees: dict = {}
+        self._done: dict = {}
+
+    def host_only(self, path: str, name: str) -> bool:
+        """Asked once per finding of a rule: answered once per class."""
+        key = (path, name)
+        if key not in self._done:
+            self._done[key] = self._host_only(path, name)
+        return self._done[key]
+
+    def _host_only(self, path: str, name: str) -> bool:
+        try:
+            sites = self._sites(path, name)
+            return bool(sites) and all(self._site_host_only(cpath, site) for cpath, site in sites)
+        except (*_DAMAGE, SyntaxError):  # a caller's file changed since its summary was made
+            return False
+
+    def _sites(self, path: str, name: str):
+        """The call sites of class `name` of `path` (as Contexts.sites_of), where the class
+        naming itself in `super(Name, self)` is no use of it as a value."""
+        table = self.ctxs._table()
+        if table is None:
+            return None
+        by_name, hashes = table
+        out = []
+        for what, cpath, x in by_name.get(name, ()):
+            text = x[1] if what == "site" else x
+            if self.ctxs.caller_view(cpath).qualify(cpath, text) != ("class", path, name):
+                continue
+            if what == "ref" and cpath == path and self._only_in_super(path, name):
+                continue
+            if what != "site":
+                return None
+            out.append((cpath, x))
+            self.ctxs.view.deps[cpath] = hashes[cpath]
+        return out
+
+    def _only_in_super(self, path: str, name: str) -> bool:
+        tree = self._scope(path, "")
+        supers = {id(n.args[0]) for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                  and n.func.id == "super" and n.args}
+        calls = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        return all(id(n) in supers or id(n) in calls for n in ast.walk(tree)
+                   if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load))
+
+    def _site_host_only(self, cpath: str, site) -> bool:
+        scope = self._scope(cpath, site[0])
+        instance = _bound_name(scope, site[4]) if scope is not None else None
+        if instance is None or not _only_called(scope, instance):
+            return False
+        table = self.ctxs.caller_view(cpath).summary(cpath)
+        calls = [x for x in table["sites"] if x[0] == site[0] and x[1].split(".")[0] == instance] if table else []
+        return bool(calls) and all(self._host_arguments(cpath, x) for x in calls)
+
+    def _host_arguments(self, cpath: str, site) -> bool:
+        if site[5] or "**" in site[3]:
+            return False
+        return all(_host_fact(self.ctxs._fact(cpath, site[0], _tensor_place(d), 0)) for d in [*site[2], *site[3].values()])
+
+    def _scope(self, cpath: str, caller: str):
+        """The function (or module) a call site's `caller` names, parsed with `ast`."""
+        tree = self._trees.get(cpath)
+        if tree is None:
+            with open(cpath, "rb") as f:
+                tree = self._trees[cpath] = ast.parse(f.read())
+        node = tree
+        for part in caller.split(".") if caller else ():
+            node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                         and n.name == part), None)
+            if node is None:
+                return None
+        return node
+
+
+def _bound_name(scope, line: int) -> str | None:
+    """`one_hot = OneHotDistribution(...)` on `line`: the plain name the instance is bound to."""
+    for n in ast.walk(scope):
+        if isinstance(n, ast.Assign) and n.lineno <= line <= (n.end_lineno or n.lineno) and isinstance(n.value, ast.Call) \
+                and n.value.lineno == line and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            return n.targets[0].id
+    return None
+
+
+# Methods that move a module or hand it back (`name.half()` may be bound and moved later).
+_MOVES_OR_SELF = frozenset(kb.nn.MODULE_MOVES) | frozenset(kb.nn.MODULE_RETURNS_SELF)
+
+
+def _only_called(scope, name: str) -> bool:
+    """Is `name` bound once in `scope` and otherwise only called, or asked for a method that
+    does not move it (`name(x)`, `name.update(x)`; not `name.to(device)`, `f(name)`)?"""
+    calls = {id(n.func) for n in ast.walk(scope) if isinstance(n, ast.Call)}
+    methods = {id(n.value) for n in ast.walk(scope) if isinstance(n, ast.Attribute) and id(n) in calls
+               and n.attr not in _MOVES_OR_SELF}
+    stores = 0
+    for n in ast.walk(scope):
+        if isinstance(n, ast.Name) and n.id == name:
+            if isinstance(n.ctx, ast.Store):
+                stores += 1
+            elif id(n) not in calls and id(n) not in methods:
+                return False
+    return stores == 1
+
+
+def _tensor_place(d):
+    """A tensor handed to another call stays where it is: drop the escapes of a join
+    (`one_hot(target)` after `smooth(target)`)."""
+    if isinstance(d, list) and d[:1] == ["join"]:
+        kept = [x for x in d[1] if x[:1] != ["escaped"]]
+        return kept[0] if kept and all(x == kept[0] for x in kept) else (["join", kept] if kept else None)
+    return d
+
+
+def _host_fact(fact) -> bool:
+    if fact is None:
+        return False
+    if fact[0] == "seq":
+        return all(_host_fact(f) for f in fact[1])
+    return fact == ("tensor", "cpu") or fact[0] in ("const", "none")
+
+
+def host_only_class(view, name: str) -> bool:
+    """Is every use of the linted file's class `name`, across the project, known to hand its
+    instances host data only (ClassUses)? False without a project, or for a notebook."""
+    if view is None or not view.path.endswith(".py"):
+        return False
+    ctxs = getattr(view, "contexts", None)
+    if ctxs is None:
+        ctxs = view.contexts = Contexts(view)
+    uses = getattr(ctxs, "class_uses", None)
+    if uses is None:
+        uses = ctxs.class_uses = ClassUses(ctxs)
+    return uses.host_only(view.path, name)
 
 
 def _target_dev(target) -> Dev:

@@ -139,3 +139,17 @@ def test_add_noqa_writes_into_notebook_cells_and_names_what_it_cannot_silence(tm
     assert [(f["cell"], f["line"]) for f in json.loads(left.stdout)] == [(4, 6)]
     again = CliRunner().invoke(cli, [str(path), "--no-cache", "--add-noqa"])
     assert "Added 0 noqa directives." in again.stderr and json.loads(path.read_text()) == want
+
+
+def test_add_noqa_says_in_one_line_how_many_dl000_findings_it_cannot_silence(tmp_path):
+    # a notebook export cut off mid-call and a file saved half-merged: no directive silences a
+    # file that does not parse, and the next lint run stays red; say so instead of nothing
+    (tmp_path / "train.py").write_text(SCRIPT)
+    (tmp_path / "export.py").write_text("import torch\nmodel = torch.nn.Linear(4, 2).to(\n")
+    (tmp_path / "merge.py").write_text("import torch\n<<<<<<< HEAD\nx = torch.zeros(3)\n=======\n")
+    r = CliRunner().invoke(cli, [str(tmp_path), "--no-cache", "--add-noqa"])
+    assert r.exit_code == 0, r.output
+    lines = [ln for ln in r.output.splitlines() if "DL000" in ln]
+    assert lines == ["2 DL000 findings not silenced: a file that cannot be read or parsed cannot be silenced by noqa "
+                     "(run devicelint without --add-noqa to see them)"]
+    assert "Added 5 noqa directives." in r.output

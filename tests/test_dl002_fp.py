@@ -264,3 +264,78 @@ def test_control_a_forward_that_moves_positions_built_from_a_size_still_wants_it
     # `positions` is made from `tokens.size(1)`, not of `tokens`: moving it says nothing of
     # where the forward wants `tokens`, so the unmoved batch is still a finding
     assert dl002_lines(POSITIONS_TRAIN) == [line_of(POSITIONS_TRAIN, "logits = model(tokens)")]
+
+
+PER_ARGUMENT = '''import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class TextClassifier(nn.Module):
+    def __init__(self, vocab, dim, classes):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(dim, 4, batch_first=True), 2)
+        self.head = nn.Linear(dim, classes)
+
+    @property
+    def device(self):
+        return self.head.weight.device
+
+    def forward(self, tokens, padding_mask):
+        tokens = tokens.to(self.device)
+        MASK_MOVE
+        h = self.encoder(self.embed(tokens), src_key_padding_mask=padding_mask)
+        h = h.masked_fill(padding_mask.unsqueeze(-1), 0.0).sum(1)
+        return self.head(h)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    tokens = torch.randint(0, 1000, (256, 32))
+    mask = torch.zeros(256, 32, dtype=torch.bool)
+    labels = torch.randint(0, 4, (256,))
+    loader = DataLoader(TensorDataset(tokens, mask, labels), batch_size=32, shuffle=True)
+    model = TextClassifier(1000, 64, 4).to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    criterion = nn.CrossEntropyLoss()
+    for epoch in range(args.epochs):
+        for batch_tokens, batch_mask, batch_labels in loader:
+            logits = model(batch_tokens, batch_mask)
+            loss = criterion(logits, batch_labels.to(device))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        print(epoch, loss.item())
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_forward_that_moves_its_tokens_but_not_its_mask_leaves_the_host_mask_flagged():
+    # the forward's `tokens.to(self.device)` moves `tokens` only: the mask meets the encoder's
+    # weights on the host (the exemption used to cover every argument once one was moved)
+    code = PER_ARGUMENT.replace("MASK_MOVE", "")
+    assert dl002_lines(code) == [line_of(code, "logits = model(batch_tokens, batch_mask)")]
+
+
+def test_control_a_forward_that_moves_both_of_its_arguments_takes_host_batches():
+    code = PER_ARGUMENT.replace("MASK_MOVE", "padding_mask = padding_mask.to(self.device)")
+    assert dl002_lines(code) == []
+
+
+def test_an_argument_a_moving_forward_takes_through_kwargs_is_taken_as_moved():
+    # which parameter `**kwargs` hands it to is not known: silence
+    code = PER_ARGUMENT.replace("MASK_MOVE", "").replace(
+        "def forward(self, tokens, padding_mask):", "def forward(self, tokens, **kwargs):\n"
+        "        padding_mask = kwargs[\"padding_mask\"]").replace(
+        "model(batch_tokens, batch_mask)", "model(batch_tokens, padding_mask=batch_mask)")
+    assert "def forward(self, tokens, **kwargs)" in code
+    assert dl002_lines(code) == []

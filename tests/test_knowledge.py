@@ -281,3 +281,18 @@ def test_dl016_knows_a_transformers_model_base_as_a_module():
                 return head(hidden[:, 0])
         """).lstrip("\n")
     assert [(f.code, f.line) for f in lint_source(code, "model.py", select=["DL016"])] == [("DL016", 13)]
+
+
+def test_all_names_every_public_name_the_package_and_its_readers_use():
+    # `__all__` is the query API: every public name knowledge/__init__ defines, and every `kb.X`
+    # another module reads, is in it (MODEL_NAMESPACES, MODEL_BUILDERS, OBJECT_KINDS were not)
+    tree = ast.parse((PACKAGE / "knowledge" / "__init__.py").read_text(encoding="utf-8"))
+    defined = {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+               if isinstance(t, ast.Name)}
+    defined |= {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    defined = {name for name in defined if not name.startswith("_")}
+    read = set()
+    for path in PACKAGE.rglob("*.py"):
+        if "knowledge" not in path.parts:
+            read |= set(re.findall(r"\bkb\.([A-Za-z]\w*)", path.read_text(encoding="utf-8")))
+    assert not (defined | read) - set(kb.__all__)

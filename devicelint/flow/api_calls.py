@@ -98,8 +98,8 @@ def _zero_size(node) -> bool:
 
 
 # Calls known by their exact qualified name: the method of ApiCalls that evaluates each (None
-# from it: not this shape, the families in `call_api` decide). torch's names are in
-# knowledge (torch_core.NAMED_CALLS, by meaning); the standard library's are here. None of
+# from it: not this shape, the families in `call_api` decide). Library names are in
+# knowledge (kb.NAMED_CALLS, by meaning: torch's, apex's); the standard library's are here. None of
 # these names belongs to a family checked after them, so looking them up first keeps the
 # order of the if-chain they replace.
 _TORCH_CALL_METHODS = {
@@ -108,6 +108,8 @@ _TORCH_CALL_METHODS = {
     "save": "_torch_save",
     "returns_argument": "_first_argument",
     "from_host_data": "_from_host_data",
+    "returns_arguments": "_returned_arguments",
+    "wraps_in_place": "_wrapper_in_place",
 }
 _STDLIB_CALL_METHODS = {
     "copy.deepcopy": "_deepcopy_call",
@@ -117,7 +119,7 @@ _STDLIB_CALL_METHODS = {
 
 
 def _method_for_name(q: str) -> str | None:
-    meaning = kb.torch_core.NAMED_CALLS.get(q)
+    meaning = kb.NAMED_CALLS.get(q)
     return _TORCH_CALL_METHODS[meaning] if meaning is not None else _STDLIB_CALL_METHODS.get(q)
 
 
@@ -189,6 +191,19 @@ class ApiCalls:
         pos, kw = self.args(node)
         return pos[0] if pos else UNKNOWN
 
+    def _returned_arguments(self, node: cst.Call) -> Val:
+        """`model, optimizer = amp.initialize(model, optimizer, opt_level="O1")`: the models and
+        optimizers it was handed, where they are (the model alone without optimizers)."""
+        pos, kw = self.args(node)
+        model = pos[0] if pos else kw.get("models", UNKNOWN)
+        optimizers = pos[1] if len(pos) > 1 else kw.get("optimizers")
+        return model if optimizers is None else Val(Kind.SEQ, parts=(model, optimizers))
+
+    def _wrapper_in_place(self, node: cst.Call) -> Val | None:
+        """apex's `DistributedDataParallel(model)`: a wrapper that moves nothing, as torch's."""
+        pos, kw = self.args(node)
+        return self.wrap(node, "DistributedDataParallel", pos, kw)
+
     def _from_host_data(self, node: cst.Call) -> Val:
         """`torch.from_numpy(a)`: a tensor sharing host memory (unknown where a function may
         have set a default device)."""
@@ -215,9 +230,10 @@ class ApiCalls:
 
     def _torch_constructor(self, node: cst.Call, q: str, parts: list) -> Val | None:
         """Tensors, loaders, datasets and modules that torch builds; None for other calls.
-        (`DataLoader` under any root: wrappers re-export it.)"""
+        (`DataLoader`: torch's, or a library's subclass of it, by the import; a class of the
+        same name from anywhere else is unknown.)"""
         last = parts[-1]
-        if last == "DataLoader":
+        if q in kb.data.DATALOADERS or q in kb.data.TORCH_DATALOADER_SUBCLASSES:
             return self.dataloader(node)
         if parts[0] != "torch":
             return None

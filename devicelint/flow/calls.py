@@ -19,7 +19,7 @@ from devicelint.flow.flags import AVAILABILITY
 from devicelint.flow.nodes import keyword_value, spelled
 from devicelint.flow.expressions import result_of
 from devicelint.flow.library import SCATTERS
-from devicelint.flow.methods import HOST_RESULT, host_length_params, moves_its_inputs
+from devicelint.flow.methods import HOST_RESULT, host_length_params, moved_params
 
 
 _ENVIRONMENT = re.compile(r"(^|_)envs?$|environment", re.IGNORECASE)
@@ -42,6 +42,14 @@ _COMPUTES_ON_TENSORS = re.compile(
     r"block|rnn|lstm|gru|conv|linear|mlp|embed|attn|attention|transformer|module|loss|criterion|^crit|^[GDE]$",
     re.IGNORECASE)
 _UNSEEN_RESULT_NAMES = {"name": _COMPUTES_ON_TENSORS, "held": _COMPUTES_ON_TENSORS}
+
+
+def _drives_training(v: Val) -> bool:
+    """A loader or a dataset handed to a callable we cannot see: it loops over the data,
+    trains or evaluates, and answers with whatever it chooses (a `MetricLogger`, losses
+    `.item()`-ed, host tensors), not with a tensor computed where its arguments are. (A model
+    handed in with tensors is run on them: `diffusion.training_losses(model, x, t)`.)"""
+    return v.kind in (Kind.LOADER, Kind.DATASET)
 
 
 def _answers_with_tensors(kind: str, name: str) -> bool:
@@ -71,6 +79,17 @@ def _placed_by_inputs(args: list, exempt: list, dev: Dev, cond) -> tuple:
     if placed and len({a.cond for a in placed}) == 1:
         return Dev.ACCEL, placed[0].cond
     return dev, cond
+
+
+def _moved_by_forward(param: str | None, moved: frozenset) -> bool:
+    """Does the forward move the argument bound to `param` itself (`self.rope(frame_indices,
+    device)` whose forward moves `positions`)? An argument we cannot bind to a parameter
+    (`*inputs`, a keyword its `**kwargs` takes) is taken as moved when the forward moves any."""
+    return param in moved or (bool(moved) and param is None)
+
+
+def _named_params(fn: cst.FunctionDef) -> set:
+    return {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)}
 
 
 def _module_operands(model: Val, args: list, exempt: list) -> list:
@@ -273,12 +292,10 @@ class Calls:
         return None
 
     def _call_unknown(self, node: cst.Call, v: Val, pos: list, kw: dict, args: list) -> Val:
-        """A callable we know nothing of: a loss by its name combines its inputs; in `forward` a
-        name may be a block of the module; else what an unseen call returns."""
+        """A callable we know nothing of (`v`): a loss by its name combines its inputs; in
+        `forward` a name may be a block of the module; else what an unseen call returns."""
         if _LOSS_NAME.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
-            # the loop over the loss's arguments used to rebind `v`: the block test below has
-            # always read the last argument's value there (kept as it was, refactor only)
-            v = self._unseen_loss(node, pos, kw, v)
+            self._unseen_loss(node, pos, kw)
         if isinstance(node.func, cst.Name) and v.dev is Dev.UNKNOWN and self._in_forward():
             # `for attn, ff in self.layers: x = attn(x, mask=mask) + x`: a block of the module
             out = self.part_call(node, node.func.value, args)
@@ -287,20 +304,18 @@ class Calls:
         kind = "name" if isinstance(node.func, cst.Name) else "held"
         return self.unseen_call_result(node, args, kind) or UNKNOWN
 
-    def _unseen_loss(self, node: cst.Call, pos: list, kw: dict, v: Val) -> Val | None:
+    def _unseen_loss(self, node: cst.Call, pos: list, kw: dict) -> None:
         """`loss_fn(input=outputs, target=labels)` from a factory we cannot see: a loss combines
-        its inputs, whatever it is. Returns the last argument's value (`v` without arguments)."""
+        its inputs, whatever it is."""
         positional = iter(pos)
         data = []
         for a in node.args:
             v = kw.get(a.keyword.value) if a.keyword else kw.get("**") if a.star == "**" else next(positional, None)
-            text = spelled(a)
             if v is not None and (v.kind is Kind.TENSOR or host_batch_in(v) is not None) \
-                    and not naming.LENGTHS.search(text):  # CTC losses take lengths on the host
+                    and not naming.LENGTHS.search(spelled(a)):  # CTC losses take lengths on the host
                 data.append(v)
         if len(data) >= 2:
             self.record_mix(node, data)
-        return v
 
     def unseen_call_result(self, node: cst.Call, args: list, kind: str = "other") -> Val | None:
         """A callable we cannot see (a model passed in) that accepts device tensors returns
@@ -314,6 +329,8 @@ class Calls:
         receiver = dotted(node.func.value) if isinstance(node.func, cst.Attribute) else None
         if receiver is not None and _ENVIRONMENT.search(receiver.rsplit(".", 1)[-1]):
             return None  # `env.step(action)`: an environment answers with observations, wherever it keeps them
+        if any(_drives_training(a) for a in args):
+            return None  # `loss, acc = train_one_epoch(model, opt, loader, device)`: it answers with what it likes
         if any(contents_on_accel(a) for a in args):
             return Val(Kind.TENSOR, Dev.ACCEL)
         if self._in_forward() and any(a.kind is Kind.TENSOR and a.on_module and a.dev is not Dev.CPU for a in args):
@@ -349,7 +366,7 @@ class Calls:
         args, exempt = [], []
         fwd = self.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
         methods = self.class_of(model.ref)["methods"] if fwd is not None else None
-        length_params, moves_inputs = self._forward_inputs(fwd, methods) if fwd is not None else (set(), False)
+        length_params, moved = self._forward_inputs(fwd, methods) if fwd is not None else (set(), frozenset())
         positional = [p.name.value for p in fwd.params.params[1:]] if fwd is not None else []
         for i, a in enumerate(node.args):
             v = self.eval(a.value) if evaluated is None else evaluated[i]
@@ -357,11 +374,9 @@ class Calls:
                 v = self.unpack(v, None) if a.star == "*" else v
             args.append(v)
             param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
-            if _host_on_purpose(a, v, param, length_params, model):
+            bound = param if fwd is None or param in _named_params(fwd) else None
+            if _host_on_purpose(a, v, param, length_params, model) or _moved_by_forward(bound, moved):
                 exempt.append(v)
-        if moves_inputs:
-            # `self.rope(frame_indices, h, w, device)` whose forward moves what it is given
-            exempt.extend(args)
         return args, exempt
 
     def _blamed_call(self, node: cst.Call, model: Val) -> cst.Call:
@@ -376,12 +391,12 @@ class Calls:
         return blame
 
     def _forward_inputs(self, fwd: cst.FunctionDef, methods: dict) -> tuple:
-        """(the parameters that take host lengths, whether it moves its inputs) of a `forward`,
+        """(the parameters that take host lengths, the parameters it moves itself) of a `forward`,
         read once per run: every call of the module asks."""
         key = ("inputs", id(fwd))
         found = self.body_cache.get(key)
         if found is None:
-            found = self.body_cache[key] = (host_length_params(fwd), moves_its_inputs(fwd, methods))
+            found = self.body_cache[key] = (host_length_params(fwd), moved_params(fwd, methods))
         return found
 
     def _forward_shape(self, model: Val):

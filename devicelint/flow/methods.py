@@ -51,30 +51,41 @@ def _dtype_cast(node: cst.Call) -> bool:
     return (text.startswith("torch.") and naming.looks_like_dtype(text)) or text.endswith(".dtype")
 
 
-def moves_its_inputs(fn: cst.FunctionDef, methods: dict | None = None, depth: int = 0) -> bool:
-    """`positions = positions.to(device=device)`, `label = torch.cat((a, b)); label = label.cuda()`,
-    `self._prep(label)`: the function moves a parameter it is given, itself, through a local
-    made from it, or through a method of its class (`methods`) that moves what it is given."""
-    params = {p.name.value for p in fn.params.params[1:]}
-    tracked = _derived_from(fn, params)
+def moved_params(fn: cst.FunctionDef, methods: dict | None = None, depth: int = 0) -> frozenset:
+    """The parameters `fn` moves itself: `positions = positions.to(device=device)`, through a
+    local made from one (`label = torch.cat((a, b)); label = label.cuda()` moves `a` and `b`),
+    or through a method of its class (`methods`) that moves what it is handed
+    (`self._prep(label)`). The others it is given are used where they are."""
+    params = [p.name.value for p in (*fn.params.params[1:], *fn.params.kwonly_params)]
+    derived = {p: _derived_from(fn, {p}) for p in params}
+    moved_roots: set = set()
     for n in walk(fn):
-        if not (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)):
-            continue
-        attr = n.func.attr.value
-        if attr in ("to", "cuda") and _root_name(n.func.value) in tracked:
-            return True
-        helper = (methods or {}).get(attr) if dotted(n.func.value) == "self" else None
-        if helper is not None and helper is not fn and depth < 2 \
-                and any(_root_name(a.value) in tracked for a in n.args) and moves_its_inputs(helper, methods, depth + 1):
-            return True
-    return False
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+            moved_roots |= _moved_roots(n, fn, methods, depth)
+    return frozenset(p for p in params if derived[p] & moved_roots)
 
 
-# Reads of a tensor that give its size or placement, not its data (`n = x.size(0)`).
-_META_READS = ("size", "shape", "dim", "device", "dtype", "numel", "ndim")
+def _moved_roots(n: cst.Call, fn: cst.FunctionDef, methods: dict | None, depth: int) -> set:
+    """The names one call moves: the receiver of `.to()`/`.cuda()`, or the arguments a helper
+    method of the class moves (`self._prep(label)` with `_prep` moving its first parameter)."""
+    attr = n.func.attr.value
+    if attr in ("to", "cuda"):
+        root = _root_name(n.func.value)
+        return {root} if root is not None else set()
+    helper = (methods or {}).get(attr) if dotted(n.func.value) == "self" else None
+    if helper is None or helper is fn or depth >= 2:
+        return set()
+    moved = moved_params(helper, methods, depth + 1)
+    positional = [p.name.value for p in helper.params.params[1:]]
+    out = set()
+    for i, a in enumerate(n.args):
+        param = a.keyword.value if a.keyword is not None else positional[i] if not a.star and i < len(positional) else None
+        root = _root_name(a.value)
+        if root is not None and (param in moved or (param is None and moved)):
+            out.add(root)  # handed to `*args` of a helper that moves something: taken as moved
+    return out
 
-# Joins whose result is made of the tensors they are given (`torch.cat((nlabel, alabel), 0)`).
-_JOINS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack")
+
 
 
 def _root_name(node) -> str | None:
@@ -85,7 +96,7 @@ def _root_name(node) -> str | None:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             node = node.func
         elif isinstance(node, (cst.Subscript, cst.Attribute)):
-            if isinstance(node, cst.Attribute) and node.attr.value in _META_READS:
+            if isinstance(node, cst.Attribute) and node.attr.value in kb.torch_core.META_READS:
                 return None
             node = node.value
         else:
@@ -94,10 +105,11 @@ def _root_name(node) -> str | None:
 
 
 def _made_from(value, names: set) -> bool:
-    """Is `value` one of `names` seen through a chain, or a join of them (`torch.cat((a, b), 0)`)?"""
+    """Is `value` one of `names` seen through a chain, or a join of them (`torch.cat((a, b), 0)`):
+    the joins' result is made of the tensors they are given."""
     if _root_name(value) in names:
         return True
-    if not (isinstance(value, cst.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in _JOINS and value.args):
+    if not (isinstance(value, cst.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in kb.torch_core.JOINS and value.args):
         return False
     first = value.args[0].value
     parts = [e.value for e in first.elements] if isinstance(first, (cst.Tuple, cst.List)) else [first]

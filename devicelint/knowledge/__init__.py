@@ -11,6 +11,7 @@ devices reads it here, through this module's functions or the tables of its subm
     lightning    frameworks                        who places what it is given
     consumers    NumPy/sklearn/matplotlib/pandas/PIL: what converts to NumPy
     einops
+    apex         NVIDIA apex: amp.initialize and its DDP take the model where it is
 
 Teaching devicelint a library is one module here (plus its test): `CALL_ROOTS`/`CALL_KINDS`
 for calls that build library objects, sets of names for one-bit facts, and a line in
@@ -63,13 +64,15 @@ from __future__ import annotations
 
 import re
 
-from devicelint.knowledge import (amp, consumers, data, distributed, einops, frameworks, hf, lightning, nn,
+from devicelint.knowledge import (amp, apex, consumers, data, distributed, einops, frameworks, hf, lightning, nn,
                                   optim, pyg, timm, torch_core, torchtext, torchvision)
 from devicelint.knowledge.schema import HOST, INPUTS, BaseFacts, Entry
 
-__all__ = ["BaseFacts", "Entry", "amp", "base_class", "consumers", "converts_to_numpy", "data", "distributed", "einops",
-           "frameworks", "hf", "is_model_class", "is_plain_base", "kind_of_call", "lightning", "lookup", "nn",
-           "no_accel_result", "optim", "pyg", "returns_self", "timm", "torch_core", "torchtext", "torchvision"]
+__all__ = ["BaseFacts", "Entry", "MODEL_BUILDERS", "MODEL_NAMESPACES", "NAMED_CALLS", "OBJECT_KINDS", "amp", "apex",
+           "base_class", "consumers",
+           "converts_to_numpy", "data", "distributed", "einops", "frameworks", "hf", "is_model_class", "is_plain_base",
+           "kind_of_call", "lightning", "lookup", "nn", "no_accel_result", "optim", "pyg", "returns_self", "timm",
+           "torch_core", "torchtext", "torchvision"]
 
 # The call tables, in the order they are tried (their roots do not overlap).
 _CALL_TABLES = (hf, torchvision, timm, torch_core, pyg, data, torchtext, consumers)
@@ -86,6 +89,8 @@ _IN_PLACE_KINDS = {"pipeline", "encoder", "graph"}
 MODEL_NAMESPACES = torchvision.MODEL_NAMESPACES | timm.MODEL_NAMESPACES
 # Library functions, by qualified name, that build a model on the host (`timm.create_model`).
 MODEL_BUILDERS = timm.MODEL_BUILDERS | torch_core.MODEL_BUILDERS
+# Calls known by their exact qualified name -> what they do (torch_core.NAMED_CALLS's meanings).
+NAMED_CALLS = torch_core.NAMED_CALLS | apex.NAMED_CALLS
 
 
 def kind_of_call(qualname: str) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from devicelint.knowledge import pyg
+
 LIBRARY = "torch.utils.data"
 
 CALL_ROOTS = ("torch.utils.data",)
@@ -17,6 +19,10 @@ DATASET_VIEWS = frozenset({"random_split", "Subset", "ConcatDataset", "ChainData
 
 # The DataLoader class by qualified name.
 DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# Other libraries' loaders that are torch's DataLoader underneath (subclasses that collate on
+# the host): their batches are host data like torch's. A class named `DataLoader` of any other
+# origin (a project's own, fastai's, which moves batches itself) is not taken for one.
+TORCH_DATALOADER_SUBCLASSES = pyg.TORCH_LOADER_SUBCLASSES | {"monai.data.DataLoader"}
 # Samplers that draw their permutation with a generator they make on the host when given none
 # (`torch.Generator()`), so that under an accelerator default device (`torch.set_default_device`)
 # `torch.randperm` runs there and refuses it: qualified name -> the keyword that takes a

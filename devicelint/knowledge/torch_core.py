@@ -183,6 +183,9 @@ AVAILABILITY_ATTRS = frozenset({"is_available", "device_count", "is_cuda", "is_b
 SHAPE_ONLY_METHODS = ("expand_as", "view_as", "reshape_as", "type_as", "new_zeros", "new_ones", "new_empty", "new_full")
 # Functions that join their operands into one tensor: an empty host placeholder fails there too.
 JOINS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")
+# Reads of a tensor that give its size, dtype or placement, not its data (`n = x.size(0)`,
+# `x.device`): what is computed from them is no longer the tensor (flow/methods.py).
+META_READS = ("size", "shape", "dim", "device", "dtype", "numel", "ndim")
 
 # Names of accelerator backends: a file that spells none of them (in a name or a string) and
 # places nothing never thinks about devices (flow/program.py)

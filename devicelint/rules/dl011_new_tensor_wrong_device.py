@@ -1,6 +1,7 @@
 import libcst as cst
 
 from devicelint import knowledge as kb
+from devicelint.contexts import host_only_class
 from devicelint.flow import walk
 from devicelint.flow.nodes import contains
 from devicelint.rewrite import Scopes, add_keyword, device_var
@@ -23,7 +24,8 @@ class NewTensorWrongDevice(Rule):
     all there (registered buffers and `nn.Parameter`s too: `.to()` moves them with the
     module). Not in a notebook or script that names no device and runs its own code: there
     no module is ever moved (a file of definitions may be imported by one that moves them,
-    so it is checked). When the tensor meets the others inside a helper it is handed to
+    so it is checked), nor in a class whose every use in the project is known to hand its
+    instances host tensors only (a demo's `one_hot(target)`). When the tensor meets the others inside a helper it is handed to
     (`extract(self.alphas, t, shape)` -> `a.gather(-1, t)`), the finding is at the call that
     hands it on, in the function that made it: the helper is right for its other callers.
     A `forward` that returns such a tensor beside outputs computed on the module's
@@ -232,6 +234,8 @@ def _others_on_device(ctx, mix, others) -> bool:
     if mix.cls is None or ctx.host_only or not (mix.in_forward or mix.cls in ctx.facts.accel_classes
                                                 or _in_step_hook(ctx, mix)):
         return False
+    if host_only_class(ctx.imports.project, mix.cls.name.value):
+        return False  # every caller in the project hands its instances host data
     # a module runs on its inputs' device: in `forward` (or a Lightning step), whatever this file moves
     return any((v.on_module and v.dev is not Dev.CPU) or (v.kind is Kind.MODULE and not v.param_free) for v in others)
 
@@ -284,11 +288,33 @@ def _in_step_hook(ctx, mix) -> bool:
     from a LightningModule: the trainer runs it with the module, and the batch it hands in, on
     the module's device, as a module's `forward` runs with its inputs."""
     cls = mix.cls
-    if not any("LightningModule" in (ctx.imports.qualname(b.value) or "").rsplit(".", 1)[-1] for b in cls.bases):
+    if not _framework_class(ctx, cls, depth=0):
         return False
     body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
     return any(isinstance(fn, cst.FunctionDef) and fn.name.value in kb.lightning.STEP_HOOKS and contains(fn, mix.node)
                for fn in body)
+
+
+def _framework_class(ctx, cls: cst.ClassDef, depth: int) -> bool:
+    """Does `cls` derive from a base that knowledge says a framework runs and places (Lightning's
+    base list), directly or through a class of this file (`class Classifier(BaseModel)` with
+    `class BaseModel(pl.LightningModule)`)?"""
+    for b in cls.bases:
+        q = ctx.imports.qualname(b.value)
+        facts = kb.base_class(q, q.rsplit(".", 1)[-1], model_classes=False) if q else None
+        if facts is not None and facts.framework:
+            return True
+        local = _file_class(ctx.module, b.value)
+        if local is not None and local is not cls and depth < 4 and _framework_class(ctx, local, depth + 1):
+            return True
+    return False
+
+
+def _file_class(module: cst.Module, node) -> cst.ClassDef | None:
+    """The top-level class of the file that a base class names, if any."""
+    if not isinstance(node, cst.Name):
+        return None
+    return next((s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == node.value), None)
 
 
 def _collective(mix) -> str | None:
