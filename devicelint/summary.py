@@ -30,7 +30,7 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 10  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices
+VERSION = 11  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: `super(Cls, self)` is no value read of Cls
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
 UNKNOWN = ["unknown"]
@@ -174,6 +174,10 @@ def _refs(tree, out) -> list:
     (`Thread(target=train)`, `callbacks=[engine.evaluate]`): they run where no site shows."""
     nodes = _walk(tree)
     called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    # `super(Net, self).__init__()` names the class it is written in to reach its bases: no use
+    # of `Net` as a value (calls of Net itself stay where the sites show them)
+    called |= {id(a) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+               and n.func.id == "super" for a in n.args}
     known = set(out["imports"]) | set(out["functions"]) | set(out["classes"])
     refs = set()
     for n in nodes:

@@ -113,6 +113,8 @@ _VAL_FIELDS = frozenset(f.name for f in fields(Val))
 UNKNOWN = Val()
 OTHER = Val(Kind.OTHER)
 NONE = Val(Kind.OTHER, name="None")  # `x = None` then set on one path: the other path decides
+# a NumPy array (`np.zeros(n)`): a tensor stored into it (`arr[i] = t`) is converted to NumPy
+NDARRAY = Val(Kind.OTHER, ref="ndarray")
 # what a torch.distributed collective meets on the GPU: NCCL's process group, which takes GPU tensors only
 NCCL_GROUP = Val(Kind.TENSOR, Dev.ACCEL, name="the NCCL process group")
 

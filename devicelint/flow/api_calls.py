@@ -8,7 +8,7 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
-from devicelint.values import (NCCL_GROUP, NONE, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts,
+from devicelint.values import (NCCL_GROUP, NDARRAY, NONE, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts,
                                places_or_holds)
 from devicelint.flow.facts import NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
@@ -210,7 +210,7 @@ class ApiCalls:
             pos, kw = self.args(node)
             if pos:
                 self.note_numpy(NumpyConv(node, pos[0]))
-            return OTHER
+            return NDARRAY
         return None
 
     def _torch_constructor(self, node: cst.Call, q: str, parts: list) -> Val | None:
@@ -379,7 +379,7 @@ class ApiCalls:
         delegates = numpy and last in kb.consumers.NUMPY_DELEGATING
         self.note_converted_args(node, pos, kw, tensors_delegate=delegates,
                                  item_keywords=kb.consumers.ITEM_KEYWORDS.get(parts[0], ()))
-        return OTHER
+        return NDARRAY if ".".join(parts) in kb.consumers.ARRAY_BUILDERS else OTHER
 
     def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False,
                             item_keywords=()) -> None:

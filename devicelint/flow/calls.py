@@ -263,7 +263,9 @@ class Calls:
         """An instance of a class of this file with a `__call__`, a factory with preset keywords,
         a library object (`tokenizer(texts)`); None for any other object."""
         if isinstance(v.ref, Instance):
-            call = self.class_of(v.ref.cls)["methods"].get("__call__")
+            info = self.class_of(v.ref.cls)
+            # `self(x, hidden)` in a module's own method runs `forward`, as `self.forward(...)` does
+            call = info["methods"].get("__call__") or (info["methods"].get("forward") if info["module"] else None)
             if call is not None:
                 return self.inline(node, call, self.module_frame, v)
         if isinstance(v.ref, PresetFactory):

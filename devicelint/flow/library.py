@@ -38,6 +38,8 @@ SCATTERS = "scatters-inputs"
 
 # the mark of a transform pipeline with a step that moves its images to a device
 PLACING = "placing-transform"
+# the object a `BitsAndBytesConfig` asking for 4-bit or 8-bit weights is (see placed_by_load)
+ACCEL_QUANTIZATION = "accel-quantization"
 # the library kinds (knowledge/torchvision.py) of torchvision's transforms and image datasets
 _VISION_KINDS = frozenset({"to_pil", "to_tensor", "lambda_transform", "compose", "image_dataset"})
 
@@ -51,6 +53,28 @@ def wrap_in_place(cls: str, pos: list) -> Val | None:
     if inner is None or not (inner.kind is Kind.MODULE or (inner.kind is Kind.UNKNOWN and inner.dev is not Dev.UNKNOWN)):
         return None
     return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
+
+
+def _literally_true(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def placed_by_load(node: cst.Call, kw: dict, kwarg_node) -> Val | None:
+    """Where `from_pretrained(...)` puts the model it loads, when its keywords say for sure:
+    `device=d` / `device_map=d` naming one device, or a bitsandbytes quantized load with no
+    `device_map` (`load_in_4bit=True`, a `BitsAndBytesConfig` asking for it), which transformers
+    places on the current CUDA device. None: not sure (`device_map="auto"`, `**options`)."""
+    for k in ("device", "device_map"):
+        d = kw.get(k)
+        if d is not None:
+            return d if d.kind is Kind.DEVICE else None
+    if "**" in kw:
+        return None
+    config = kw.get("quantization_config")
+    if (config is not None and config.ref == ACCEL_QUANTIZATION) or any(
+            _literally_true(kwarg_node(node, k)) for k in kb.hf.ACCEL_QUANTIZING_FLAGS):
+        return Val(Kind.DEVICE, Dev.ACCEL)
+    return None
 
 
 def _placing_argument(kw: dict) -> Val | None:
@@ -80,6 +104,7 @@ _EVALUATED_ARGUMENTS = {
     "graph_dataset": "_graph_dataset",
     "graph": "_graph",
     "collate": "_collate",
+    "quantization": "_quantization_config",
 }
 
 
@@ -173,6 +198,12 @@ class Library:
             out = join(out, t) if out is not None else t
         dev = out.dev if out is not None else Dev.CPU
         return Val(Kind.TENSOR, dev, key=out.key if out is not None else None, inplace=True)
+
+    def _quantization_config(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
+        """`BitsAndBytesConfig(load_in_4bit=True)`: a load given it lands on the accelerator."""
+        if any(_literally_true(self.kwarg_node(node, k)) for k in kb.hf.ACCEL_QUANTIZING_FLAGS):
+            return Val(Kind.OBJECT, ref=ACCEL_QUANTIZATION)
+        return OTHER
 
     def _collate(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
         return Val(Kind.OTHER, ref="collate")

@@ -53,6 +53,8 @@ imports builds):
   its plotting methods convert their data; indexing or iterating it gives an Axes.
 - ``figure``: a matplotlib Figure (`plt.figure()`): its `add_subplot()` gives an ``axes``.
 - ``figure_and_axes``: what `plt.subplots(...)` returns, a pair (``figure``, ``axes``).
+- ``quantization``: a `BitsAndBytesConfig`; with `load_in_4bit=True` / `load_in_8bit=True` a
+  `from_pretrained(..., quantization_config=it)` loads the model onto the accelerator.
 - ``other``: not a tensor, model or batch (configs, PIL images, schedulers).
 
 Framework-managed code (Lightning, accelerate, HF Trainer, DeepSpeed) has no kind: values

@@ -17,6 +17,7 @@ CALL_KINDS = (
     (r"transformers\.(\w+\.)*\w*(Tokenizer|TokenizerFast|Processor|FeatureExtractor|ImageProcessor)\w*\.from_pretrained",
      "encoder"),
     (r"transformers\.(\w+\.)*\w*Config\.from_pretrained", "other"),
+    (r"transformers\.(\w+\.)*BitsAndBytesConfig", "quantization"),
     (r"transformers\.(\w+\.)*(DataCollator\w*|default_data_collator)", "collate"),
     (r"transformers\.(\w+\.)*\w*\.from_pretrained", "module"),  # AutoModel*, *For*, *Model
     # ---- diffusers
@@ -36,6 +37,9 @@ HUB_ROOTS = ("transformers", "diffusers", "peft")
 # Keywords that place what the call builds (so it is not simply on the host).
 # (8-bit / 4-bit quantized loading places the weights on the accelerator itself.)
 PLACING_KEYWORDS = ("device", "device_map", "quantization_config", "load_in_8bit", "load_in_4bit")
+# The flags that make a load (or a `BitsAndBytesConfig`) quantize with bitsandbytes: given no
+# `device_map`, `from_pretrained` then loads the weights onto the current CUDA device itself.
+ACCEL_QUANTIZING_FLAGS = ("load_in_8bit", "load_in_4bit")
 
 # Pipeline outputs: `output_type=` values that give tensors (on the pipeline's device).
 TENSOR_OUTPUT_TYPES = {"pt"}
@@ -43,6 +47,10 @@ TENSOR_OUTPUT_TYPES = {"pt"}
 # Encoder methods that give Python strings / lists; those that take `return_tensors=` like a call.
 ENCODER_TEXT_METHODS = {"decode", "batch_decode", "convert_ids_to_tokens", "convert_tokens_to_string", "tokenize"}
 ENCODER_TENSOR_METHODS = {"__call__", "encode", "encode_plus", "batch_encode_plus", "pad", "apply_chat_template"}
+
+# Attributes of a tokenizer's BatchEncoding that are not its tensors (the rest, `input_ids`,
+# `attention_mask`..., read the same tensors as `enc["input_ids"]`).
+ENCODING_NON_TENSOR_ATTRS = {"data", "encodings", "is_fast", "n_sequences"}
 
 # Attributes of model outputs that are not tensors (`pipe(...).images` are PIL by default,
 # `.text` / `.nsfw_content_detected` are Python values).

@@ -85,6 +85,9 @@ OPTION_KEYWORDS = {
 
 # Reductions give 0-dim tensors, which eager CUDA happily mixes with device tensors.
 REDUCTIONS = {"sum", "mean", "max", "min", "norm", "std", "var", "prod", "all", "any", "amax", "amin", "median"}
+# Tensor methods whose result has at least one dimension whatever the receiver's: a 0-dim
+# tensor comes out 1-dim or more (`torch.tensor(ids).unsqueeze(0)` is a batch, never a scalar).
+AT_LEAST_1D_METHODS = {"unsqueeze", "flatten", "ravel"}
 
 # Functions that trace, script or export a module they are given: they run it where it is and
 # never move it, so a model handed to one is still where this file left it.

@@ -270,8 +270,14 @@ def _call_message(ctx, call, in_moved_module: bool) -> str:
 
 def _moved_or_handed_on(facts, mid) -> bool:
     """The model (or any model a join stands for) is moved somewhere in the file, or handed
-    to code we cannot see: DL001 cannot say it stays on the host."""
-    return any(m in facts.escaped or m in facts.model_moves for m in mid_parts(mid) | {mid})
+    to code we cannot see: DL001 cannot say it stays on the host. A move that certainly lands
+    on the host (`.to(torch.device("cpu"))`, `.cpu()`) is no such evidence: after it the model
+    is still where DL001 says it is."""
+    return any(m in facts.escaped or _moved_off_host(facts, m) for m in mid_parts(mid) | {mid})
+
+
+def _moved_off_host(facts, mid) -> bool:
+    return any(d is not Dev.CPU for d, _ in facts.model_moves.get(mid, ()))
 
 
 def _move_where_built(facts, scopes, mid, blame, msg: str, via_helper: bool = False) -> Report:

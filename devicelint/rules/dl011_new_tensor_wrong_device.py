@@ -287,8 +287,10 @@ def _in_step_hook(ctx, mix) -> bool:
     if not any("LightningModule" in (ctx.imports.qualname(b.value) or "").rsplit(".", 1)[-1] for b in cls.bases):
         return False
     body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    return any(isinstance(fn, cst.FunctionDef) and fn.name.value in kb.lightning.STEP_HOOKS and contains(fn, mix.node)
-               for fn in body)
+    # in the step itself, or in what the step calls (`self(x, hidden)` runs `forward` there)
+    callers = {id(caller) for _call, caller, _callee in mix.calls}
+    return any(isinstance(fn, cst.FunctionDef) and fn.name.value in kb.lightning.STEP_HOOKS
+               and (contains(fn, mix.node) or id(fn) in callers) for fn in body)
 
 
 def _collective(mix) -> str | None:
