@@ -185,7 +185,7 @@ def test_callers_that_disagree_on_the_flag_leave_the_attribute_unknown(tmp_path)
     assert not [f for f in lint_file(str(tmp_path / "layers.py")) if f.code == "DL015"]
 
 
-# --- DL002: a tokenizer's `.input_ids`; a model a 4-bit / 8-bit load puts on the GPU (case 071) ---
+# --- DL002: a tokenizer's `.input_ids`; a model loaded onto one device (`device_map="cuda:0"`) ------
 
 _CHAT = '''
 import argparse
@@ -199,7 +199,7 @@ class ChatAgent:
     def __init__(self, model_path, quantize=True):
         self.tokenizer = AutoTokenizer.from_pretrained(model_path, trust_remote_code=True)
         bnb_config = BitsAndBytesConfig(
-            QUANT_FLAG
+            load_in_4bit=True,
             bnb_4bit_compute_dtype=torch.float16,
             bnb_4bit_quant_type="nf4",
         )
@@ -223,31 +223,26 @@ if __name__ == "__main__":
 '''
 
 
-def _chat(quant="load_in_4bit=True,", load="quantization_config=bnb_config, trust_remote_code=True",
-          move="", mark="") -> str:
-    return (_CHAT.replace("QUANT_FLAG", quant).replace("LOAD_KEYWORDS", load)
-            .replace("INPUT_MOVE", move).replace("MARK", mark))
+def _chat(load='device_map="cuda:0", torch_dtype=torch.float16', move="", mark="") -> str:
+    return _CHAT.replace("LOAD_KEYWORDS", load).replace("INPUT_MOVE", move).replace("MARK", mark)
 
 
-def test_token_ids_from_the_tokenizer_meet_a_model_loaded_in_4_bit():
-    # bitsandbytes loads the weights onto the current CUDA device; `.input_ids` of the
-    # BatchEncoding is its host tensor (silent before on both counts)
+def test_token_ids_from_the_tokenizer_meet_a_model_loaded_onto_one_gpu():
+    # `device_map="cuda:0"` loads the weights there with no hooks that would move the inputs;
+    # `.input_ids` of the BatchEncoding is its host tensor (silent before on both counts)
     src = _chat(mark="# <- DL002")
     assert _found(src, ["DL002", "DL011"]) == _marked(src)
-
-
-def test_load_in_8bit_and_a_device_map_naming_one_device_place_the_model_too():
-    src = _chat(load='load_in_8bit=True', mark="# <- DL002")
-    assert _found(src, ["DL002", "DL011"]) == _marked(src)
-    src = _chat(load='device_map="cuda:0"', mark="# <- DL002")
+    src = _chat(load="device_map=torch.device('cuda')", mark="# <- DL002")
     assert _found(src, ["DL002", "DL011"]) == _marked(src)
 
 
 def test_no_finding_where_the_placement_is_not_sure_or_the_ids_are_moved():
-    # `device_map="auto"` may dispatch with hooks that move the inputs; a config that asks
-    # for no bitsandbytes quantization places nothing; ids moved to the model's device
-    assert _found(_chat(load='quantization_config=bnb_config, device_map="auto"'), ["DL002", "DL011"]) == set()
-    assert _found(_chat(quant=""), ["DL002", "DL011"]) == set()
+    # `device_map="auto"` may dispatch with hooks; accelerate always dispatches a bitsandbytes
+    # 4-bit/8-bit model with hooks that move its inputs to the weights; ids moved by hand
+    assert _found(_chat(load='device_map="auto"'), ["DL002", "DL011"]) == set()
+    assert _found(_chat(load="quantization_config=bnb_config"), ["DL002", "DL011"]) == set()
+    assert _found(_chat(load='quantization_config=bnb_config, device_map="cuda:0"'), ["DL002", "DL011"]) == set()
+    assert _found(_chat(load="load_in_8bit=True"), ["DL002", "DL011"]) == set()
     assert _found(_chat(load="**model_kwargs"), ["DL002", "DL011"]) == set()
     assert _found(_chat(move=".to(self.model.device)"), ["DL002", "DL011"]) == set()
 
@@ -524,4 +519,183 @@ def test_hidden_state_made_on_the_host_in_a_step_is_handed_to_forward_through_se
 def test_hidden_state_made_on_the_module_device_is_no_finding():
     src = _CHAR_RNN.replace("HIDDEN_DEVICE", "").replace("CALL", "self").replace("MARK", "")
     src = src.replace("self.hidden_size)", "self.hidden_size, device=self.device)")
+    assert _found(src, ["DL011"]) == set()
+
+
+# --- DL015: torchaudio's functional ops combine the tensors they are handed (case 036) -----------
+
+_AUDIO = '''
+import argparse
+
+import torch
+import torchaudio
+import torchaudio.functional as AF
+
+
+class Preemphasis(torch.nn.Module):
+    def __init__(self, coeff=0.97):
+        super().__init__()
+        KEEP_COEFFS
+
+    def forward(self, waveform):
+        return AF.lfilter(waveform, self.a_coeffs, self.b_coeffs, clamp=False)  MARK
+
+
+class Classifier(torch.nn.Module):
+    def __init__(self, n_classes):
+        super().__init__()
+        self.pre = Preemphasis()
+        self.features = torchaudio.transforms.MFCC(sample_rate=16000, n_mfcc=40)
+        self.head = torch.nn.Linear(40, n_classes)
+
+    def forward(self, waveform):
+        mfcc = self.features(self.pre(waveform))
+        return self.head(mfcc.mean(-1))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("wav")
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Classifier(10).to(device)
+    waveform, sr = torchaudio.load(args.wav)
+    print(model(waveform.to(device)).argmax(-1))
+'''
+
+_PLAIN = '''self.a_coeffs = torch.tensor([1.0, 0.0])
+        self.b_coeffs = torch.tensor([1.0, -coeff])'''
+_BUFFERS = '''self.register_buffer("a_coeffs", torch.tensor([1.0, 0.0]))
+        self.register_buffer("b_coeffs", torch.tensor([1.0, -coeff]))'''
+
+
+def test_plain_filter_coefficients_meet_the_waveform_in_a_torchaudio_op():
+    # `model.to(device)` leaves the plain coefficients on the CPU, and lfilter computes with
+    # them and the waveform (silent before: a torchaudio function was code we cannot see)
+    src = _AUDIO.replace("KEEP_COEFFS", _PLAIN).replace("MARK", "# <- DL015")
+    assert _found(src, ["DL015"]) == _marked(src)
+
+
+def test_registered_coefficients_are_no_finding():
+    assert _found(_AUDIO.replace("KEEP_COEFFS", _BUFFERS).replace("MARK", ""), ["DL015"]) == set()
+
+
+# --- DL001: torchsummary's `summary` runs the model on CUDA inputs it makes (case 001) ----------
+
+_SUMMARY = '''
+import argparse
+
+import torch
+import torch.nn as nn
+import torch.optim as optim
+from torch.utils.data import DataLoader, TensorDataset
+SUMMARY_IMPORT
+
+
+class SlideCNN(nn.Module):
+    def __init__(self, n_classes=2):
+        super(SlideCNN, self).__init__()
+        self.conv1 = nn.Conv2d(3, 16, 3, padding=1)
+        self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear(32 * 8 * 8, n_classes)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.conv1(x)))
+        x = self.pool(torch.relu(self.conv2(x)))
+        return self.fc(x.flatten(1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=10)
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = SlideCNN()
+    BEFORE_MOVE
+    model = model.to(device)
+    AFTER_MOVE
+    optimizer = optim.Adam(model.parameters(), lr=1e-3)
+    loader = DataLoader(TensorDataset(torch.randn(256, 3, 32, 32), torch.randint(0, 2, (256,))), batch_size=32)
+    for epoch in range(args.epochs):
+        for inputs, labels in loader:
+            inputs, labels = inputs.to(device), labels.to(device)
+            loss = nn.functional.cross_entropy(model(inputs), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _summary(before="", after="", lib="from torchsummary import summary") -> str:
+    return (_SUMMARY.replace("SUMMARY_IMPORT", lib).replace("BEFORE_MOVE", before or "pass")
+            .replace("AFTER_MOVE", after or "pass"))
+
+
+def test_summary_of_a_model_not_moved_yet_runs_it_on_cuda_inputs():
+    # the model is moved on the next line, too late for summary's CUDA inputs (silent before)
+    src = _summary(before="summary(model, (3, 32, 32))  # <- DL001")
+    assert _found(src, ["DL001", "DL002"]) == _marked(src)
+    (f,) = lint_source(src, "train.py", select=["DL001"])
+    assert 'pass `device="cpu"`' in f.message
+
+
+def test_summary_told_the_host_or_after_the_move_or_torchinfo_is_no_finding():
+    assert _found(_summary(before='summary(model, (3, 32, 32), device="cpu")'), ["DL001", "DL002"]) == set()
+    assert _found(_summary(after="summary(model, (3, 32, 32))"), ["DL001", "DL002"]) == set()
+    # torchinfo's summary runs the model on the model's own device
+    assert _found(_summary(before="summary(model, (1, 3, 32, 32))", lib="from torchinfo import summary"),
+                  ["DL001", "DL002"]) == set()
+
+
+# --- DL011: a helper fills in its caller's `H=None` with host zeros (case 079) --------------------
+
+_GRU_CELL = '''
+import torch
+import torch.nn as nn
+
+
+class GraphGRU(nn.Module):
+    def __init__(self, in_channels, out_channels):
+        super(GraphGRU, self).__init__()
+        self.out_channels = out_channels
+        self.update = nn.Linear(in_channels + out_channels, out_channels)
+        self.candidate = nn.Linear(in_channels + out_channels, out_channels)
+
+    def _set_hidden_state(self, X, H):
+        if H is None:
+            H = torch.zeros(X.shape[0], self.out_channels)ZEROS_DEVICE  MARK
+        return H
+
+    def _update_gate(self, X, H):
+        return torch.sigmoid(self.update(torch.cat([X, H], dim=1)))
+
+    def _candidate_state(self, X, H, Z):
+        return torch.tanh(self.candidate(torch.cat([X, H * Z], dim=1)))
+
+    def forward(self, X, edge_index, edge_weight=None, H=None):
+        H = self._set_hidden_state(X, H)
+        Z = self._update_gate(X, H)
+        H_tilde = self._candidate_state(X, H, Z)
+        return Z * H + (1 - Z) * H_tilde  MARK
+'''
+
+
+def test_a_hidden_state_a_helper_fills_in_for_forward_is_made_on_the_host():
+    # forward's `H=None` goes to `_set_hidden_state`, which makes it with torch.zeros and no
+    # device; it then meets X in two helpers (one finding, where it is made) and in forward's
+    # own `return` (found there, as for `state = self.init_hidden(b)`) (silent before)
+    src = _GRU_CELL.replace("ZEROS_DEVICE", "").replace("MARK", "# <- DL011")
+    assert _found(src, ["DL011"]) == _marked(src)
+
+
+def test_a_hidden_state_made_on_the_inputs_device_is_no_finding():
+    src = _GRU_CELL.replace("ZEROS_DEVICE", ".to(X.device)").replace("MARK", "")
+    assert _found(src, ["DL011"]) == set()
+    src = _GRU_CELL.replace("ZEROS_DEVICE", "").replace("MARK", "").replace(
+        "torch.zeros(X.shape[0], self.out_channels)", "torch.zeros(X.shape[0], self.out_channels, device=X.device)")
     assert _found(src, ["DL011"]) == set()

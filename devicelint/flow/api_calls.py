@@ -10,7 +10,7 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import (NCCL_GROUP, NDARRAY, NONE, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts,
                                places_or_holds)
-from devicelint.flow.facts import NumpyConv, OptimizerOf
+from devicelint.flow.facts import ModuleCall, NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
 from devicelint.flow.nodes import walk
 
@@ -260,6 +260,12 @@ class ApiCalls:
         pos, kw = self.args(node)
         if kb.consumers.converts_to_numpy(q):
             return self._consumer_call(node, parts, pos, kw)
+        runs = kb.runs_module_on_made_inputs(q)
+        if runs is not None and self._runs_on_made_inputs(node, runs, pos, kw):
+            return UNKNOWN
+        tensors = [v for v in _tensor_inputs(pos, kw) if v.kind is Kind.TENSOR]
+        if len(tensors) >= 2 and kb.combines_its_tensors(q):
+            self.record_mix(node, tensors)
         self.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
             return OTHER
@@ -273,6 +279,21 @@ class ApiCalls:
             # a call handed tensors computes with them (`interpolate(masks, size)`)
             return Val(Kind.UNKNOWN, mid=node, name=last)
         return self.unseen_call_result(node, args) or UNKNOWN
+
+    def _runs_on_made_inputs(self, node: cst.Call, runs: tuple, pos: list, kw: dict) -> bool:
+        """`summary(model, (3, 224, 224))`: the model run on inputs the function builds on its
+        `device=` (default `"cuda"`), the model left where it is. False when we cannot say where
+        those inputs are (the caller then treats the call as code we cannot see)."""
+        at, keyword, default = runs
+        model = pos[at] if len(pos) > at else None
+        told = kw.get(keyword)
+        if model is None or "**" in kw or (told is not None and told.kind is not Kind.DEVICE):
+            return False
+        dev = told.dev if told is not None else Dev.ACCEL if default != "cpu" else Dev.CPU
+        inputs = Val(Kind.TENSOR, dev, key=told.key if told is not None else ("lit", default))
+        self.facts.module_calls.append(ModuleCall(node, model, [inputs], node, runner=dotted(node.func)))
+        self.escape([v for v in pos + list(kw.values()) if v is not model])
+        return True
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)

@@ -38,8 +38,6 @@ SCATTERS = "scatters-inputs"
 
 # the mark of a transform pipeline with a step that moves its images to a device
 PLACING = "placing-transform"
-# the object a `BitsAndBytesConfig` asking for 4-bit or 8-bit weights is (see placed_by_load)
-ACCEL_QUANTIZATION = "accel-quantization"
 # the library kinds (knowledge/torchvision.py) of torchvision's transforms and image datasets
 _VISION_KINDS = frozenset({"to_pil", "to_tensor", "lambda_transform", "compose", "image_dataset"})
 
@@ -55,25 +53,18 @@ def wrap_in_place(cls: str, pos: list) -> Val | None:
     return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
 
 
-def _literally_true(node) -> bool:
-    return isinstance(node, cst.Name) and node.value == "True"
-
-
-def placed_by_load(node: cst.Call, kw: dict, kwarg_node) -> Val | None:
+def placed_by_load(kw: dict) -> Val | None:
     """Where `from_pretrained(...)` puts the model it loads, when its keywords say for sure:
-    `device=d` / `device_map=d` naming one device, or a bitsandbytes quantized load with no
-    `device_map` (`load_in_4bit=True`, a `BitsAndBytesConfig` asking for it), which transformers
-    places on the current CUDA device. None: not sure (`device_map="auto"`, `**options`)."""
+    `device=d` / `device_map=d` naming one device (a single-device map gets no accelerate hooks
+    that would move the inputs). None: not sure (`device_map="auto"`, a mapping, `**options`,
+    a bitsandbytes 4-/8-bit load: accelerate dispatches quantized models with hooks that move
+    the inputs to the weights and the outputs back)."""
+    if any(k in kw for k in kb.hf.QUANTIZING_KEYWORDS):
+        return None
     for k in ("device", "device_map"):
         d = kw.get(k)
         if d is not None:
             return d if d.kind is Kind.DEVICE else None
-    if "**" in kw:
-        return None
-    config = kw.get("quantization_config")
-    if (config is not None and config.ref == ACCEL_QUANTIZATION) or any(
-            _literally_true(kwarg_node(node, k)) for k in kb.hf.ACCEL_QUANTIZING_FLAGS):
-        return Val(Kind.DEVICE, Dev.ACCEL)
     return None
 
 
@@ -104,7 +95,6 @@ _EVALUATED_ARGUMENTS = {
     "graph_dataset": "_graph_dataset",
     "graph": "_graph",
     "collate": "_collate",
-    "quantization": "_quantization_config",
 }
 
 
@@ -198,12 +188,6 @@ class Library:
             out = join(out, t) if out is not None else t
         dev = out.dev if out is not None else Dev.CPU
         return Val(Kind.TENSOR, dev, key=out.key if out is not None else None, inplace=True)
-
-    def _quantization_config(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
-        """`BitsAndBytesConfig(load_in_4bit=True)`: a load given it lands on the accelerator."""
-        if any(_literally_true(self.kwarg_node(node, k)) for k in kb.hf.ACCEL_QUANTIZING_FLAGS):
-            return Val(Kind.OBJECT, ref=ACCEL_QUANTIZATION)
-        return OTHER
 
     def _collate(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
         return Val(Kind.OTHER, ref="collate")

@@ -57,7 +57,7 @@ class Models:
         kw = kw or {}
         # `from_pretrained(name, **model_kwargs)`: the unpacked mapping may place it (device_map)
         if any(k in kw for k in kb.hf.PLACING_KEYWORDS) or (not built and "**" in kw):
-            d = placed_by_load(node, kw, self.kwarg_node)
+            d = placed_by_load(kw)
             if d is not None:
                 return Val(Kind.MODULE, d.dev, key=d.key, moved_at=node, name=name)
             return Val(Kind.MODULE, name=name)

@@ -229,7 +229,7 @@ class Statements:
             frame.conds -= 1
         merged = State.merge(after_body, other)
         _keep_untouched(merged, before, ((body_entry, after_body), (else_entry, other)))
-        filled = defaults.filled_default(self.frame.func, stmt, before, after_body)
+        filled = defaults.filled_default(self.frame, stmt, before, after_body)
         if filled is not None:
             merged.vars[filled[0]] = filled[1]  # `if hidden is None: hidden = torch.zeros(...)`
         if not after_body.dead and not other.dead:

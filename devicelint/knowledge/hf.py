@@ -17,7 +17,6 @@ CALL_KINDS = (
     (r"transformers\.(\w+\.)*\w*(Tokenizer|TokenizerFast|Processor|FeatureExtractor|ImageProcessor)\w*\.from_pretrained",
      "encoder"),
     (r"transformers\.(\w+\.)*\w*Config\.from_pretrained", "other"),
-    (r"transformers\.(\w+\.)*BitsAndBytesConfig", "quantization"),
     (r"transformers\.(\w+\.)*(DataCollator\w*|default_data_collator)", "collate"),
     (r"transformers\.(\w+\.)*\w*\.from_pretrained", "module"),  # AutoModel*, *For*, *Model
     # ---- diffusers
@@ -37,9 +36,9 @@ HUB_ROOTS = ("transformers", "diffusers", "peft")
 # Keywords that place what the call builds (so it is not simply on the host).
 # (8-bit / 4-bit quantized loading places the weights on the accelerator itself.)
 PLACING_KEYWORDS = ("device", "device_map", "quantization_config", "load_in_8bit", "load_in_4bit")
-# The flags that make a load (or a `BitsAndBytesConfig`) quantize with bitsandbytes: given no
-# `device_map`, `from_pretrained` then loads the weights onto the current CUDA device itself.
-ACCEL_QUANTIZING_FLAGS = ("load_in_8bit", "load_in_4bit")
+# Keywords of a quantized load: accelerate then dispatches the model with hooks that move its
+# inputs to the weights (and the outputs back), wherever the weights are.
+QUANTIZING_KEYWORDS = ("quantization_config", "load_in_8bit", "load_in_4bit")
 
 # Pipeline outputs: `output_type=` values that give tensors (on the pipeline's device).
 TENSOR_OUTPUT_TYPES = {"pt"}
