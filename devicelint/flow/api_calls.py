@@ -282,14 +282,16 @@ class ApiCalls:
 
     def _runs_on_made_inputs(self, node: cst.Call, runs: tuple, pos: list, kw: dict) -> bool:
         """`summary(model, (3, 224, 224))`: the model run on inputs the function builds on its
-        `device=` (default `"cuda"`), the model left where it is. False when we cannot say where
-        those inputs are (the caller then treats the call as code we cannot see)."""
+        `device=` (default `"cuda"`), the model left where it is. False when those inputs may
+        not be on the accelerator (the caller then treats the call as code we cannot see, as
+        before: nothing to say of a run on the host)."""
         at, keyword, default = runs
         model = pos[at] if len(pos) > at else None
         told = kw.get(keyword)
-        if model is None or "**" in kw or (told is not None and told.kind is not Kind.DEVICE):
+        dev = Dev.ACCEL if told is None and default != "cpu" else told.dev if told is not None \
+            and told.kind is Kind.DEVICE else Dev.UNKNOWN
+        if model is None or "**" in kw or dev is not Dev.ACCEL:
             return False
-        dev = told.dev if told is not None else Dev.ACCEL if default != "cpu" else Dev.CPU
         inputs = Val(Kind.TENSOR, dev, key=told.key if told is not None else ("lit", default))
         self.facts.module_calls.append(ModuleCall(node, model, [inputs], node, runner=dotted(node.func)))
         self.escape([v for v in pos + list(kw.values()) if v is not model])
