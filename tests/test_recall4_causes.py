@@ -699,3 +699,66 @@ def test_a_hidden_state_made_on_the_inputs_device_is_no_finding():
     src = _GRU_CELL.replace("ZEROS_DEVICE", "").replace("MARK", "").replace(
         "torch.zeros(X.shape[0], self.out_channels)", "torch.zeros(X.shape[0], self.out_channels, device=X.device)")
     assert _found(src, ["DL011"]) == set()
+
+
+# --- DL001: a third-party similarity loss keeps gradient kernels as parameters (case 004) --------
+
+_REGISTRATION = '''
+import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+LOSS_IMPORT
+
+
+class Registration(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv2d(2, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 1, 3, padding=1))
+
+    def forward(self, moving, fixed):
+        return moving + self.net(torch.cat([moving, fixed], dim=1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=5)
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Registration().to(device)
+    loss_fn = LOSS_BUILD
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    loader = DataLoader(TensorDataset(torch.randn(64, 1, 64, 64), torch.randn(64, 1, 64, 64)), batch_size=8)
+    for epoch in range(args.epochs):
+        for moving, fixed in loader:
+            moving, fixed = moving.to(device), fixed.to(device)
+            warped = model(moving, fixed)
+            loss = loss_fn(warped, fixed)  MARK
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _registration(imp="from torch_similarity.modules import GradientCorrelationLoss2d",
+                  build="GradientCorrelationLoss2d(grad_method='sobel')", mark="") -> str:
+    return _REGISTRATION.replace("LOSS_IMPORT", imp).replace("LOSS_BUILD", build).replace("MARK", mark)
+
+
+def test_a_gradient_correlation_loss_with_kernels_on_the_host_meets_moved_images():
+    src = _registration(mark="# <- DL001")
+    assert _found(src, ["DL001"]) == _marked(src)
+    src = _registration(imp="import torch_similarity.modules as sim", build="sim.GradientDifferenceLoss3d()",
+                        mark="# <- DL001")
+    assert _found(src, ["DL001"]) == _marked(src)
+
+
+def test_the_loss_moved_or_one_without_kernels_is_no_finding():
+    assert _found(_registration(build="GradientCorrelationLoss2d().to(device)"), ["DL001"]) == set()
+    assert _found(_registration(imp="from torch_similarity.modules import NormalizedCrossCorrelationLoss",
+                                build="NormalizedCrossCorrelationLoss()"), ["DL001"]) == set()

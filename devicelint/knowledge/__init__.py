@@ -64,16 +64,17 @@ from __future__ import annotations
 import re
 
 from devicelint.knowledge import (amp, consumers, data, distributed, einops, frameworks, hf, lightning, nn,
-                                  optim, pyg, timm, torch_core, torchaudio, torchsummary, torchtext, torchvision)
+                                  optim, pyg, timm, torch_core, torch_similarity, torchaudio, torchsummary, torchtext,
+                                  torchvision)
 from devicelint.knowledge.schema import HOST, INPUTS, BaseFacts, Entry
 
 __all__ = ["BaseFacts", "Entry", "amp", "base_class", "consumers", "converts_to_numpy", "data", "distributed", "einops",
            "frameworks", "hf", "is_model_class", "is_plain_base", "kind_of_call", "lightning", "lookup", "nn",
            "no_accel_result", "optim", "pyg", "returns_self", "timm", "torch_core", "torchaudio", "torchtext",
-           "torchvision", "combines_its_tensors", "torchsummary", "runs_module_on_made_inputs"]
+           "torchvision", "combines_its_tensors", "torchsummary", "runs_module_on_made_inputs", "torch_similarity"]
 
 # The call tables, in the order they are tried (their roots do not overlap).
-_CALL_TABLES = (hf, torchvision, timm, torch_core, pyg, data, torchtext, consumers)
+_CALL_TABLES = (hf, torchvision, timm, torch_core, pyg, data, torchtext, consumers, torch_similarity)
 _ROOTS = tuple(root for table in _CALL_TABLES for root in table.CALL_ROOTS)
 _COMPILED = tuple((re.compile(p + r"$"), kind) for table in _CALL_TABLES for p, kind in table.CALL_KINDS)
 _CACHE: dict = {}
