@@ -762,3 +762,62 @@ def test_the_loss_moved_or_one_without_kernels_is_no_finding():
     assert _found(_registration(build="GradientCorrelationLoss2d().to(device)"), ["DL001"]) == set()
     assert _found(_registration(imp="from torch_similarity.modules import NormalizedCrossCorrelationLoss",
                                 build="NormalizedCrossCorrelationLoss()"), ["DL001"]) == set()
+
+
+# --- DL010: a loss from a model we cannot see, summed and then backpropagated (case 032) ---------
+
+_ACCELERATE = '''
+import argparse
+
+import torch
+from accelerate import Accelerator
+from transformers import AutoModelForCausalLM, get_linear_schedule_with_warmup
+
+from data import build_dataloader
+
+
+def training_function(config, args):
+    accelerator = Accelerator(gradient_accumulation_steps=config["gradient_accumulation_steps"])
+    model = AutoModelForCausalLM.from_pretrained(args.model_name, torch_dtype=torch.bfloat16)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config["lr"])
+    train_dataloader = build_dataloader(args)
+    lr_scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=100, num_training_steps=1000)
+    model, optimizer, train_dataloader, lr_scheduler = accelerator.prepare(
+        model, optimizer, train_dataloader, lr_scheduler)
+    for epoch in range(config["num_epochs"]):
+        model.train()
+        loss_sum = torch.tensor(0.0).to(accelerator.device)
+        for step, batch in enumerate(train_dataloader):
+            with accelerator.accumulate(model):
+                outputs = model(**batch)
+                loss = outputs.loss
+                loss_sum += ADDED  MARK
+                BACKWARD
+                optimizer.step()
+                lr_scheduler.step()
+                optimizer.zero_grad()
+        accelerator.print(f"epoch {epoch} loss: {(loss_sum / (step + 1)).item()}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_name", default="gpt2")
+    training_function({"lr": 2e-5, "num_epochs": 1, "gradient_accumulation_steps": 1}, parser.parse_args())
+'''
+
+
+def _accelerate(added="loss", backward="accelerator.backward(loss)", mark="") -> str:
+    return _ACCELERATE.replace("ADDED", added).replace("BACKWARD", backward).replace("MARK", mark)
+
+
+def test_a_running_sum_of_a_loss_the_step_backpropagates_keeps_every_graph():
+    # the loss comes from a model accelerate prepared (unknown to us), but backpropagating it
+    # proves it carries a graph (silent before: an unknown value was never summed)
+    for backward in ("accelerator.backward(loss)", "loss.backward()"):
+        src = _accelerate(backward=backward, mark="# <- DL010")
+        assert _found(src, ["DL010"]) == _marked(src), backward
+
+
+def test_a_detached_sum_or_a_loss_nobody_backpropagates_is_no_finding():
+    assert _found(_accelerate(added="loss.detach()"), ["DL010"]) == set()
+    assert _found(_accelerate(backward="pass"), ["DL010"]) == set()

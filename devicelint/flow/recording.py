@@ -145,16 +145,18 @@ class Recording:
     def note_accum(self, node, target: str, value: Val) -> None:
         """`total += loss` inside a loop over a loader, unless the sum is meant to be
         differentiated (a backward outside the loop) or starts afresh every iteration."""
-        if value.kind is not Kind.TENSOR:
-            return
         loop = self.frame.loops[-1]
+        added = (node.value if isinstance(node, cst.AugAssign) else node.args[0].value if isinstance(node, cst.Call)
+                 else getattr(node.value, "right", None))
+        # `total_loss += loss` then `loss.backward()` / `accelerator.backward(loss)` in the same
+        # step: a tensor with a graph, even one a model we cannot see computed
+        differentiated = isinstance(added, cst.Name) and added.value in self._body_info(loop)["subjects"]
+        if value.kind is not Kind.TENSOR and not (value.kind is Kind.UNKNOWN and differentiated):
+            return
         if not (value.grad or self.no_grad):
-            added = (node.value if isinstance(node, cst.AugAssign) else node.args[0].value if isinstance(node, cst.Call)
-                     else getattr(node.value, "right", None))
-            if not (isinstance(added, cst.Name) and added.value in self._body_info(loop)["subjects"]):
+            if not differentiated:
                 return
-            # `total_loss += loss` then `accelerator.backward(loss)` in the same step: a graph
-            value = value.with_(grad=True)
+            value = Val(Kind.TENSOR, value.dev, grad=True) if value.kind is Kind.UNKNOWN else value.with_(grad=True)
         if id(loop) not in self.loader_loops and not self._body_info(loop)["steps"]:
             return  # neither a loop over batches nor a training loop (backward / optimizer step)
         if isinstance(node, cst.Call) and not self._body_info(loop)["backward"]:
