@@ -821,3 +821,43 @@ def test_a_running_sum_of_a_loss_the_step_backpropagates_keeps_every_graph():
 def test_a_detached_sum_or_a_loss_nobody_backpropagates_is_no_finding():
     assert _found(_accelerate(added="loss.detach()"), ["DL010"]) == set()
     assert _found(_accelerate(backward="pass"), ["DL010"]) == set()
+
+
+# --- DL011: token id tensors of unknown rank padded into one batch (case 074) --------------------
+
+_WORKER = '''
+import logging
+from typing import Any, List
+
+import torch
+from transformers import AutoModelForSequenceClassification
+
+logger = logging.getLogger(__name__)
+
+
+class Inference:
+    def __init__(self, model_name):
+        self.device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+        self.model = AutoModelForSequenceClassification.from_pretrained(model_name)
+        self.model.eval()
+        self.model.to(self.device)
+
+    def forward(self, data: List[Any]) -> List[str]:
+        tensors = [torch.tensor(token) for token in data]
+        with torch.no_grad():
+            logits = self.model(BATCH)[0]  MARK
+        return [f"positive={p}" for (_, p) in logits.softmax(dim=1).cpu().tolist()]
+'''
+
+
+def test_token_tensors_padded_into_a_batch_meet_the_moved_model():
+    # each `torch.tensor(token)` may be 0-dim, but the padded (or stacked) batch has a
+    # dimension (silent before)
+    for batch in ("torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True)", "torch.stack(tensors)"):
+        src = _WORKER.replace("BATCH", batch).replace("MARK", "# <- DL011")
+        assert _found(src, ["DL011"]) == _marked(src), batch
+
+
+def test_a_padded_batch_moved_to_the_model_device_is_no_finding():
+    batch = "torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True).to(self.device)"
+    assert _found(_WORKER.replace("BATCH", batch).replace("MARK", ""), ["DL011"]) == set()

@@ -318,7 +318,13 @@ class ApiCalls:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
             return OTHER
-        return self._torch_result(result_of(flat), last, pos, kw)
+        out = result_of(flat)
+        if last in kb.torch_core.AT_LEAST_1D_FUNCTIONS and out.kind is Kind.TENSOR and not out.fresh \
+                and all(v.dev is Dev.CPU and v.born is not None for v in tensors):
+            # host tensors made here, of unknown rank (`torch.tensor(ids)`), stacked or padded
+            # into a batch: a tensor with a dimension for sure (DL011's evidence)
+            out = out.with_(fresh=True, born=tensors[0].born)
+        return self._torch_result(out, last, pos, kw)
 
     def _torch_result(self, out: Val, last: str, pos: list, kw: dict) -> Val:
         """What a torch function computes from inputs joined into `out`: a full reduction is a
