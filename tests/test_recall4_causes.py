@@ -861,3 +861,55 @@ def test_token_tensors_padded_into_a_batch_meet_the_moved_model():
 def test_a_padded_batch_moved_to_the_model_device_is_no_finding():
     batch = "torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True).to(self.device)"
     assert _found(_WORKER.replace("BATCH", batch).replace("MARK", ""), ["DL011"]) == set()
+
+
+# --- DL001: a model captured by a closure its factory returns (case 002) --------------------------
+
+_CLOSURE = '''
+import numpy as np
+import torch
+import torch.nn as nn
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class EmotionNet(nn.Module):
+    def __init__(self, num_emotions):
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
+        self.fc = nn.Linear(16, num_emotions)
+
+    def forward(self, x):
+        logits = self.fc(self.conv(x).flatten(1))
+        return logits, logits.softmax(dim=1)
+
+
+def make_validate_fnc(model, criterion):
+    def validate(X, Y):
+        with torch.no_grad():
+            model.eval()
+            output_logits, output_softmax = model(X)
+            predictions = torch.argmax(output_softmax, dim=1)
+            loss = criterion(output_logits, Y)
+        return loss.item(), predictions
+    return validate
+
+
+model = EmotionNet(num_emotions=8)MOVE
+model.load_state_dict(torch.load("emotion.pkl", map_location=device))
+validate = make_validate_fnc(model, nn.CrossEntropyLoss())
+X_test = torch.tensor(np.load("X_test.npy"), device=device).float()
+y_test = torch.tensor(np.load("y_test.npy"), dtype=torch.long, device=device)
+test_loss, predicted = validate(X_test, y_test)  MARK
+'''
+
+
+def test_a_host_model_captured_by_a_validation_closure_is_blamed_where_the_closure_runs():
+    # the finding was inside the closure (`model(X)`), the line every caller shares; the call
+    # that runs it with device data is where the model enters (DL001 there now)
+    src = _CLOSURE.replace("MOVE", "").replace("MARK", "# <- DL001")
+    assert _found(src, ["DL001"]) == _marked(src)
+
+
+def test_a_moved_model_captured_by_the_closure_is_no_finding():
+    assert _found(_CLOSURE.replace("MOVE", ".to(device)").replace("MARK", ""), ["DL001"]) == set()
