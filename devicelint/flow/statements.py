@@ -144,11 +144,13 @@ class Statements:
         ):
             self._note_spelled_accumulation(small)
         self.assigning = small.value  # the value's code, for what a binding remembers
+        # the one target that value goes to whole (not unpacked): `arr[i] = t`
+        self.assigning_to = small.targets[0].target if len(small.targets) == 1 else None
         try:
             for t in small.targets:
                 self.bind(t.target, value)
         finally:
-            self.assigning = None
+            self.assigning = self.assigning_to = None
         if value.kind in (Kind.UNKNOWN, Kind.SEQ) and isinstance(small.value, cst.Call):
             # `train_dl, valid_dl, vocab = get_data(opts)`: a tuple of unknowns from another file too
             self.guess_unknown_loaders(small)
@@ -478,7 +480,7 @@ class Statements:
         if base_text:
             self.forget_moves(base_text)
         base = self.eval(target.value)
-        if base == NDARRAY and self.assigning is not None:
+        if base == NDARRAY and self.assigning is not None and self.assigning_to is target:
             # `losses[i] = loss.data`: ndarray.__setitem__ converts the tensor to NumPy
             self.note_numpy(NumpyConv(target, value, arg=self.assigning))
         if isinstance(target.value, cst.Attribute) and self._replaces_layer(target, value):
