@@ -30,7 +30,7 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 11  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls
+VERSION = 12  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
 UNKNOWN = ["unknown"]
@@ -186,6 +186,10 @@ def _refs(tree, out) -> list:
     (`Thread(target=train)`, `callbacks=[engine.evaluate]`): they run where no site shows."""
     nodes = _walk(tree)
     called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    # `super(Net, self).__init__()` names the class it is written in to reach its bases: no use
+    # of `Net` as a value (calls of Net itself stay where the sites show them)
+    called |= {id(a) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+               and n.func.id == "super" for a in n.args}
     known = set(out["imports"]) | set(out["functions"]) | set(out["classes"])
     refs = set()
     for n in nodes:

@@ -116,6 +116,9 @@ NONE = Val(Kind.OTHER, name="None")  # `x = None` then set on one path: the othe
 # a number literal (`total = 0`): joined with a tensor (`total += loss` in a loop, the loop run
 # or not) the tensor decides, as Python makes `0 + t` that tensor where it lives
 NUMBER = Val(Kind.OTHER, name="<number>")
+
+# a NumPy array (`np.zeros(n)`): a tensor stored into it (`arr[i] = t`) is converted to NumPy
+NDARRAY = Val(Kind.OTHER, ref="ndarray")
 # what a torch.distributed collective meets on the GPU: NCCL's process group, which takes GPU tensors only
 NCCL_GROUP = Val(Kind.TENSOR, Dev.ACCEL, name="the NCCL process group")
 

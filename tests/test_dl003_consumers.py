@@ -217,8 +217,11 @@ def test_the_finding_points_at_the_argument_and_the_fix_moves_it():
 
 def test_a_lightning_step_says_why_its_batch_is_on_the_device():
     code = program(CASES["lightning_validation_step_scores_with_sklearn"])
-    (f,) = lint_source(code, "lit.py", select=["DL003"])
-    assert "the Lightning trainer runs this step on the module's device" in f.message
+    # both arguments of `accuracy_score(y, logits.argmax(dim=1))`: the batch's `y`, and the
+    # logits `self(x)` computes from the batch on the module's device
+    found = lint_source(code, "lit.py", select=["DL003"])
+    assert len(found) == 2
+    assert all("the Lightning trainer runs this step on the module's device" in f.message for f in found)
 
 
 def test_the_consumer_objects_are_knowledge_rows():

@@ -8,9 +8,9 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
-from devicelint.values import (NCCL_GROUP, NONE, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts,
+from devicelint.values import (NCCL_GROUP, NDARRAY, NONE, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts,
                                places_or_holds)
-from devicelint.flow.facts import NumpyConv, OptimizerOf
+from devicelint.flow.facts import ModuleCall, NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
 from devicelint.flow.nodes import walk
 
@@ -225,7 +225,7 @@ class ApiCalls:
             pos, kw = self.args(node)
             if pos:
                 self.note_numpy(NumpyConv(node, pos[0]))
-            return OTHER
+            return NDARRAY
         return None
 
     def _torch_constructor(self, node: cst.Call, q: str, parts: list) -> Val | None:
@@ -276,6 +276,12 @@ class ApiCalls:
         pos, kw = self.args(node)
         if kb.consumers.converts_to_numpy(q):
             return self._consumer_call(node, parts, pos, kw)
+        runs = kb.runs_module_on_made_inputs(q)
+        if runs is not None and self._runs_on_made_inputs(node, runs, pos, kw):
+            return UNKNOWN
+        tensors = [v for v in _tensor_inputs(pos, kw) if v.kind is Kind.TENSOR]
+        if len(tensors) >= 2 and kb.combines_its_tensors(q):
+            self.record_mix(node, tensors)
         self.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
             return OTHER
@@ -289,6 +295,23 @@ class ApiCalls:
             # a call handed tensors computes with them (`interpolate(masks, size)`)
             return Val(Kind.UNKNOWN, mid=node, name=last)
         return self.unseen_call_result(node, args) or UNKNOWN
+
+    def _runs_on_made_inputs(self, node: cst.Call, runs: tuple, pos: list, kw: dict) -> bool:
+        """`summary(model, (3, 224, 224))`: the model run on inputs the function builds on its
+        `device=` (default `"cuda"`), the model left where it is. False when those inputs may
+        not be on the accelerator (the caller then treats the call as code we cannot see, as
+        before: nothing to say of a run on the host)."""
+        at, keyword, default = runs
+        model = pos[at] if len(pos) > at else None
+        told = kw.get(keyword)
+        dev = Dev.ACCEL if told is None and default != "cpu" else told.dev if told is not None \
+            and told.kind is Kind.DEVICE else Dev.UNKNOWN
+        if model is None or "**" in kw or dev is not Dev.ACCEL:
+            return False
+        inputs = Val(Kind.TENSOR, dev, key=told.key if told is not None else ("lit", default))
+        self.facts.module_calls.append(ModuleCall(node, model, [inputs], node, runner=dotted(node.func)))
+        self.escape([v for v in pos + list(kw.values()) if v is not model])
+        return True
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)
@@ -311,7 +334,13 @@ class ApiCalls:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
             return OTHER
-        return self._torch_result(result_of(flat), last, pos, kw)
+        out = result_of(flat)
+        if last in kb.torch_core.AT_LEAST_1D_FUNCTIONS and out.kind is Kind.TENSOR and not out.fresh \
+                and all(v.dev is Dev.CPU and v.born is not None for v in tensors):
+            # host tensors made here, of unknown rank (`torch.tensor(ids)`), stacked or padded
+            # into a batch: a tensor with a dimension for sure (DL011's evidence)
+            out = out.with_(fresh=True, born=tensors[0].born)
+        return self._torch_result(out, last, pos, kw)
 
     def _torch_result(self, out: Val, last: str, pos: list, kw: dict) -> Val:
         """What a torch function computes from inputs joined into `out`: a full reduction is a
@@ -395,7 +424,7 @@ class ApiCalls:
         delegates = numpy and last in kb.consumers.NUMPY_DELEGATING
         self.note_converted_args(node, pos, kw, tensors_delegate=delegates,
                                  item_keywords=kb.consumers.ITEM_KEYWORDS.get(parts[0], ()))
-        return OTHER
+        return NDARRAY if ".".join(parts) in kb.consumers.ARRAY_BUILDERS else OTHER
 
     def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False,
                             item_keywords=()) -> None:

@@ -282,7 +282,9 @@ class Calls:
         """An instance of a class of this file with a `__call__`, a factory with preset keywords,
         a library object (`tokenizer(texts)`); None for any other object."""
         if isinstance(v.ref, Instance):
-            call = self.class_of(v.ref.cls)["methods"].get("__call__")
+            info = self.class_of(v.ref.cls)
+            # `self(x, hidden)` in a module's own method runs `forward`, as `self.forward(...)` does
+            call = info["methods"].get("__call__") or (info["methods"].get("forward") if info["module"] else None)
             if call is not None:
                 return self.inline(node, call, self.module_frame, v)
         if isinstance(v.ref, PresetFactory):
@@ -381,14 +383,19 @@ class Calls:
 
     def _blamed_call(self, node: cst.Call, model: Val) -> cst.Call:
         """The call a finding on this module run points at: for a model handed down as a
-        parameter, the outermost call that handed it in."""
+        parameter, the outermost call that handed it in (a closure's factory parameter counts:
+        `validate = make_validate_fnc(model)` then `validate(X, Y)` hands the model in too)."""
         blame = node
         if model.mid is not None:
             f = self.frame
-            while f.parent is not None and model.mid in f.param_mids:
+            while f.parent is not None and (model.mid in f.param_mids or self._captured_param(f, model.mid)):
                 blame = f.call
                 f = f.parent
         return blame
+
+    def _captured_param(self, f, mid) -> bool:
+        """`mid` is a parameter of the factory whose frame the function of `f` closes over."""
+        return f.closure is not None and f.closure is not self.module_frame and mid in f.closure.param_mids
 
     def _forward_inputs(self, fwd: cst.FunctionDef, methods: dict) -> tuple:
         """(the parameters that take host lengths, the parameters it moves itself) of a `forward`,

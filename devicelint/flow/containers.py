@@ -100,11 +100,31 @@ def grow(interp, target, container: Val, method: str, args: list) -> bool:
     new = grown(container, method, args)
     if new is None:
         return False
+    _rebind(interp, target, new)
+    return True
+
+
+def _rebind(interp, target, new: Val) -> None:
     if isinstance(target, cst.Name):
         interp.frame.state.vars[target.value] = new
     elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
         interp.bind(target, new)
-    return True
+    elif isinstance(target, cst.Subscript) and isinstance(target.value, (cst.Name, cst.Attribute)):
+        # `history["train"].append(err)`: a dict of lists now holds `err` in its lists (one
+        # element value for all keys, as for any mapping)
+        holder = _held(interp, target.value)
+        if holder is not None and holder.kind is Kind.MAPPING and holder.elem is not None \
+                and holder.elem.kind is Kind.SEQ:
+            _rebind(interp, target.value, holder.with_(elem=new))
+
+
+def _held(interp, node) -> Val | None:
+    """What a name, or an attribute of `self`, holds now (None for anything else)."""
+    if isinstance(node, cst.Name):
+        return interp.frame.state.vars.get(node.value)
+    if isinstance(node.value, cst.Name) and node.value.value == "self":
+        return interp.eval(node)
+    return None
 
 
 # builtins that only read a list of layers (iterate it, count it): handing the list to them

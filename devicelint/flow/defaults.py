@@ -9,7 +9,11 @@ that guess with the host zeros after the `if` leaves a tensor of unknown place. 
 path where the caller omits `hidden` is the one the default exists for, and on it the zeros
 are what the code uses; what a caller passes instead we cannot see. So after such an `if`
 (no `else`, the name rebound to tensors made on the host), the name holds the filled-in
-value — only where it held a guess before, never a value a caller was seen to pass."""
+value — only where it held a guess before, never a value a caller was seen to pass.
+
+The same holds for a helper the function hands such a parameter to, inlined from it
+(`H = self._set_hidden_state(X, H)` with `def _set_hidden_state(self, X, H): if H is None:
+H = torch.zeros(...)`): the helper fills in the caller's default."""
 
 from __future__ import annotations
 
@@ -52,13 +56,39 @@ def _host_made(v: Val | None) -> bool:
     return made_on_host(v)
 
 
-def filled_default(fn, stmt: cst.If, before, after_body) -> tuple | None:
+def _argument_for(call: cst.Call, fn, name: str):
+    """The expression `call` hands to `fn`'s parameter `name` (positional or keyword), or None."""
+    params = list(fn.params.params)
+    if isinstance(call.func, cst.Attribute) and params and params[0].name.value in ("self", "cls"):
+        params = params[1:]  # `self.helper(x, h)`: the receiver is the first parameter
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return None
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a.value
+    index = next((i for i, p in enumerate(params) if p.name.value == name), None)
+    return positional[index].value if index is not None and index < len(positional) else None
+
+
+def _handed_a_none_default(frame, name: str) -> bool:
+    """`fn` runs inlined, and its caller hands `name` a parameter of its own that defaults to None."""
+    call, parent = frame.call, frame.parent
+    if not isinstance(call, cst.Call) or frame.func is None or parent is None:
+        return False
+    arg = _argument_for(call, frame.func, name)
+    return isinstance(arg, cst.Name) and _none_default_param(parent.func, arg.value)
+
+
+def filled_default(frame, stmt: cst.If, before, after_body) -> tuple | None:
     """(name, value) when `stmt` is `if NAME is None: NAME = <host tensors>` on a parameter of
-    `fn` that defaults to None and held only a guess before; None otherwise."""
+    the frame's function that defaults to None (or is handed one by the caller it is inlined
+    from) and held only a guess before; None otherwise."""
     if stmt.orelse is not None or after_body.dead:
         return None
     name = _none_test(stmt.test)
-    if name is None or not _none_default_param(fn, name) or not _guessed(before.vars.get(name)):
+    if name is None or not _guessed(before.vars.get(name)) or not (
+            _none_default_param(frame.func, name) or _handed_a_none_default(frame, name)):
         return None
     filled = after_body.vars.get(name)
     return (name, filled) if _host_made(filled) else None

@@ -239,6 +239,9 @@ class Expressions:
             return self._module_attribute(base, attr)
         if base.kind is Kind.UNKNOWN:
             return self._unknown_attribute(node, base, attr)
+        if base.kind is Kind.MAPPING and base.inplace and base.elem is not None:
+            # a tokenizer's BatchEncoding: `enc.input_ids` is `enc["input_ids"]`
+            return base.elem if attr not in kb.hf.ENCODING_NON_TENSOR_ATTRS else UNKNOWN
         if base.kind is Kind.DEVICE and attr == "type":
             # `next(m.parameters()).device.type`: the name of the same place; `.to()` it goes there
             return base

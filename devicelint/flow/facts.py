@@ -20,6 +20,9 @@ class ModuleCall:
     # the module class whose `forward` (or a method it calls) makes this call: its inputs are
     # where that module is, on the device when this file moves it only there
     cls: cst.ClassDef | None = None
+    # a library function that runs the model on inputs it makes (`summary(model, (3, 32, 32))`):
+    # the model is its argument, the inputs are the function's own
+    runner: str | None = None
 
 
 @dataclass

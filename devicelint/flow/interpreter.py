@@ -76,6 +76,7 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
         # device key -> (flag, truth value): devices chosen by a flag (`"cuda" if args.cuda else "cpu"`)
         self.device_flags: dict = {}
         self.assigning = None  # the value node of the `=` statement being bound
+        self.assigning_to = None  # its target, when it is bound whole (one target, no unpacking)
 
     def run(self) -> None:
         self.module_frame = self.frame = Frame(None, None, None, None)

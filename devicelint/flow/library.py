@@ -53,6 +53,21 @@ def wrap_in_place(cls: str, pos: list) -> Val | None:
     return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
 
 
+def placed_by_load(kw: dict) -> Val | None:
+    """Where `from_pretrained(...)` puts the model it loads, when its keywords say for sure:
+    `device=d` / `device_map=d` naming one device (a single-device map gets no accelerate hooks
+    that would move the inputs). None: not sure (`device_map="auto"`, a mapping, `**options`,
+    a bitsandbytes 4-/8-bit load: accelerate dispatches quantized models with hooks that move
+    the inputs to the weights and the outputs back)."""
+    if any(k in kw for k in kb.hf.QUANTIZING_KEYWORDS):
+        return None
+    for k in ("device", "device_map"):
+        d = kw.get(k)
+        if d is not None:
+            return d if d.kind is Kind.DEVICE else None
+    return None
+
+
 def _placing_argument(kw: dict) -> Val | None:
     """The value of a keyword that places what a library builds (`device=`, `device_map=`),
     else a `**options` mapping that may hold one."""

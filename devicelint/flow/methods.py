@@ -203,7 +203,11 @@ def _computed_tensor(recv: Val, name: str, pos: list, kw: dict) -> Val:
     """Any other tensor method: a result where the receiver is."""
     # 0-dim results (a full reduction) mix with device tensors without error: no longer "fresh"
     tuple_result = name in kb.torch_core.TUPLE_RESULTS or (name in ("max", "min", "median") and bool(pos or kw))
-    fresh = recv.fresh and not (name in kb.torch_core.REDUCTIONS and not pos and not kw) and not tuple_result
+    # a host tensor made here that may have been 0-dim (`torch.tensor(ids)`) is a batch once
+    # it has a dimension for sure (`.unsqueeze(0)`): DL011's evidence from then on
+    made_here = recv.born is not None and recv.dev is Dev.CPU and name in kb.torch_core.AT_LEAST_1D_METHODS
+    fresh = (recv.fresh or made_here) and not (name in kb.torch_core.REDUCTIONS and not pos and not kw) \
+        and not tuple_result
     grad = recv.grad and name not in kb.torch_core.NO_HISTORY_METHODS and not tuple_result
     return recv.with_(fresh=fresh, grad=grad, attr=recv.attr if fresh else None, inplace=False,
                       moved_at=recv.moved_at if name in ("detach", "float", "half", "long", "int", "contiguous") else None)

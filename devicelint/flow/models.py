@@ -7,6 +7,7 @@ import libcst as cst
 
 from devicelint import knowledge as kb
 from devicelint.values import Dev, Kind, Val, own_tensor
+from devicelint.flow.library import placed_by_load
 
 
 def _holds_only_param_free(pos: list, kw: dict) -> bool:
@@ -56,8 +57,8 @@ class Models:
         kw = kw or {}
         # `from_pretrained(name, **model_kwargs)`: the unpacked mapping may place it (device_map)
         if any(k in kw for k in kb.hf.PLACING_KEYWORDS) or (not built and "**" in kw):
-            d = kw.get("device")
-            if d is not None and d.kind is Kind.DEVICE:
+            d = placed_by_load(kw)
+            if d is not None:
                 return Val(Kind.MODULE, d.dev, key=d.key, moved_at=node, name=name)
             return Val(Kind.MODULE, name=name)
         if cls is not None:

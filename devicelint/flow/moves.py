@@ -146,7 +146,7 @@ class Moves:
         result, cond = self._moved_result(node, recv, target, method, bare)
         in_place = recv.inplace or (recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS)
         if recv.mid is not None and recv.kind in (Kind.MODULE, Kind.UNKNOWN):
-            self._note_model_move(recv, target, cond)
+            self._note_model_move(recv, target, cond, result.dev)
         if (in_place or result.kind is Kind.MODULE) and isinstance(holder, (cst.Name, cst.Attribute)):
             # Module, pipeline, BatchEncoding, PyG moves happen in place: the name now holds the moved value.
             self.rebind_text(holder, result)
@@ -181,11 +181,13 @@ class Moves:
             return recv.with_(elem=Val(Kind.TENSOR, dev, key=target.key), parts=None, loader=None)
         return recv.with_(dev=dev, key=target.key, moved_at=node, loader=None, fresh=False)
 
-    def _note_model_move(self, recv: Val, target, cond) -> None:
-        """Where, under which condition and in which function a model (or candidate) is moved."""
+    def _note_model_move(self, recv: Val, target, cond, dev: Dev) -> None:
+        """Where (`dev`: where the move lands, so a `.to("cpu")` under a default device we cannot
+        tell is no certain host move), under which condition and in which function a model (or
+        candidate) is moved."""
         self.frame.moved_models |= mid_parts(recv.mid)
         self.facts.model_moves.setdefault(recv.mid, set()).add(
-            (target.dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
+            (dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
         )
         self.facts.move_conds.setdefault(recv.mid, set()).add(cond)
         self.facts.move_funcs.setdefault(recv.mid, set()).add(self.frame.func)

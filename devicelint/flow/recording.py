@@ -166,7 +166,7 @@ class Recording:
                 return
             # `total_loss += loss` then `accelerator.backward(loss)` in the same step: a graph,
             # whoever made the loss (an unseen model's `outputs.loss` is still the tensor differentiated)
-            value = value.with_(grad=True) if value.kind is Kind.TENSOR else Val(Kind.TENSOR, grad=True)
+            value = value.with_(grad=True) if value.kind is Kind.TENSOR else Val(Kind.TENSOR, value.dev, grad=True)
         if isinstance(node, cst.Call) and not self._body_info(loop)["backward"]:
             # `outputs.append(model(x).cpu())` in a helper its caller runs under no_grad, an
             # episode's values kept for the update after it: only a step that differentiates

@@ -10,8 +10,9 @@ from devicelint import knowledge as kb
 from devicelint import limits
 from devicelint import naming
 from devicelint.names import dotted, source_of
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, on_device
+from devicelint.values import NDARRAY, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, on_device
 from devicelint.flow import containers, defaults
+from devicelint.flow.facts import NumpyConv
 from devicelint.flow.state import State
 from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
 from devicelint.flow.flags import flag_merge, number_to_tensor_merge, partial_move_merge
@@ -40,6 +41,26 @@ def _carried_host(merged: State, before: State, body: State) -> State:
             carried = carried or merged.copy()
             carried.vars[k] = v
     return carried or merged
+
+
+def _accumulated(after: State, before: State, body: State, loop) -> State:
+    """`total_error = 0` then `total_error += torch.sum(hyp != y)` in the loop: after a loop
+    that ran, the number started with is a tensor where the sums are (the join of a number and
+    a tensor would forget that). Only names the loop adds to with `+=`."""
+    turned = {k: v for k, v in body.vars.items() if v.kind is Kind.TENSOR and k in before.vars
+              and before.vars[k].kind is Kind.OTHER and before.vars[k] != NDARRAY}
+    if not turned:
+        return after  # the common case: no walk of the body
+    out = None
+    for name in _added_to(loop) & set(turned):
+        out = out or after.copy()
+        out.vars[name] = turned[name]
+    return out or after
+
+
+def _added_to(loop) -> set:
+    return {n.target.value for n in walk(loop.body)
+            if type(n) is cst.AugAssign and type(n.operator) is cst.AddAssign and type(n.target) is cst.Name}
 
 
 # The Statements method that runs each kind of simple statement (`del`, `pass`, `global`,
@@ -123,11 +144,13 @@ class Statements:
         ):
             self._note_spelled_accumulation(small)
         self.assigning = small.value  # the value's code, for what a binding remembers
+        # the one target that value goes to whole (not unpacked): `arr[i] = t`
+        self.assigning_to = small.targets[0].target if len(small.targets) == 1 else None
         try:
             for t in small.targets:
                 self.bind(t.target, value)
         finally:
-            self.assigning = None
+            self.assigning = self.assigning_to = None
         if value.kind in (Kind.UNKNOWN, Kind.SEQ) and isinstance(small.value, cst.Call):
             # `train_dl, valid_dl, vocab = get_data(opts)`: a tuple of unknowns from another file too
             self.guess_unknown_loaders(small)
@@ -208,7 +231,7 @@ class Statements:
             frame.conds -= 1
         merged = State.merge(after_body, other)
         _keep_untouched(merged, before, ((body_entry, after_body), (else_entry, other)))
-        filled = defaults.filled_default(self.frame.func, stmt, before, after_body)
+        filled = defaults.filled_default(self.frame, stmt, before, after_body)
         if filled is not None:
             merged.vars[filled[0]] = filled[1]  # `if hidden is None: hidden = torch.zeros(...)`
         if not after_body.dead and not other.dead:
@@ -281,7 +304,7 @@ class Statements:
                 state = _carried_host(state, before, body_out)
         self.frame.loops.pop()
         self.frame.loop_conds.pop()
-        self.frame.state = state
+        self.frame.state = _accumulated(state, before, body_out, stmt)
         if stmt.orelse is not None:
             self.exec_suite(stmt.orelse.body)
 
@@ -457,6 +480,9 @@ class Statements:
         if base_text:
             self.forget_moves(base_text)
         base = self.eval(target.value)
+        if base == NDARRAY and self.assigning is not None and self.assigning_to is target:
+            # `losses[i] = loss.data`: ndarray.__setitem__ converts the tensor to NumPy
+            self.note_numpy(NumpyConv(target, value, arg=self.assigning))
         if isinstance(target.value, cst.Attribute) and self._replaces_layer(target, value):
             return
         if base.kind is Kind.SEQ and isinstance(target.value, (cst.Name, cst.Attribute)):

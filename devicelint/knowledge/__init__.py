@@ -65,17 +65,19 @@ from __future__ import annotations
 import re
 
 from devicelint.knowledge import (amp, apex, consumers, data, distributed, einops, frameworks, hf, lightning, nn,
-                                  optim, pyg, timm, torch_core, torchtext, torchvision)
+                                  optim, pyg, timm, torch_core, torch_similarity, torchaudio, torchsummary, torchtext,
+                                  torchvision)
 from devicelint.knowledge.schema import HOST, INPUTS, BaseFacts, Entry
 
 __all__ = ["BaseFacts", "Entry", "MODEL_BUILDERS", "MODEL_NAMESPACES", "NAMED_CALLS", "OBJECT_KINDS", "amp", "apex",
-           "base_class", "consumers",
+           "base_class", "combines_its_tensors", "consumers",
            "converts_to_numpy", "data", "distributed", "einops", "frameworks", "hf", "is_model_class", "is_plain_base",
-           "kind_of_call", "lightning", "lookup", "nn", "no_accel_result", "optim", "pyg", "returns_self", "timm",
-           "torch_core", "torchtext", "torchvision"]
+           "kind_of_call", "lightning", "lookup", "nn", "no_accel_result", "optim", "pyg", "returns_self",
+           "runs_module_on_made_inputs", "timm", "torch_core", "torch_similarity", "torchaudio", "torchsummary",
+           "torchtext", "torchvision"]
 
 # The call tables, in the order they are tried (their roots do not overlap).
-_CALL_TABLES = (hf, torchvision, timm, torch_core, pyg, data, torchtext, consumers)
+_CALL_TABLES = (hf, torchvision, timm, torch_core, pyg, data, torchtext, consumers, torch_similarity)
 _ROOTS = tuple(root for table in _CALL_TABLES for root in table.CALL_ROOTS)
 _COMPILED = tuple((re.compile(p + r"$"), kind) for table in _CALL_TABLES for p, kind in table.CALL_KINDS)
 _CACHE: dict = {}
@@ -174,7 +176,7 @@ def lookup(qualname: str) -> Entry | None:
         fields["returns_self"] = True
     if consumers.converts_to_numpy(qualname):
         fields.update(converts_to_numpy=True, result_place=HOST)
-    if qualname in torch_core.TRACING_FUNCTIONS:
+    if qualname in torch_core.TRACING_FUNCTIONS or runs_module_on_made_inputs(qualname) is not None:
         fields["runs_module"] = True
     if len(parts) == 2 and parts[0] == "torch":
         if last in torch_core.TENSOR_FACTORIES or last in torch_core.LIKE_FACTORIES:
@@ -193,3 +195,15 @@ def _library_of(root: str) -> str:
         if any(r.split(".")[0] == root for r in getattr(table, "CALL_ROOTS", getattr(table, "ROOTS", ()))):
             return table.LIBRARY
     return root
+
+
+def combines_its_tensors(qualname: str) -> bool:
+    """A library function (outside torch) that computes with every tensor it is handed, which
+    must therefore share one device (`torchaudio.functional.phase_vocoder`)."""
+    return qualname.startswith(torchaudio.COMBINING_PREFIXES)
+
+
+def runs_module_on_made_inputs(qualname: str) -> tuple | None:
+    """(position of the model, keyword naming the device, its default) for a library function
+    that runs the model it is given on inputs it builds itself (`torchsummary.summary`)."""
+    return torchsummary.RUNS_MODULE_ON_MADE_INPUTS.get(qualname)

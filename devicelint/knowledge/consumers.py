@@ -29,6 +29,12 @@ ITEM_KEYWORDS = {
 }
 # The NumPy array constructors (their first argument is converted).
 ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
+# NumPy functions that build a fresh array from shapes or ranges: storing a tensor into one
+# (`arr[i] = t`, ndarray.__setitem__) converts the tensor, as `np.asarray(t)` does.
+ARRAY_BUILDERS = frozenset({
+    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.zeros_like", "numpy.ones_like",
+    "numpy.empty_like", "numpy.full_like", "numpy.arange", "numpy.linspace", "numpy.eye", "numpy.identity",
+}) | ARRAY_CONSTRUCTORS
 
 
 def converts_to_numpy(qualname: str) -> bool:

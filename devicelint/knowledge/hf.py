@@ -36,6 +36,9 @@ HUB_ROOTS = ("transformers", "diffusers", "peft")
 # Keywords that place what the call builds (so it is not simply on the host).
 # (8-bit / 4-bit quantized loading places the weights on the accelerator itself.)
 PLACING_KEYWORDS = ("device", "device_map", "quantization_config", "load_in_8bit", "load_in_4bit")
+# Keywords of a quantized load: accelerate then dispatches the model with hooks that move its
+# inputs to the weights (and the outputs back), wherever the weights are.
+QUANTIZING_KEYWORDS = ("quantization_config", "load_in_8bit", "load_in_4bit")
 
 # Pipeline outputs: `output_type=` values that give tensors (on the pipeline's device).
 TENSOR_OUTPUT_TYPES = {"pt"}
@@ -43,6 +46,10 @@ TENSOR_OUTPUT_TYPES = {"pt"}
 # Encoder methods that give Python strings / lists; those that take `return_tensors=` like a call.
 ENCODER_TEXT_METHODS = {"decode", "batch_decode", "convert_ids_to_tokens", "convert_tokens_to_string", "tokenize"}
 ENCODER_TENSOR_METHODS = {"__call__", "encode", "encode_plus", "batch_encode_plus", "pad", "apply_chat_template"}
+
+# Attributes of a tokenizer's BatchEncoding that are not its tensors (the rest, `input_ids`,
+# `attention_mask`..., read the same tensors as `enc["input_ids"]`).
+ENCODING_NON_TENSOR_ATTRS = {"data", "encodings", "is_fast", "n_sequences"}
 
 # Attributes of model outputs that are not tensors (`pipe(...).images` are PIL by default,
 # `.text` / `.nsfw_content_detected` are Python values).

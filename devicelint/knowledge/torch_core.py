@@ -85,6 +85,12 @@ OPTION_KEYWORDS = {
 
 # Reductions give 0-dim tensors, which eager CUDA happily mixes with device tensors.
 REDUCTIONS = {"sum", "mean", "max", "min", "norm", "std", "var", "prod", "all", "any", "amax", "amin", "median"}
+# Tensor methods whose result has at least one dimension whatever the receiver's: a 0-dim
+# tensor comes out 1-dim or more (`torch.tensor(ids).unsqueeze(0)` is a batch, never a scalar).
+AT_LEAST_1D_METHODS = {"unsqueeze", "flatten", "ravel"}
+# ...and torch functions whose result has one whatever their inputs' (`torch.stack` of 0-dim
+# tensors is 1-dim; `pad_sequence` gives a padded batch; `torch.cat` takes no 0-dim input).
+AT_LEAST_1D_FUNCTIONS = {"stack", "pad_sequence", "cat", "atleast_1d"}
 
 # Functions that trace, script or export a module they are given: they run it where it is and
 # never move it, so a model handed to one is still where this file left it.

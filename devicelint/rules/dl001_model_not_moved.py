@@ -218,7 +218,11 @@ def _param_mix(ctx, facts, pm, scopes) -> Report | None:
 
 def _module_call(ctx, facts, call, scopes) -> Report | None:
     m = call.model
-    if m.mid is None or m.param_free or m.dev is not Dev.CPU or _moved_or_handed_on(facts, m.mid):
+    if m.mid is None or m.param_free or m.dev is not Dev.CPU:
+        return None
+    # a library function that runs the model on its own device inputs (`summary(model, ...)`)
+    # fails if the model is on the host right then, whatever moves it later
+    if _handed_on(facts, m.mid) if call.runner is not None else _moved_or_handed_on(facts, m.mid):
         return None
     in_moved_module = m.attr is not None and call.cls is not None and call.cls in facts.accel_classes
     if not any(contents_on_accel(a) or (in_moved_module and a.kind is Kind.TENSOR and a.on_module
@@ -243,6 +247,8 @@ def _call_message(ctx, call, in_moved_module: bool) -> str:
     func, method = call.node.func, call.method
     if method is not None and hasattr(func, "value"):
         func = func.value  # `model.generate(ids)`: the model is the receiver, not its method
+    if call.runner is not None:
+        func = call.node.args[0].value  # `summary(model, size)`: the model is the argument
     shown = dotted(func) or "the model"
     if in_moved_module:
         container = "dict" if isinstance(m.src, cst.Dict) else "list"
@@ -253,6 +259,10 @@ def _call_message(ctx, call, in_moved_module: bool) -> str:
         return (f"`{shown}.{m.replaced}` was replaced by a new layer on line {ctx.line(m.mid)}, after `{shown}` "
                 f"was moved: the new layer is on the CPU while this call gives it tensors on the device; "
                 f"move the new layer too")
+    if call.runner is not None:
+        return (f"`{call.runner}()` runs `{shown}` on inputs it makes on the device (`device=\"cuda\"` unless "
+                f"told otherwise), but `{shown}` is not moved there yet; move it first (`{shown}.to(device)`) "
+                f"or pass `device=\"cpu\"`")
     if isinstance(m.mid, cst.Param):
         # a model handed in by callers in other files (contexts.py): the fix is theirs
         return (f"`{shown}` is called with tensors on the device, but the model that callers in other "
@@ -270,8 +280,18 @@ def _call_message(ctx, call, in_moved_module: bool) -> str:
 
 def _moved_or_handed_on(facts, mid) -> bool:
     """The model (or any model a join stands for) is moved somewhere in the file, or handed
-    to code we cannot see: DL001 cannot say it stays on the host."""
-    return any(m in facts.escaped or m in facts.model_moves for m in mid_parts(mid) | {mid})
+    to code we cannot see: DL001 cannot say it stays on the host. A move that certainly lands
+    on the host (`.to(torch.device("cpu"))`, `.cpu()`) is no such evidence: after it the model
+    is still where DL001 says it is."""
+    return any(m in facts.escaped or _moved_off_host(facts, m) for m in mid_parts(mid) | {mid})
+
+
+def _handed_on(facts, mid) -> bool:
+    return any(m in facts.escaped for m in mid_parts(mid) | {mid})
+
+
+def _moved_off_host(facts, mid) -> bool:
+    return any(d is not Dev.CPU for d, _ in facts.model_moves.get(mid, ()))
 
 
 def _move_where_built(facts, scopes, mid, blame, msg: str, via_helper: bool = False) -> Report:

@@ -25,6 +25,8 @@ class NumpyOnCuda(Rule):
     `vmin=`/`vmax=`, which matplotlib reads with `.item()`), and pandas'
     `DataFrame`/`Series`: a GPU confirmed the functions (`benchmarks/host_conversions.py`); an
     estimator's methods and an Axes' plotting methods pass their data to the same conversions.
+    Storing such a tensor into a NumPy array built in the code (`g_loss = np.zeros(n)` then
+    `g_loss[i] = loss.data`) converts it the same way (`ndarray.__setitem__`).
     A graph moved in part (`data.to(device, "x")`) leaves its other attributes where they were:
     converting one of them is not flagged.
     Inside an `nn.Module` whose `forward` makes tensors on its inputs' device
@@ -115,9 +117,13 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
 
     def check(self, ctx):
         for conv in ctx.facts.numpy:
-            if (contents_on_accel(conv.val) or conv.module_input) and _host_arm_beside(ctx, conv):
+            if isinstance(conv.node, cst.Subscript):
+                report = _stored_into_array(conv)
+                if report is not None:
+                    yield report
+            elif (contents_on_accel(conv.val) or conv.module_input) and _host_arm_beside(ctx, conv):
                 continue
-            if conv.arg is not None and (contents_on_accel(conv.val) or conv.module_input):
+            elif conv.arg is not None and (contents_on_accel(conv.val) or conv.module_input):
                 # a library call converting this argument: `f1_score(labels, preds)`
                 kind = conv.val.kind
                 what = {Kind.TENSOR: "this tensor on the device", Kind.SEQ: "the device tensors in this list"}.get(
@@ -218,6 +224,19 @@ def _brings_home(arm, root: str) -> bool:
         if home and _home_root(f.value) == root:
             return True
     return False
+
+
+def _stored_into_array(conv) -> Report | None:
+    """`losses[i] = loss.data` into a NumPy array: the store converts the tensor to NumPy."""
+    if conv.val.kind is not Kind.TENSOR or not contents_on_accel(conv.val):
+        return None
+    return Report(
+        conv.arg,
+        f"storing this tensor on the device into the NumPy array `{source_of(conv.node.value)}` converts it to "
+        f"NumPy, which fails; call `.cpu()` first (or `.item()` for one number)",
+        fix="insert `.cpu()`",
+        edit=_cpu,
+    )
 
 
 _RUNS_ON_DEVICE = {

@@ -280,6 +280,8 @@ def _where_met(mix, site) -> str:
         return f"`{collective}` with the NCCL backend (the one for GPUs) takes only tensors on the GPU"
     if site is mix.node:
         return "meets tensors on the device here"
+    if not any(site is call for call, _caller, _callee in mix.calls):
+        return "is returned from here and meets tensors on the device later"  # site: the factory call
     return "is handed to a function where it meets tensors on the device"
 
 
@@ -291,8 +293,10 @@ def _in_step_hook(ctx, mix) -> bool:
     if not _framework_class(ctx, cls, depth=0):
         return False
     body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    return any(isinstance(fn, cst.FunctionDef) and fn.name.value in kb.lightning.STEP_HOOKS and contains(fn, mix.node)
-               for fn in body)
+    # in the step itself, or in what the step calls (`self(x, hidden)` runs `forward` there)
+    callers = {id(caller) for _call, caller, _callee in mix.calls}
+    return any(isinstance(fn, cst.FunctionDef) and fn.name.value in kb.lightning.STEP_HOOKS
+               and (contains(fn, mix.node) or id(fn) in callers) for fn in body)
 
 
 def _framework_class(ctx, cls: cst.ClassDef, depth: int) -> bool:
@@ -329,12 +333,29 @@ def _handed_on(mix, born):
     the mix happens in (`t = torch.randint(...)` in `forward`, `a.gather(-1, t)` in
     `extract(a, t, shape)`), the call in the function that made it: the helper is right for
     its other callers."""
-    if born is None or not mix.calls or contains(mix.calls[0][2], born):
+    if born is None:
+        return mix.node
+    if _returned_by_own_method(mix, born):
+        return born
+    if not mix.calls or contains(mix.calls[0][2], born):
         return mix.node
     for call, caller, _callee in mix.calls:
         if caller is not None and contains(caller, born):
             return call
     return mix.node
+
+
+def _returned_by_own_method(mix, born) -> bool:
+    """Made by a method of the mix's module class that returned it (`H = self._set_hidden_state(X,
+    H)`) to the helper methods it meets the device in: the one place to fix is where it is made
+    (a free function that made it, `text_to_token_ids()`, is right for its other callers; where
+    `forward` itself meets it, `state = self.init_hidden(b)`, the finding stays there)."""
+    if mix.cls is None or not mix.calls or not contains(mix.cls, born):
+        return False
+    body = mix.cls.body.body if isinstance(mix.cls.body, cst.IndentedBlock) else ()
+    maker = next((fn for fn in body if isinstance(fn, cst.FunctionDef) and contains(fn, born)), None)
+    return maker is not None and not contains(maker, mix.node) and not any(
+        caller is maker for _call, caller, _callee in mix.calls)
 
 
 def _inputs(scopes, node) -> set:
