@@ -284,7 +284,7 @@ class FileView:
         project's Dataset classes): `python train.py` puts that folder first on `sys.path`, so
         `from datasets import Pairs` imports it, not Hugging Face's package. A plain folder of
         that name (a namespace, often just data files) does not win over an installed package."""
-        if name not in kb.frameworks.THIRD_PARTY:
+        if name not in kb.frameworks.SHADOWED_BY_PROJECT_FILES:
             return False
         for cand in (os.path.join(here, name + ".py"), os.path.join(here, name, "__init__.py")):
             found = _kind(cand) == "file"
