@@ -57,6 +57,41 @@ def builds_host_models(interp, path) -> bool:
         return False
 
 
+def _function_symbol(interp, name: cst.Name):
+    sym = symbol(interp, name)
+    return sym if sym is not None and sym[0] == "function" else None
+
+
+def never_places(interp, name: cst.Name) -> bool:
+    """A function of another project file handed on by name (`collate_fn=pad_batch`) that
+    decides no device, nor does anything it calls (project.FileView.never_places)."""
+    sym = _function_symbol(interp, name)
+    try:
+        return sym is not None and interp.imports.project.never_places(sym[1], sym[2])
+    except _DAMAGE:
+        return False
+
+
+def collated(interp, name: cst.Name) -> Val | None:
+    """The batch a collate function of another project file returns, where its summary's
+    return visibly moves it (`return xs.to(device), ys.to(device)`)."""
+    sym = _function_symbol(interp, name)
+    try:
+        fn = interp.imports.project.function(sym[1], sym[2]) if sym is not None else None
+        ret = fn["ret"] if fn is not None else None
+    except _DAMAGE:
+        return None
+    return item_of_summary(_placed_positions(ret))
+
+
+def _placed_positions(ret):
+    """A return descriptor as an item descriptor (summary._item): moves to the accelerator
+    are "accel", anything else None."""
+    if isinstance(ret, list) and ret[:1] == ["tuple"] and len(ret) == 2 and isinstance(ret[1], list):
+        return ["tuple", [_placed_positions(r) for r in ret[1]]]
+    return "accel" if isinstance(ret, list) and len(ret) == 3 and ret[0] == "move" and ret[2] == "accel" else None
+
+
 def call(interp, node, sym) -> Val | None:
     """The value of calling `sym`; None when the caller's own handling should decide."""
     view = interp.imports.project
@@ -94,8 +129,25 @@ def _class_call(interp, node, sym, facts) -> Val:
             return Val(Kind.MODULE, param_free=True, name=sym[2])
         return interp.new_model(node, built=True, name=sym[2])
     if facts["any_move"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in given):
-        return Val(Kind.DATASET, Dev.UNKNOWN)
+        host_told = any(v.kind is Kind.DEVICE and v.dev is Dev.CPU for v in given)  # `Pairs(device="cpu")`
+        item = None if host_told or "**" in kw else item_of_summary(facts.get("item"))
+        return Val(Kind.DATASET, Dev.UNKNOWN, elem=item)
     return Val(Kind.DATASET, Dev.CPU)
+
+
+def item_of_summary(desc) -> Val | None:
+    """The item value a summary's `item` descriptor (summary._item: "accel", ["tuple",
+    ["accel" | None, ...]] or ["dict", "accel"]) stands for; flow/items.py reads the file's own
+    classes the same way."""
+    on_device = Val(Kind.TENSOR, Dev.ACCEL)
+    if desc == "accel":
+        return on_device
+    if desc == ["dict", "accel"]:
+        return Val(Kind.MAPPING, elem=on_device)
+    if isinstance(desc, list) and len(desc) == 2 and desc[0] == "tuple" and isinstance(desc[1], list) \
+            and "accel" in desc[1]:
+        return Val(Kind.SEQ, parts=tuple(on_device if d == "accel" else UNKNOWN for d in desc[1]))
+    return None
 
 
 def _function_call(interp, node, sym, fn, fact, params, kwonly, pure) -> Val:

@@ -279,6 +279,20 @@ class FileView:
         if self._probes is not None:
             self._probes.append((path, state))
 
+    def _shadows(self, here: str, name: str) -> bool:
+        """A file of the script's own folder named like a library (`datasets.py`, holding the
+        project's Dataset classes): `python train.py` puts that folder first on `sys.path`, so
+        `from datasets import Pairs` imports it, not Hugging Face's package. A plain folder of
+        that name (a namespace, often just data files) does not win over an installed package."""
+        if name not in kb.frameworks.SHADOWED_BY_PROJECT_FILES:
+            return False
+        for cand in (os.path.join(here, name + ".py"), os.path.join(here, name, "__init__.py")):
+            found = _kind(cand) == "file"
+            self._note(cand, None if found else "absent")
+            if found:
+                return True
+        return False
+
     def _module(self, importer: str, level: int, dotted: str) -> str | None:
         parts = [p for p in dotted.split(".") if p]
         if level:
@@ -289,9 +303,9 @@ class FileView:
                 init = os.path.join(base, "__init__.py")
                 return init if _kind(init) == "file" else base
         else:
-            if not parts or parts[0] in _SKIP:
-                return None
             here = os.path.dirname(importer)
+            if not parts or parts[0] in _SKIP and not self._shadows(here, parts[0]):
+                return None
             bases = [here] + [b for b in self.bases if b != here]
             for b in bases:
                 found = self._probe(b, parts[0])
@@ -444,7 +458,8 @@ class FileView:
             elif not kb.is_plain_base(q, last):
                 opaque = True
         facts = {"module": module, "dataset": dataset, "framework": framework, "self_moves": self_moves,
-                 "any_move": any_move, "has_params": module and (inherits or c["state"]), "opaque": opaque}
+                 "any_move": any_move, "has_params": module and (inherits or c["state"]), "opaque": opaque,
+                 "item": c.get("item")}  # its own __getitem__'s placed positions (an inherited one: unknown)
         self._classes[key] = facts
         return facts
 

@@ -207,6 +207,61 @@ def _class_entry(stmt: ast.ClassDef, out) -> None:
     init = next((f for f in stmt.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
     if init is not None:
         out["classes"][stmt.name]["init"] = _signature(init, out, skip_self=True)
+    getitem = next((f for f in stmt.body if isinstance(f, ast.FunctionDef) and f.name == "__getitem__"), None)
+    item = _item(getitem) if getitem is not None else None
+    if item is not None:
+        out["classes"][stmt.name]["item"] = item
+
+
+def _item(fn: ast.FunctionDef):
+    """Where `__getitem__` visibly places what it returns on every path, for the loaders of
+    importing files (flow/items.py reads it, and does the same on LibCST for the file's own
+    classes): "accel", ["tuple", ["accel" | None, ...]] or ["dict", "accel"]; None when no
+    position is known to be placed."""
+    nodes = _walk(fn)
+    if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Yield, ast.YieldFrom))
+           for n in nodes[1:]):
+        return None  # nested code or a generator: its returns are not the item's
+    returns = [n for n in nodes if isinstance(n, ast.Return)]
+    if not returns or any(r.value is None for r in returns):
+        return None
+    bound: dict = {}
+    for n in nodes:
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            for t in targets:
+                for name in (x for x in _walk(t) if isinstance(x, ast.Name)):
+                    simple = isinstance(n, ast.Assign) and t is name and name.id not in bound
+                    bound[name.id] = n.value if simple else None
+    shapes = [_item_shape(r.value, bound) for r in returns]
+    if any(sh != shapes[0] for sh in shapes) or shapes[0] in (None, ["dict", None]):
+        return None
+    sh = shapes[0]
+    return sh if sh == "accel" or sh[0] == "dict" or "accel" in sh[1] else None
+
+
+def _item_shape(e, bound):
+    if isinstance(e, (ast.Tuple, ast.List)):
+        if any(isinstance(x, ast.Starred) for x in e.elts):
+            return None
+        return ["tuple", [_item_place(x, bound) for x in e.elts]]
+    if isinstance(e, ast.Dict):
+        places = {_item_place(v, bound) for v in e.values}
+        return ["dict", places.pop()] if len(places) == 1 and None not in e.keys else None
+    return _item_place(e, bound)
+
+
+def _item_place(e, bound):
+    if isinstance(e, ast.Name):
+        e = bound.get(e.id)
+    if not isinstance(e, ast.Call):
+        return None
+    if any(k.arg == "device" and not _host_literal(k.value) for k in e.keywords):
+        return "accel"
+    f = e.func
+    if isinstance(f, ast.Attribute) and (f.attr == "cuda" or f.attr == "to" and _to_places(e)):
+        return "accel"
+    return None
 
 
 def _module_assign(stmt, out) -> None:

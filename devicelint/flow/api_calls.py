@@ -10,6 +10,7 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import (NCCL_GROUP, NDARRAY, NONE, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts,
                                places_or_holds)
+from devicelint.flow import items
 from devicelint.flow.facts import ModuleCall, NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
 from devicelint.flow.nodes import walk
@@ -267,7 +268,8 @@ class ApiCalls:
         for p in pos:
             out = join(out, p) if out is not None else p
         dev = out.dev if out is not None and out.kind is Kind.TENSOR else Dev.UNKNOWN
-        return Val(Kind.DATASET, dev)
+        # `TensorDataset(x.to(device), y)`: the moved position is known even where the whole is not
+        return Val(Kind.DATASET, dev, elem=items.of_tensors(pos) if dev is Dev.UNKNOWN and not kw else None)
 
     def _unseen_api_call(self, node: cst.Call, q: str, parts: list) -> Val:
         """A call of a library we have no table for, or of code we cannot see: its arguments
@@ -575,7 +577,7 @@ def _joined_datasets(seq: Val) -> Val:
     if not vals or any(v is None or v.kind is not Kind.DATASET for v in vals):
         return UNKNOWN
     dev = vals[0].dev if all(v.dev is vals[0].dev for v in vals) else Dev.UNKNOWN
-    return Val(Kind.DATASET, dev)
+    return Val(Kind.DATASET, dev, elem=items.joined([v.elem for v in vals]))
 
 
 def _stateful(last: str, node: cst.Call) -> bool:

@@ -10,6 +10,7 @@ from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val
+from devicelint.flow import items
 from devicelint.flow.facts import PlacedItems
 from devicelint.flow.state import Frame
 from devicelint.flow.nodes import find, is_string, no_grad_decorated, param_names, walk
@@ -232,12 +233,14 @@ class UserCode:
         # the move its `__getitem__` (or a method that one calls) makes: it runs wherever
         # the items are loaded, in a DataLoader's worker processes too
         item_move = _item_move(methods) if places_items else None
+        # what it returns, position by position, where `__getitem__` visibly places it
+        item = items.of_getitem(methods.get("__getitem__"), places_on_device) if places_items else None
         parts, layers = self._module_parts(methods) if module else (set(), set())
         registers = module and _registers_modules(methods)
         return {"methods": methods, "module": module, "dataset": dataset, "framework": inherited["framework"],
                 "registers_modules": registers,
                 "buffers": _registered(methods) if module else frozenset(),
-                "self_moves": self_moves, "places_items": places_items, "item_move": item_move, "parts": parts, "layers": layers, "has_params": has_params, "opaque": inherited["opaque"],
+                "self_moves": self_moves, "places_items": places_items, "item_move": item_move, "item": item, "parts": parts, "layers": layers, "has_params": has_params, "opaque": inherited["opaque"],
                 "init_only": reachable(methods, "__init__") if module else set(),
                 "forward_path": reachable(methods, "forward") if module else set()}
 
@@ -345,11 +348,13 @@ class UserCode:
         if info["dataset"]:
             pos, kw = self.args(node)
             args = pos + list(kw.values())
-            if info.get("item_move") is not None and not any(v.kind is Kind.DEVICE and v.dev is Dev.CPU for v in args):
-                return Val(Kind.DATASET, Dev.UNKNOWN, ref=PlacedItems(info["item_move"], cls))
+            host_told = any(v.kind is Kind.DEVICE and v.dev is Dev.CPU for v in args)  # `Pairs(device="cpu")`
+            item = info.get("item") if not host_told and "**" not in kw else None
+            if info.get("item_move") is not None and not host_told:
+                return Val(Kind.DATASET, Dev.UNKNOWN, ref=PlacedItems(info["item_move"], cls), elem=item)
             if info["self_moves"] or info["places_items"] or \
                     any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in args):
-                return Val(Kind.DATASET, Dev.UNKNOWN)
+                return Val(Kind.DATASET, Dev.UNKNOWN, elem=item)
             return Val(Kind.DATASET, Dev.CPU, name=None)
         inst = Instance(cls)
         val = Val(Kind.OBJECT, ref=inst, name=cls.name.value)

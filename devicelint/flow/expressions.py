@@ -92,6 +92,8 @@ def _item_of(node: cst.Subscript, base: Val, sliced: bool) -> Val:
     """`base[...]` for a base that is neither a tensor nor a container: a dataset's item, a
     layer of a Sequential, an Axes of an array, a size."""
     if base.kind is Kind.DATASET:
+        if base.elem is not None and not sliced:
+            return base.elem  # `ds[i]`: the item its `__getitem__` returns
         return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None,
                    inplace=base.ref == "graph_dataset")  # a PyG graph moves in place
     if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
@@ -495,6 +497,8 @@ class Expressions:
         return out
 
     def iter_elem(self, v: Val) -> Val:
+        if v.kind in (Kind.LOADER, Kind.DATASET) and v.elem is not None:
+            return v.elem  # the item its dataset's `__getitem__` returns (after the default collate)
         if v.kind is Kind.LOADER:
             if v.dev is Dev.CPU:
                 # the whole object a loader yields may be a batch with an in-place `.to()`

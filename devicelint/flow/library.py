@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint import crossfile
 from devicelint import knowledge as kb
 from devicelint.names import dotted
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, join, mid_parts
+from devicelint.flow import items
+from devicelint.flow.classes import places_on_device
 from devicelint.flow.facts import PlacedItems, PlacingLoader
 from devicelint.flow.nodes import is_string, walk
 
@@ -289,7 +292,8 @@ class Library:
         dataset = pos[0] if pos else kw.get("dataset", UNKNOWN)
         collate = kw.get("collate_fn")
         if collate is not None and not self._host_collate(collate, self.kwarg_node(node, "collate_fn")):
-            return Val(Kind.LOADER, Dev.UNKNOWN, src=node)  # its batches are unknown, its sampler is not
+            # its batches are what the collate function visibly places, the rest unknown (its sampler is not)
+            return Val(Kind.LOADER, Dev.UNKNOWN, src=node, elem=self._collated(collate, self.kwarg_node(node, "collate_fn")))
         pin = self.kwarg_node(node, "pin_memory")
         if any(a.star for a in node.args) or len([a for a in node.args if a.keyword is None]) > 7:
             pin_state = "set"  # **kwargs, or pin_memory given by position: we cannot tell
@@ -303,7 +307,9 @@ class Library:
         if dataset.kind is Kind.DATASET and isinstance(dataset.ref, PlacedItems):
             self.facts.placing_loaders.append(PlacingLoader(node, dataset.ref, self.frame.func))
         if dataset.kind in (Kind.DATASET, Kind.TENSOR):
-            return Val(Kind.LOADER, dataset.dev, src=node)
+            # the default collate stacks each position where the dataset's items have it
+            item = dataset.elem if dataset.kind is Kind.DATASET and collate is None else None
+            return Val(Kind.LOADER, dataset.dev, src=node, elem=item)
         # Datasets we cannot see (torchvision, HF datasets, another module) yield host tensors:
         # the default collate never moves anything.
         return Val(Kind.LOADER, Dev.CPU, src=node)
@@ -328,6 +334,15 @@ class Library:
             return True
         return transform.kind is Kind.FUNC and not _places_anything(transform.ref[0])
 
+    def _collated(self, collate: Val, node) -> Val | None:
+        """The batch a collate function returns, where it visibly places it (flow/items.py): a
+        function of this file, or one of another project file (its summary's return)."""
+        if collate.kind is Kind.FUNC:
+            return items.of_getitem(collate.ref[0], places_on_device)
+        if isinstance(node, cst.Name) and self.imports.project is not None:
+            return crossfile.collated(self, node)
+        return None
+
     def _host_collate(self, collate: Val, node) -> bool:
         """A collate function known to leave the batch on the host: a library collator that never
         moves (DataCollatorWithPadding, default_collate), or a function of this file that neither
@@ -337,6 +352,8 @@ class Library:
         q = self.qual(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
         if q is not None and kb.kind_of_call(q) == "collate":
             return True
+        if isinstance(node, cst.Name) and self.imports.project is not None and crossfile.never_places(self, node):
+            return True  # `collate_fn=pad_batch` of utils.py, which moves nothing anywhere
         if collate.kind is Kind.FUNC:
             fns = [collate.ref[0]]
         elif collate.kind is Kind.OBJECT and isinstance(collate.ref, Instance):

@@ -11,11 +11,11 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
-from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join,
+from devicelint.values import (NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join,
                                made_on_host, on_device)
 from devicelint.flow import containers
 from devicelint.flow.facts import NumpyConv, OptimizerLoad, OptimizerOf
-from devicelint.flow.nodes import expr_text, spelled, walk
+from devicelint.flow.nodes import expr_text, is_string, spelled, walk
 
 
 # Module methods that take tensors without computing with the weights on them.
@@ -254,7 +254,7 @@ class Methods:
         if name == "load_state_dict" and isinstance(recv.ref, OptimizerOf):
             self.note_optimizer_load(node, recv.ref)  # DL018 records it; the call goes on as any other
         for handler in (self._logging_iter_call, self._instance_call, self._class_call, self._proven_grad,
-                        self._kind_call, self._container_call, self._unknown_receiver_call):
+                        self._placed_format_call, self._kind_call, self._container_call, self._unknown_receiver_call):
             out = handler(node, func, recv, name, bare)
             if out is not None:
                 return out
@@ -305,6 +305,26 @@ class Methods:
         if (name == "backward" and isinstance(func.value, cst.Name) and recv.kind in (Kind.TENSOR, Kind.UNKNOWN)
                 and not self.no_grad and self.frame.state.vars.get(func.value.value) is recv):
             self.frame.state.vars[func.value.value] = recv.with_(kind=Kind.TENSOR, grad=True)
+
+    def _placed_format_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
+        """`ds.with_format("torch", device=device)` / `ds.set_format(..., device=device)` on a
+        Hugging Face dataset (kb.hf.DATASET_FORMAT_METHODS): its items are made on that device,
+        so its loaders' batches are no host data (unknown, as a dataset that places its items)."""
+        returns = kb.hf.DATASET_FORMAT_METHODS.get(name)
+        if returns is None or recv.kind not in (Kind.UNKNOWN, Kind.DATASET, Kind.OBJECT):
+            return None
+        device = self.kwarg_node(node, "device")
+        if device is None or is_string(device) in ("cpu", "CPU"):
+            return None
+        pos, kw = self.args(node)
+        if kw.get("device", UNKNOWN).dev is Dev.CPU:  # `device=torch.device("cpu")`: as if not given
+            return UNKNOWN if returns else NONE
+        placed = Val(Kind.DATASET, Dev.UNKNOWN)
+        if returns:
+            return placed
+        if isinstance(func.value, cst.Name):
+            self.frame.state.vars[func.value.value] = placed
+        return NONE
 
     def _kind_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
         """Moves, and the methods of library objects, modules and tensors."""

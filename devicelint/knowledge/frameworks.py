@@ -27,3 +27,10 @@ THIRD_PARTY = frozenset({
     "peft", "accelerate", *lightning.ROOTS, "tqdm", "datasets", "sklearn", "scipy",
     "pandas", "PIL", "cv2", "matplotlib", "wandb", "tensorboard", "yaml", "einops", "hydra", "omegaconf",
 })
+
+# Library roots a training repository often also uses as the name of its own module
+# (`datasets.py` holding its Dataset classes): a file of that name beside the importing script
+# is what `python train.py` imports (project.FileView._shadows). Kept small: each name probed
+# is a cache dependency of every file importing the library.
+SHADOWED_BY_PROJECT_FILES = frozenset({"datasets"})
+

@@ -70,3 +70,10 @@ def is_model_base(last: str) -> bool:
 
 # The trainers that place the model and the batches themselves.
 TRAINERS = ("transformers.Trainer", "transformers.Seq2SeqTrainer", "trl")
+
+# Hugging Face `datasets.Dataset` / `DatasetDict` methods that set the format its items come out
+# in: given `device=`, the tensors are made there (`ds.with_format("torch", device=device)`), so a
+# DataLoader over it yields batches already placed. Method -> does it return the dataset (True)
+# or set the format in place and return None (False).
+DATASET_FORMAT_METHODS = {"with_format": True, "set_format": False}
+
