@@ -220,7 +220,8 @@ def _analyse(source: bytes, path: str, select, ignore, rule_classes, project, de
     bad = None
     freeze = FREEZE_TREES  # read once: the unfreeze below must match this parse
     try:
-        module = _parse_out_of_gc(source) if freeze else (reuse.parse if reuse is not None else parse_module)(source)
+        parse = reuse.parse if reuse is not None else parse_module
+        module = _parse_out_of_gc(source, parse) if freeze else parse(source)
     except cst.ParserSyntaxError as e:
         bad = _syntax_error(source, path, e)
     except UnicodeDecodeError as e:
@@ -244,7 +245,7 @@ FREEZE_TREES = False
 _a_file_before = False  # has this process parsed a file out of the collector's sight yet?
 
 
-def _parse_out_of_gc(source: bytes) -> cst.Module:
+def _parse_out_of_gc(source: bytes, parse=parse_module) -> cst.Module:
     """Parse with the cyclic collector off, then freeze what exists (the tree among it) until
     the file is done. A tree of a hundred thousand nodes, all alive until the rules are done
     and freed by reference counting after, would otherwise be walked by collection after
@@ -259,7 +260,7 @@ def _parse_out_of_gc(source: bytes) -> cst.Module:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        module = parse_module(source)
+        module = parse(source)
     finally:
         if enabled:
             gc.enable()
