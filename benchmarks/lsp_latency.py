@@ -10,8 +10,9 @@ Starts `python -m devicelint server` and drives it over stdio with a minimal JSO
   part of every figure.
 - `large`: the same for a 1,000-line training script, made by concatenating the fixture
   scripts (realistic training and evaluation code, one after the other).
-- `large, in a function`: the same script, the keystroke a digit typed in (or deleted from)
-  a statement of its first training function: code that changes, in the middle of the file.
+- `large, in a function`: the same script, the keystroke a change of a number in a
+  statement of its first training function: code that changes, in the middle of the file,
+  each keystroke a text the server has not seen (`large` toggles between two texts).
 - `code actions`: what an editor asks at each move of the cursor in the 1,000-line script:
   `textDocument/codeAction` with no `only` for the range of one diagnostic (cycling through
   them), timed until the answer arrives; no debounce in it.
@@ -116,15 +117,13 @@ class Client:
 CAPS = {"textDocument": {"codeAction": {"dataSupport": True, "resolveSupport": {"properties": ["edit"]}}}}
 
 
-# a digit typed in a function (and deleted again): code, not a comment, that changes
-IN_FUNCTION = ("    model.train()\n", "    model.train()\n    log_every = 1\n", "    model.train()\n    log_every = 10\n")
-
-
-def in_function(text: str) -> tuple:
-    """The two texts of the in-function keystroke: a statement in the first training function
-    with a number one digit longer or shorter."""
-    anchor, short, long = IN_FUNCTION
-    return text.replace(anchor, long, 1), text.replace(anchor, short, 1)
+def in_function(text: str):
+    """The text after the in-function keystroke of document version `v`: a statement in the
+    first training function whose number changes at each keystroke (code, not a comment),
+    each text new to the server, as typing makes them (a text seen before finds its
+    summary in the server's memory)."""
+    anchor = "    model.train()\n"
+    return lambda version: text.replace(anchor, f"{anchor}    log_every = {version}\n", 1)
 
 
 def large_script(lines: int = 1000) -> str:
@@ -158,14 +157,13 @@ def large_script(lines: int = 1000) -> str:
     return out
 
 
-def keystrokes(client: Client, uri: str, text: str, rounds: int, first: int = 2, texts=None) -> list:
+def keystrokes(client: Client, uri: str, text: str, rounds: int, first: int = 2, text_of=None) -> list:
     """Seconds from each didChange to the diagnostics of that version. The keystroke adds or
-    removes a letter of a trailing comment, or toggles between `texts` when given."""
+    removes a letter of a trailing comment, or makes `text_of(version)` when given."""
     times = []
     base = text + "# last step\n"
-    texts = texts or (base.replace("# last step\n", "# last steps\n"), base)
     for version in range(first, rounds + first):
-        new = texts[version % 2]
+        new = text_of(version) if text_of else base if version % 2 else base.replace("# last step\n", "# last steps\n")
         client.notify("textDocument/didChange", {
             "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": new}]})
         start, cpu = time.perf_counter(), client.cpu()

@@ -272,13 +272,21 @@ class PieceRanges:
             self._tables.append((piece.ranges, line))
             line += piece.lines
         self._full = None
+        self._hit = 0  # the piece of the latest answer: rules ask about one function at a time
 
     def get(self, node, default=None):
-        for table, shift in self._tables:
-            found = table.get(node)
-            if found is not None:
-                (line, column), (end_line, end_column) = found
-                return CodeRange(CodePosition(line + shift, column), CodePosition(end_line + shift, end_column))
+        tables = self._tables
+        table, shift = tables[self._hit] if tables else ({}, 0)
+        found = table.get(node)
+        if found is None:
+            for i, (table, shift) in enumerate(tables):
+                found = table.get(node)
+                if found is not None:
+                    self._hit = i
+                    break
+        if found is not None:
+            (line, column), (end_line, end_column) = found
+            return CodeRange(CodePosition(line + shift, column), CodePosition(end_line + shift, end_column))
         if self._full is None:
             self._full = positions_mod.positions(self._module)
         return self._full.get(node, default)
