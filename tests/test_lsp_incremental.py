@@ -98,6 +98,18 @@ def test_the_spliced_tree_and_positions_equal_a_full_parse_after_each_edit():
     assert sum(1 for r in reused if r >= 28) >= len(reused) * 2 // 3, reused
 
 
+def test_windows_and_old_mac_line_ends_give_a_full_parse_s_tree_and_positions():
+    parser = IncrementalParser()
+    crlf = TRAIN.replace("\n", "\r\n")
+    assert _same_tree(parser, crlf)
+    edited = crlf.replace("    model.eval()\r\n", "    model.eval()\r\n    rows = None\r\n", 1)
+    assert _same_tree(parser, edited) and parser.reused > 20
+    # a lone \r (old Mac) ends a line for LibCST too: such a text is parsed whole
+    lone = edited.replace("    rows = None\r\n", "    # none yet\r    rows = None\r\n", 1)
+    assert _same_tree(parser, lone) and parser.reused == 0
+    assert _same_tree(parser, lone.replace("# none yet\r", "# none yet\r\r")) and parser.reused == 0
+
+
 SNIPPETS = ["", "\n", "# note\n", "    # indented note\n", "   \n", "x = 1\n", "    y = 2\n", "def f():\n",
             "    return torch.zeros(3).cuda()\n", "class Net(nn.Module):\n    pass\n", "if __name__ == '__main__':\n",
             "\"\"\"doc\n", "print(\n", ")\n", "\tz = 3\n", "@torch.no_grad()\n", "model.to(device)\n", "\\\n"]

@@ -97,8 +97,8 @@ def _has_block(stmt) -> bool:
 
 
 class Splice:
-    """The new text cut as: old header + pieces[:keep_head] + middle + pieces[n - keep_tail:]
-    (+ old footer when keep_tail > 0, else the middle runs to the end)."""
+    """The new text cut as: old header + old pieces[:head] + middle + old pieces[n - tail:]
+    + old footer (when tail is 0, the middle runs to the end of the text, footer included)."""
 
     def __init__(self, old: Parsed, text: str, head: int, tail: int) -> None:
         self.old, self.text, self.head, self.tail = old, text, head, tail
@@ -154,6 +154,8 @@ class IncrementalParser:
         if not text.endswith("\n"):
             return None  # LibCST adds the newline and takes it off again: parse it whole
         head, tail = _match(old, text)
+        # a boundary the middle cannot be cut at (a comment that could belong to the statement
+        # next to it, a line that continues it): take that statement into the middle too
         for _ in range(WIDEN_TRIES + 1):
             made = _try_splice(Splice(old, text, head, tail))
             if made is not None:
@@ -177,9 +179,11 @@ def _decoded(source: bytes) -> str | None:
     if source.startswith(b"\xef\xbb\xbf"):
         return None
     try:
-        return source.decode("utf-8")
+        text = source.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    # a lone \r ends a line for LibCST's positions, not for the line counts kept here
+    return text if text.count("\r") == text.count("\r\n") else None
 
 
 def _record(text: str, module: cst.Module) -> Parsed | None:
