@@ -10,6 +10,9 @@ Starts `python -m devicelint server` and drives it over stdio with a minimal JSO
   part of every figure.
 - `large`: the same for a 1,000-line training script, made by concatenating the fixture
   scripts (realistic training and evaluation code, one after the other).
+- `large, in a function`: the same script, the keystroke a change of a number in a
+  statement of its first training function: code that changes, in the middle of the file,
+  each keystroke a text the server has not seen (`large` toggles between two texts).
 - `code actions`: what an editor asks at each move of the cursor in the 1,000-line script:
   `textDocument/codeAction` with no `only` for the range of one diagnostic (cycling through
   them), timed until the answer arrives; no debounce in it.
@@ -114,6 +117,15 @@ class Client:
 CAPS = {"textDocument": {"codeAction": {"dataSupport": True, "resolveSupport": {"properties": ["edit"]}}}}
 
 
+def in_function(text: str):
+    """The text after the in-function keystroke of document version `v`: a statement in the
+    first training function whose number changes at each keystroke (code, not a comment),
+    each text new to the server, as typing makes them (a text seen before finds its
+    summary in the server's memory)."""
+    anchor = "    model.train()\n"
+    return lambda version: text.replace(anchor, f"{anchor}    log_every = {version}\n", 1)
+
+
 def large_script(lines: int = 1000) -> str:
     """About `lines` lines of training code made of realistic functions: the fixture scripts'
     functions and classes as they are, each script's top-level statements wrapped in a
@@ -145,12 +157,13 @@ def large_script(lines: int = 1000) -> str:
     return out
 
 
-def keystrokes(client: Client, uri: str, text: str, rounds: int) -> list:
-    """Seconds from each didChange to the diagnostics of that version."""
+def keystrokes(client: Client, uri: str, text: str, rounds: int, first: int = 2, text_of=None) -> list:
+    """Seconds from each didChange to the diagnostics of that version. The keystroke adds or
+    removes a letter of a trailing comment, or makes `text_of(version)` when given."""
     times = []
     base = text + "# last step\n"
-    for version in range(2, rounds + 2):
-        new = base if version % 2 else base.replace("# last step\n", "# last steps\n")
+    for version in range(first, rounds + first):
+        new = text_of(version) if text_of else base if version % 2 else base.replace("# last step\n", "# last steps\n")
         client.notify("textDocument/didChange", {
             "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": new}]})
         start, cpu = time.perf_counter(), client.cpu()
@@ -258,20 +271,24 @@ def main() -> None:
             big, found = open_doc(client, folder / "large_train.py", large)
             results["large"] = summary(keystrokes(client, big, large, args.rounds))
             results["code actions"] = summary(code_actions(client, big, found, args.rounds))
+            # after the code actions, which ask about the ranges of the text before it
+            results["large, in a function"] = summary(
+                keystrokes(client, big, large, args.rounds, args.rounds + 2, in_function(large)))
             results["small beside large"] = summary(beside(client, big, large, train, UNMOVED, args.rounds))
             models, _ = open_doc(client, folder / "models.py", MODELS)
             results["cross-file"] = summary(cross_file(client, train, models, args.rounds))
         finally:
             client.close()
     lines = {"small": UNMOVED.count("\n") + 1, "large": large.count("\n") + 1, "code actions": large.count("\n") + 1,
+             "large, in a function": large.count("\n") + 1,
              "small beside large": UNMOVED.count("\n") + 1, "cross-file": MODELS.count("\n") + 1}
     print(f"devicelint server latency, {os.cpu_count()} cores, Python {platform.python_version()} "
           f"(includes the server's {debounce_ms():.0f} ms debounce)")
     print(f"load average before: {load[0]:.1f}, after: {os.getloadavg()[0]:.1f}" if load else "")
-    print(f"{'case':<18} {'lines':>6} {'median':>9} {'min':>9} {'max':>9} {'server CPU':>11}")
+    print(f"{'case':<20} {'lines':>6} {'median':>9} {'min':>9} {'max':>9} {'server CPU':>11}")
     for case, r in results.items():
         cpu = f"{r['median_cpu_ms']:>9.0f}ms" if "median_cpu_ms" in r else f"{'-':>11}"
-        print(f"{case:<18} {lines[case]:>6} {r['median_ms']:>7.0f}ms {r['min_ms']:>7.0f}ms {r['max_ms']:>7.0f}ms {cpu}")
+        print(f"{case:<20} {lines[case]:>6} {r['median_ms']:>7.0f}ms {r['min_ms']:>7.0f}ms {r['max_ms']:>7.0f}ms {cpu}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cases": results, "lines": lines, "debounce_ms": debounce_ms()}, f, indent=2)

@@ -39,8 +39,9 @@ def sets_default_device(source: bytes) -> bool:
 class Context:
     """What rules see: the tree, the source, imports, and the device facts (computed once)."""
 
-    def __init__(self, module: cst.Module, source: bytes, path: str, project=None) -> None:
+    def __init__(self, module: cst.Module, source: bytes, path: str, project=None, reuse=None) -> None:
         self.module = module
+        self._reuse = reuse
         self.source = source
         self.path = path
         self.imports = Imports(module, project)
@@ -78,7 +79,7 @@ class Context:
 
     def position(self, node):
         if self._positions is None:
-            self._positions = positions(self.module)
+            self._positions = (self._reuse.positions if self._reuse is not None else positions)(self.module)
         return self._positions.get(node)
 
     def line(self, node) -> int:
@@ -169,22 +170,24 @@ def project_view(path: str, store=None):
 
 
 def analyse(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None, project=None,
-            deferred: list | None = None):
+            deferred: list | None = None, reuse=None):
     """([(Finding, Report | None)], module or None): the findings with the reports behind them.
     `project` (a project.FileView) lets the inference follow imports into other files; by
     default one is made for a path that exists on disk. `deferred` (Python source only): a
     list that gets the Fixer of the findings, which are then made without their fix (the
     editor builds a fix when a code action asks for it); nothing is added when no finding
-    came from a rule."""
+    came from a rule. `reuse` (Python source only; the editor's lsp.incremental.IncrementalParser):
+    an object whose parse(source) stands for parse_module and positions(module) for
+    positions.positions, both giving what they would, from the document's previous tree."""
     if path.lower().endswith(".ipynb"):
         from devicelint import notebook  # not imported for a .py file
 
         return notebook.analyse(source, path, select, ignore, rule_classes, project, analyse_python=analyse_python)
-    return analyse_python(source, path, select, ignore, rule_classes, project, deferred)
+    return analyse_python(source, path, select, ignore, rule_classes, project, deferred, reuse)
 
 
 def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, ignore=None, rule_classes=None,
-                   project=None, deferred: list | None = None):
+                   project=None, deferred: list | None = None, reuse=None):
     """`analyse` for Python source. The file is analysed within limits.step_budget steps,
     limits.CPU_BACKSTOP seconds of CPU and limits.MAX_MEMORY bytes; over a limit it is one
     `DL000 too-complex` finding."""
@@ -204,7 +207,7 @@ def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, igno
     try:
         # reading the user's literals (`"\d"`) warns as compiling them would: not ours to print
         with limits.bounded(), limits.quiet(SyntaxWarning, DeprecationWarning):
-            return _analyse(source, path, select, ignore, rule_classes, project, deferred)
+            return _analyse(source, path, select, ignore, rule_classes, project, deferred, reuse)
     except limits.TooComplex as e:
         return [(_too_complex(path, e.reason, e.line), None)], None
     except MemoryError:
@@ -213,11 +216,12 @@ def analyse_python(source: bytes | str, path: str = "<stdin>", select=None, igno
         return [(_too_complex(path, "nested too deeply for the analysis"), None)], None
 
 
-def _analyse(source: bytes, path: str, select, ignore, rule_classes, project, deferred=None):
+def _analyse(source: bytes, path: str, select, ignore, rule_classes, project, deferred=None, reuse=None):
     bad = None
     freeze = FREEZE_TREES  # read once: the unfreeze below must match this parse
     try:
-        module = _parse_out_of_gc(source) if freeze else parse_module(source)
+        parse = reuse.parse if reuse is not None else parse_module
+        module = _parse_out_of_gc(source, parse) if freeze else parse(source)
     except cst.ParserSyntaxError as e:
         bad = _syntax_error(source, path, e)
     except UnicodeDecodeError as e:
@@ -229,7 +233,7 @@ def _analyse(source: bytes, path: str, select, ignore, rule_classes, project, de
 
     try:
         with indexed(module):
-            return _check(module, source, path, select, ignore, rule_classes, project, deferred)
+            return _check(module, source, path, select, ignore, rule_classes, project, deferred, reuse)
     finally:
         if freeze:
             gc.unfreeze()
@@ -241,7 +245,7 @@ FREEZE_TREES = False
 _a_file_before = False  # has this process parsed a file out of the collector's sight yet?
 
 
-def _parse_out_of_gc(source: bytes) -> cst.Module:
+def _parse_out_of_gc(source: bytes, parse=parse_module) -> cst.Module:
     """Parse with the cyclic collector off, then freeze what exists (the tree among it) until
     the file is done. A tree of a hundred thousand nodes, all alive until the rules are done
     and freed by reference counting after, would otherwise be walked by collection after
@@ -256,7 +260,7 @@ def _parse_out_of_gc(source: bytes) -> cst.Module:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        module = parse_module(source)
+        module = parse(source)
     finally:
         if enabled:
             gc.enable()
@@ -264,9 +268,9 @@ def _parse_out_of_gc(source: bytes) -> cst.Module:
     return module
 
 
-def _check(module, source: bytes, path: str, select, ignore, rule_classes, project, deferred=None):
+def _check(module, source: bytes, path: str, select, ignore, rule_classes, project, deferred=None, reuse=None):
     classes = rule_classes if rule_classes is not None else registry.resolve(select, ignore)
-    ctx = Context(module, source, path, project if project is not None else project_view(path))
+    ctx = Context(module, source, path, project if project is not None else project_view(path), reuse)
     reports = []
     for rule_cls in classes:
         rule = rule_cls()

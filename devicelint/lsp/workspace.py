@@ -16,6 +16,7 @@ from devicelint import config as cfgmod
 from devicelint import project
 from devicelint.engine import analyse
 from devicelint.files import ignored_codes
+from devicelint.lsp.incremental import IncrementalParser
 
 # Summaries of texts typed in the editor are kept by content; past this many the memory is
 # dropped and rebuilt from the texts asked about next (one summary is a few milliseconds).
@@ -88,6 +89,8 @@ class Workspace:
         self.deps: dict = {}  # linted path -> {path it read: that file's state then}
         self._last: dict = {}  # linted path -> (text, settings, Lint): its newest lint
         self._configs: dict = {}  # pyproject path -> ((mtime, size), Config)
+        # open path -> its last tree, cut by statement: a keystroke re-parses what it changed
+        self._parsers: dict = {}
 
     # ------------------------------------------------------------------ configuration
     def config(self, path: str) -> cfgmod.Config:
@@ -123,6 +126,7 @@ class Workspace:
         self.store.overlay.pop(full, None)
         self.deps.pop(full, None)
         self._last.pop(full, None)
+        self._parsers.pop(full, None)
 
     def lint(self, path: str, data: bytes, settings: Settings) -> Lint:
         """The findings of `data` (the text of `path`), with what they depended on recorded.
@@ -135,7 +139,9 @@ class Workspace:
             return last[2]
         view = project.FileView(full, self.store)
         deferred: list = []
-        pairs, _module = analyse(data, path, settings.select, settings.ignore, project=view, deferred=deferred)
+        reuse = self._parsers.setdefault(full, IncrementalParser()) if full in self.store.overlay else None
+        pairs, _module = analyse(data, path, settings.select, settings.ignore, project=view, deferred=deferred,
+                                 reuse=reuse)
         self.deps[full] = {p: s for p, s in view.deps.items() if p != full}
         lint = Lint(pairs, deferred[0] if deferred else None)
         self._last[full] = (data, chosen, lint)
