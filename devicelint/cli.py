@@ -138,7 +138,7 @@ def main() -> None:
 
 
 def entry() -> None:
-    """The process's entry (`python -m devicelint`, the `devicelint` script): main(), then an
+    """The entry of `python -m devicelint`: main(), then an
     exit without the interpreter's teardown. Freeing every module, class and table one by
     one at exit is about 3 % of a cold one-file lint's instructions (callgrind, issue 21 "One
     file, fast") and does nothing a process that ends needs: the report is flushed here
