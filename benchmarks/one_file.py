@@ -25,6 +25,12 @@ PYTHONDONTWRITEBYTECODE. Without this, in an environment that sets PYTHONDONTWRI
 while LibCST's came compiled from site-packages: about a sixth of the cold run then was
 compiling. `--no-bytecode` times those conditions (no bytecode written; what is already
 compiled is read).
+
+`--instructions` counts instead of timing: each of the three commands runs once under
+`valgrind --tool=callgrind` (after the warm-up fills the bytecode cache) and the ratios of
+their instruction counts are printed. On a shared machine this is the figure that does not
+move with the load (the same command gives the same count to within a fraction of a
+percent); it needs valgrind on PATH.
 """
 
 from __future__ import annotations
@@ -101,6 +107,29 @@ def measure(cmds: dict, rounds: int, warmup: int) -> dict:
     return {"runs": runs, "same_report": len(reports) == 1}
 
 
+def instructions(cmd: list, work: str) -> int:
+    """Instructions one run of `cmd` executes, counted by callgrind."""
+    out = os.path.join(work, "callgrind.out")
+    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
+                          capture_output=True, text=True, env=ENV)
+    if done.returncode != 0:
+        sys.exit(f"failed under callgrind ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    for line in done.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1].strip().replace(",", ""))
+    sys.exit("callgrind printed no count")
+
+
+def count_instructions(cmds: dict, work: str) -> None:
+    """--instructions: one callgrind run of each command, the ratios to the floor's count."""
+    for cmd in cmds.values():
+        timed(cmd)  # fills the bytecode cache (the hit's result cache is full already)
+    counts = {name: instructions(cmd, work) for name, cmd in cmds.items()}
+    for name, n in counts.items():
+        ratio = f"{n / counts['floor']:6.3f}x  (goal <= {GOALS[name]}x)" if name in GOALS else ""
+        print(f"{name:6s} {n:>15,d} instructions  {ratio}")
+
+
 def summarize(runs: dict) -> dict:
     """Medians of each command's times and of the paired ratios to the floor."""
     out = {}
@@ -121,6 +150,8 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--python", default=sys.executable, help="the interpreter to time (default: this one)")
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count instructions with valgrind's callgrind (one run each) instead of timing")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="write no bytecode (PYTHONDONTWRITEBYTECODE=1): modules not compiled already are compiled every run")
     opts = ap.parse_args()
@@ -132,6 +163,9 @@ def main() -> None:
     try:
         cmds = commands(opts.python, file, cache)
         timed(cmds["hit"])  # fills the cache
+        if opts.instructions:
+            count_instructions(cmds, work)
+            return
         m = measure(cmds, opts.rounds, opts.warmup)
     finally:
         shutil.rmtree(work, ignore_errors=True)

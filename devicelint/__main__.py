@@ -1,3 +1,3 @@
-from devicelint.cli import main
+from devicelint.cli import entry
 
-main()
+entry()

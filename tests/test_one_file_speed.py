@@ -135,3 +135,28 @@ def test_a_pyproject_without_our_table_is_not_parsed(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "mlp"\n\n[tool.devicelint]\nignore = ["DL007"]\n')
     out = run()
     assert out[-1] == "exit 0 True" and not any("DL007" in line for line in out), out
+
+
+def test_the_command_ends_without_the_interpreters_teardown(tmp_path):
+    """`python -m devicelint FILE` flushes its report and ends there (cli.entry): the
+    interpreter's teardown, ~3 % of a cold one-file lint, is skipped, so exit hooks do not
+    run; the report and the exit code are whole. With a process pool imported (its hook
+    joins the workers) the ordinary exit runs."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "train.py").write_text(SCRIPT)
+    code = ("import atexit, sys\natexit.register(lambda: print('teardown', file=sys.stderr))\n{pre}"
+            "sys.argv = ['devicelint', '--no-cache', '--output-format', 'json', 'train.py']\n"
+            "from devicelint.cli import entry\nentry()\n")
+
+    def run(pre=""):
+        return subprocess.run([sys.executable, "-c", code.format(pre=pre)], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+
+    done = run()
+    assert done.returncode == 1 and "teardown" not in done.stderr, done.stderr
+    assert any(f["code"] == "DL007" for f in json.loads(done.stdout))
+    pooled = run("import concurrent.futures.process\n")
+    assert pooled.returncode == 1 and "teardown" in pooled.stderr and pooled.stdout == done.stdout
