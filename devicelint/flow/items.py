@@ -85,6 +85,19 @@ def of_tensors(tensors: list) -> Val | None:
     return Val(Kind.SEQ, parts=parts) if any(p.dev is Dev.ACCEL for p in parts) else None
 
 
+def of_list(elem: Val | None) -> Val | None:
+    """`DataLoader(list(zip(x, y)))`: a Python list's items are its elements, and the default
+    collate stacks each position where it is. Known only where an element holds a tensor on
+    the device (a list of unknown things keeps the loader's host default)."""
+    if elem is None:
+        return None
+    if elem.kind is Kind.TENSOR:
+        return _ON_DEVICE if elem.dev is Dev.ACCEL else None
+    if elem.kind is Kind.SEQ and elem.parts:
+        return of_tensors(list(elem.parts))
+    return None
+
+
 def joined(items: list) -> Val | None:
     """`ConcatDataset([a, b])`: the item every part agrees on, else nothing known."""
     if not items or any(i is None or i != items[0] for i in items):

@@ -306,6 +306,12 @@ class Library:
         self.facts.loaders[node] = pin_state
         if dataset.kind is Kind.DATASET and isinstance(dataset.ref, PlacedItems):
             self.facts.placing_loaders.append(PlacingLoader(node, dataset.ref, self.frame.func))
+        item = items.of_list(dataset.elem) if dataset.kind is Kind.SEQ and collate is None else None
+        if item is not None:
+            # `DataLoader(list(zip(x_dev, y_dev)))`: batches stacked from tensors already on the device
+            all_there = item.kind is Kind.TENSOR or all(p.dev is Dev.ACCEL for p in item.parts)
+            return Val(Kind.LOADER, Dev.ACCEL, src=node) if all_there else Val(
+                Kind.LOADER, Dev.UNKNOWN, src=node, elem=item)
         if dataset.kind in (Kind.DATASET, Kind.TENSOR):
             # the default collate stacks each position where the dataset's items have it
             item = dataset.elem if dataset.kind is Kind.DATASET and collate is None else None
