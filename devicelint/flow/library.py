@@ -306,9 +306,11 @@ class Library:
         self.facts.loaders[node] = pin_state
         if dataset.kind is Kind.DATASET and isinstance(dataset.ref, PlacedItems):
             self.facts.placing_loaders.append(PlacingLoader(node, dataset.ref, self.frame.func))
-        item = items.of_list(dataset.elem) if dataset.kind is Kind.SEQ and collate is None else None
+        # `DataLoader(list(zip(x_dev, y_dev)))`: torch's default collate stacks tensors already on
+        # the device (another library's loader collates its own objects: not read here)
+        plain = dataset.kind is Kind.SEQ and collate is None and self.imports.qualname(node.func) in kb.data.DATALOADERS
+        item = items.of_list(dataset.elem) if plain else None
         if item is not None:
-            # `DataLoader(list(zip(x_dev, y_dev)))`: batches stacked from tensors already on the device
             all_there = item.kind is Kind.TENSOR or all(p.dev is Dev.ACCEL for p in item.parts)
             return Val(Kind.LOADER, Dev.ACCEL, src=node) if all_there else Val(
                 Kind.LOADER, Dev.UNKNOWN, src=node, elem=item)
