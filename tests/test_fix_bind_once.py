@@ -1,4 +1,4 @@
-"""DL004's unsafe fix for moves made again and again (devicelint/bindonce.py), on training
+"""DL004's unsafe fix for moves made again and again (devicelint/rules/dl004_redundant_to/bindonce.py), on training
 code: a tensor moved twice is moved once and the later uses read the moved value; one moved
 on every iteration is moved before the loop, or once where the caller makes it; and every
 refusal that keeps a use from seeing a device tensor where it saw a host one."""

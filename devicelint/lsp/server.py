@@ -604,5 +604,8 @@ def _import_the_lint_path() -> None:
     (worker.Cancelled) must not stop in the middle of an import."""
     import hashlib  # noqa: F401
 
-    from devicelint import bindonce, cache, cpu_run, dictbatch, edits, fix, notebook, summary  # noqa: F401
+    from devicelint import cache, edits, fix, notebook, summary  # noqa: F401
+    from devicelint.rules.dl002_batch_not_moved import dictbatch  # noqa: F401
+    from devicelint.rules.dl004_redundant_to import bindonce  # noqa: F401
+    from devicelint.rules.dl007_hardcoded_cuda import cpu_run  # noqa: F401
     from devicelint.flow import program  # noqa: F401

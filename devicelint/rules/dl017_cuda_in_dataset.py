@@ -146,7 +146,7 @@ loader = DataLoader(Tokens(torch.arange(64)), batch_size=8, pin_memory=True)  # 
 
 class _Settings:
     """Values of `num_workers=` / `pin_memory=` expressions: a literal, a name set once, an
-    argparse default (devicelint.cpu_run, built only for files that need it); None when the
+    argparse default (DL007's cpu_run.py, built only for files that need it); None when the
     value is unknown or depends on the machine (`torch.cuda.is_available()`)."""
 
     def __init__(self, ctx):
@@ -159,7 +159,7 @@ class _Settings:
         if isinstance(node, cst.Name) and node.value in ("True", "False"):
             return node.value == "True"
         if self._run is None:
-            from devicelint.cpu_run import CpuRun
+            from devicelint.rules.dl007_hardcoded_cuda.cpu_run import CpuRun
 
             self._run = CpuRun(self.ctx.module, self.ctx.imports, self.ctx.calls)
         where = scope if scope is not None else self.ctx.module

@@ -12,7 +12,7 @@ from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
 
 if TYPE_CHECKING:
-    from devicelint.cpu_run import CpuRun
+    from devicelint.rules.dl007_hardcoded_cuda.cpu_run import CpuRun
 
 _GUARD_WORDS = re.compile(r"cuda|gpu|accelerat|is_available|device_count", re.IGNORECASE)
 _ARG_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat", re.IGNORECASE)
@@ -209,7 +209,7 @@ for x in torch.randn(3, 8, 4):
         if finder.fallback:
             # The file thought about machines without CUDA: judge each site by whether such
             # a machine's run gets there.
-            from devicelint.cpu_run import CpuRun  # only for files with a CUDA fallback
+            from devicelint.rules.dl007_hardcoded_cuda.cpu_run import CpuRun  # only for files with a CUDA fallback
 
             run = CpuRun(ctx.module, ctx.imports, ctx.calls, skip=_gpu_only)
             found = [(n, m) for n, m in found if _reached_and_fails(n, run, scopes, ctx.imports)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint import knowledge as kb
-from devicelint.bindonce import Binder, _string_key
+from devicelint.rules.dl004_redundant_to.bindonce import Binder, _string_key
 from devicelint.flow import walk
 from devicelint.names import dotted
 from devicelint.rewrite import device_var

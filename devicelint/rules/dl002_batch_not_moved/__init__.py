@@ -164,8 +164,8 @@ for step, (x, y) in enumerate(loader):
             loop, names, device = fixes.get(id(node), (None, None, None))
             if loop is None:
                 # the dict-batch fix's machinery, imported only for a file that needs it
-                from devicelint.bindonce import Binder
-                from devicelint.dictbatch import entry_fix
+                from devicelint.rules.dl004_redundant_to.bindonce import Binder
+                from devicelint.rules.dl002_batch_not_moved.dictbatch import entry_fix
 
                 binder = binder or Binder(ctx.module, ctx.line)
                 entries = entry_fix(ctx, binder, node)

@@ -247,13 +247,13 @@ for step in range(10):
                          more_edits=tuple(rest), applicability="unsafe")
 
     def _plan(self, ctx, mv):
-        """The fix binding a repeated or loop-invariant move once (devicelint/bindonce.py):
+        """The fix binding a repeated or loop-invariant move once (bindonce.py, beside this module):
         for tensors only (a module's `.to()` moves it in place), never for a bare move."""
         if mv.bare or mv.recv.kind is not Kind.TENSOR or not isinstance(mv.node.func, cst.Attribute):
             return None
         binder = getattr(ctx, "_bindonce", None)
         if binder is None:
-            from devicelint.bindonce import Binder
+            from devicelint.rules.dl004_redundant_to.bindonce import Binder
 
             binder = ctx._bindonce = Binder(ctx.module, ctx.line)
         recv = mv.node.func.value
