@@ -482,7 +482,7 @@ def constant_test(interp, test) -> bool | None:
         test, negate = test.expression, not negate
     if not isinstance(test, (cst.Name, cst.Attribute)):
         return None
-    v = interp.stored(test)
+    v = interp.flags.stored(test)
     if v is None or v.kind is not Kind.OTHER or v.name not in ("True", "False"):
         return None
     return (v.name == "True") != negate

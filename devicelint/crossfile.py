@@ -127,7 +127,7 @@ def _class_call(interp, node, sym, facts) -> Val:
             return Val(Kind.MODULE, name=sym[2])
         if not facts["has_params"]:
             return Val(Kind.MODULE, param_free=True, name=sym[2])
-        return interp.new_model(node, built=True, name=sym[2])
+        return interp.models.new_model(node, built=True, name=sym[2])
     if facts["any_move"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in given):
         host_told = any(v.kind is Kind.DEVICE and v.dev is Dev.CPU for v in given)  # `Pairs(device="cpu")`
         item = None if host_told or "**" in kw else item_of_summary(facts.get("item"))
@@ -237,7 +237,7 @@ def _value(interp, node, fact, argmap, name) -> Val:
 
 def _module_value(interp, node, fact, argmap, name) -> Val:
     if fact[1] == "host":
-        return interp.new_model(node, built=True, name=name)
+        return interp.models.new_model(node, built=True, name=name)
     if fact[1] == "param_free":
         return Val(Kind.MODULE, param_free=True, name=name)
     if fact[1] == "moved":

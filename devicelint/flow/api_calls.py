@@ -160,7 +160,7 @@ class ApiCalls:
         pos, kw = self.args(node)
         v = pos[0] if pos else kw.get("type", UNKNOWN)
         if v.kind is Kind.DEVICE:
-            return self.flagged_device(v.with_(key=("dev", id(node))))
+            return self.flags.flagged_device(v.with_(key=("dev", id(node))))
         return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator
 
     def _current_device(self, node: cst.Call) -> Val:
@@ -250,7 +250,7 @@ class ApiCalls:
         if last == "TensorDataset":
             return self._tensor_dataset(node)
         if parts[1:2] == ["nn"] and last[:1].isupper():
-            return self.nn_constructor(node, last, q)
+            return self.models.nn_constructor(node, last, q)
         return None
 
     def _like_factory(self, node: cst.Call) -> Val:
@@ -364,7 +364,7 @@ class ApiCalls:
             return src.with_(mid=None, moved_at=None)
         if (src.kind is Kind.MODULE and src.dev is Dev.CPU and src.mid is not None and not src.param_free) \
                 or self._not_moved_yet(src):
-            return self.new_model(node, built=True, name=src.name,
+            return self.models.new_model(node, built=True, name=src.name,
                                   cls=src.ref if isinstance(src.ref, cst.ClassDef) else None).with_(ref=src.ref)
         if src.kind is Kind.UNKNOWN and src.mid is not None and src.dev is Dev.UNKNOWN:
             # a copy of a model candidate from code we cannot see: a candidate of its own

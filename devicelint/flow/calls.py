@@ -127,7 +127,7 @@ class Calls:
             v = self.eval(func)
             if self._model_namespace_lookup(func):
                 # getattr(torchvision.models, args.arch)(...), models.__dict__[args.arch](...)
-                return self.new_model(node)
+                return self.models.new_model(node)
             if self._unseen_registry_lookup(func):
                 return self._unseen_model_candidate(node)
         return self.call_value(node, v)

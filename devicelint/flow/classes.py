@@ -344,7 +344,7 @@ class UserCode:
                 return Val(Kind.MODULE, name=cls.name.value, ref=cls)
             if not info["has_params"]:
                 return Val(Kind.MODULE, param_free=True, name=cls.name.value, ref=cls)
-            return self.new_model(node, built=True, name=cls.name.value, cls=cls)
+            return self.models.new_model(node, built=True, name=cls.name.value, cls=cls)
         if info["dataset"]:
             pos, kw = self.args(node)
             args = pos + list(kw.values())

@@ -210,7 +210,7 @@ class Expressions:
         if v is None and self.frame.self_val is not None and node.value == "self":
             return self.frame.self_val
         if v is not None:
-            return self.under(v) if self.assumed else v
+            return self.flags.under(v) if self.flags.assumed else v
         if self.module_frame is not None and self.frame is not self.module_frame:
             v = self.module_frame.state.vars.get(node.value)
             if v is not None:
@@ -257,7 +257,7 @@ class Expressions:
             return self.property_value(node, getter, base)
         v = self.instance_attr(base.ref, attr)
         if v is not None:
-            return self.under(v)
+            return self.flags.under(v)
         return self.guess_by_name(f"self.{attr}", scope=base.ref.cls)
 
     def _module_attribute(self, base: Val, attr: str) -> Val:
@@ -373,7 +373,7 @@ class Expressions:
         self.eval(node.test)
         body = self.eval_assuming(node.test, True, node.body)
         orelse = self.eval_assuming(node.test, False, node.orelse)
-        flag = self.flag_of(node.test)
+        flag = self.flags.flag_of(node.test)
         if flag is None:
             return join(body, orelse)
         if body.kind is Kind.DEVICE:
@@ -381,7 +381,7 @@ class Expressions:
             # moved to it follows the device, not the flag); where the flag says not, the host
             chosen = join(body, orelse)
             if orelse.kind is Kind.DEVICE and {body.dev, orelse.dev} == {Dev.ACCEL, Dev.CPU}:
-                chosen = self.flagged_device(chosen.with_(key=("dev", id(node)),
+                chosen = self.flags.flagged_device(chosen.with_(key=("dev", id(node)),
                                                           flag=(flag[0], flag[1] == (body.dev is Dev.ACCEL))))
             return chosen
         return flag_join(body, orelse, flag) or join(body, orelse)
@@ -389,10 +389,10 @@ class Expressions:
     def eval_assuming(self, test, truth: bool, node) -> Val:
         """Evaluate `node` on the path where `test` is `truth`: its device flags assumed, its
         narrowed names narrowed (the names as they were come back after)."""
-        flags, narrowings = self.facts_of(test, truth)
+        flags, narrowings = self.flags.facts_of(test, truth)
         if not flags and not narrowings:
             return self.eval(node)
-        self.assumed.extend(flags)
+        self.flags.assumed.extend(flags)
         saved = self.frame.state
         if narrowings:
             self.frame.state = self.arm_entry(saved, narrowings)
@@ -401,7 +401,7 @@ class Expressions:
         finally:
             if narrowings:
                 self.frame.state = saved
-            del self.assumed[len(self.assumed) - len(flags):]
+            del self.flags.assumed[len(self.flags.assumed) - len(flags):]
 
     def eval_string(self, node) -> Val:
         s = is_string(node)

@@ -5,13 +5,14 @@ GPU path only is "on the device whenever one exists"."""
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 import libcst as cst
 
 from devicelint import knowledge as kb
 from devicelint.names import dotted
 from devicelint.values import UNKNOWN, Dev, Instance, Kind, Val, made_on_host, on_device
-from devicelint.flow.state import State
+from devicelint.flow.state import Frame, State
 from devicelint.flow.nodes import is_string
 
 
@@ -124,7 +125,31 @@ def _flag_of_none_test(test: cst.Comparison, op, pol: bool):
     return (text, pol == isinstance(op, cst.IsNot))
 
 
+class FlagHost(Protocol):
+    """What the device-flag part asks of the interpreter that holds it: the frames to look
+    names up in, and how a node is evaluated or named."""
+
+    frame: Frame | None
+    module_frame: Frame | None
+
+    def eval(self, node) -> Val: ...
+
+    def qual(self, node) -> str | None: ...
+
+
 class DeviceFlags:
+    """A part of the interpreter (not a mixin): the device flags assumed on the path being run
+    and the devices the code chose by a flag, with what they say about a value there. It
+    reaches the interpreter only through `FlagHost`; the statement and expression walks push
+    and pop `assumed` around an `if` arm or a conditional expression."""
+
+    def __init__(self, host: FlagHost):
+        self.host = host
+        # device flags the statement being run sits under: `if args.cuda:` body -> ("args.cuda", True)
+        self.assumed: list = []
+        # device key -> (flag, truth value): devices chosen by a flag (`"cuda" if args.cuda else "cpu"`)
+        self.device_flags: dict = {}
+
     def facts_of(self, test, truth: bool) -> tuple:
         """What a test being `truth` says on the path it guards: (device flags as (flag, truth
         value), narrowings as (name, how)), where `how` is a Kind the name is not, or Dev.CPU for
@@ -151,12 +176,12 @@ class DeviceFlags:
             return (test.value.value, Dev.CPU) if not truth else None
         if truth or not isinstance(test, cst.Call) or len(test.args) != 2 or not isinstance(test.args[0].value, cst.Name):
             return None
-        if (self.qual(test.func) or dotted(test.func)) != "isinstance":
+        if (self.host.qual(test.func) or dotted(test.func)) != "isinstance":
             return None
         kinds = test.args[1].value
         kinds = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
         for k in kinds:
-            kind = _NOT_A.get(self.qual(k) or dotted(k) or "")
+            kind = _NOT_A.get(self.host.qual(k) or dotted(k) or "")
             if kind is not None:
                 return (test.args[0].value.value, kind)
         return None
@@ -167,11 +192,11 @@ class DeviceFlags:
     def stored(self, node) -> Val | None:
         """What a name or a `self` attribute holds, looked up without running anything."""
         if isinstance(node, cst.Name):
-            v = self.frame.lookup(node.value)
-            if v is None and self.module_frame is not None:
-                v = self.module_frame.state.vars.get(node.value)
+            v = self.host.frame.lookup(node.value)
+            if v is None and self.host.module_frame is not None:
+                v = self.host.module_frame.state.vars.get(node.value)
             if v is None and node.value == "self":
-                v = self.frame.self_val
+                v = self.host.frame.self_val
             return v
         if isinstance(node, cst.Attribute):
             base = self.stored(node.value)
@@ -200,14 +225,14 @@ class DeviceFlags:
         if not isinstance(call, cst.Call) or not call.args or not isinstance(call.args[0].value, cst.Name):
             return None
         name = call.args[0].value.value
-        q = self.qual(call.func) or dotted(call.func)
+        q = self.host.qual(call.func) or dotted(call.func)
         if negated and q == "torch.is_tensor" and len(call.args) == 1:
             return name
         if q != "isinstance" or len(call.args) != 2:
             return None
         kinds = call.args[1].value
         kinds = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
-        spelled = {self.qual(k) or dotted(k) for k in kinds}
+        spelled = {self.host.qual(k) or dotted(k) for k in kinds}
         if negated:
             return name if spelled and spelled <= {"torch.Tensor"} else None
         return name if spelled and spelled <= {"int", "float", "list", "tuple"} else None
@@ -220,7 +245,7 @@ class DeviceFlags:
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, pol = test.expression, not pol
         if isinstance(test, cst.Call):
-            q = self.qual(test.func)
+            q = self.host.qual(test.func)
             if q in AVAILABILITY:
                 return (q, pol)
             return None
@@ -258,7 +283,7 @@ class DeviceFlags:
             left = left.value
         elif isinstance(left, cst.Call) and dotted(left.func) == "str" and len(left.args) == 1:
             left = left.args[0].value
-        v = self.eval(left)
+        v = self.host.eval(left)
         ident = ("key", v.key) if v.kind is Kind.DEVICE and v.key is not None else dotted(left)
         if ident is None:
             return None

@@ -49,7 +49,7 @@ def _is_staticmethod(fn: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
-class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Methods, Moves, ApiCalls, Library, Models, UserCode):
+class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, ApiCalls, Library, UserCode):
     def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
         self.module = module
         self.imports = imports
@@ -71,10 +71,9 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
         self.last_binop = None  # (node, left, right) of the latest binary operation
         self.loader_loops: set = set()  # id() of loops over a data loader
         self.body_cache: dict = {}
-        # device flags the statement being run sits under: `if args.cuda:` body -> ("args.cuda", True)
-        self.assumed: list = []
-        # device key -> (flag, truth value): devices chosen by a flag (`"cuda" if args.cuda else "cpu"`)
-        self.device_flags: dict = {}
+        # the parts (passed explicitly, each with its declared interface, not mixed in)
+        self.flags = DeviceFlags(self)  # device flags assumed on the path being run
+        self.models = Models(self)  # models built here: identity and placement
         self.assigning = None  # the value node of the `=` statement being bound
         self.assigning_to = None  # its target, when it is bound whole (one target, no unpacking)
 

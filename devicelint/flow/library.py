@@ -105,7 +105,7 @@ class Library:
     def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None:
         """wrap_in_place, noting a DistributedDataParallel told which GPU to run on."""
         if cls in kb.distributed.KEEPS_PLACEMENT and pos and pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
-            pos = [self.proven_module(pos[0])] + pos[1:]  # only an nn.Module can be wrapped
+            pos = [self.models.proven_module(pos[0])] + pos[1:]  # only an nn.Module can be wrapped
         wrapped = wrap_in_place(cls, pos)
         # noted in the first run only: the second one sees a model handed to unknown code
         # anywhere (even later) as placed nowhere in particular
@@ -127,13 +127,13 @@ class Library:
         return getattr(self, handler)(node, lib, q, pos, kw) if handler is not None else OTHER
 
     def _library_module(self, node: cst.Call, lib: str, q: str) -> Val:
-        return self.new_model(node)
+        return self.models.new_model(node)
 
     def _library_wrapper(self, node: cst.Call, lib: str, q: str) -> Val:
         """`PeftModel(base, ...)`: the wrapped model; called without one, a model of its own."""
         first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
         if first is None:
-            return self.new_model(node)
+            return self.models.new_model(node)
         pos, kw = self.args(node)
         # the wrapper adds weights of its own: no earlier move of the base makes a later one redundant
         if pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
@@ -153,7 +153,7 @@ class Library:
         return Val(Kind.LOADER, Dev.CPU, src=node)
 
     def _module_and_data(self, node: cst.Call, lib: str, q: str) -> Val:
-        return Val(Kind.SEQ, parts=(self.new_model(node), OTHER))
+        return Val(Kind.SEQ, parts=(self.models.new_model(node), OTHER))
 
     def _consumer_object(self, node: cst.Call, lib: str, q: str) -> Val:
         """A scikit-learn estimator, a pyplot figure or axes."""

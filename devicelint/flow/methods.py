@@ -371,7 +371,7 @@ class Methods:
             return None
         if recv.mid is not None and name in kb.nn.MODULE_PROOF:
             # `.eval()`, `.load_state_dict()`, `.parameters()`: only an nn.Module has them all
-            model = self.proven_module(recv)
+            model = self.models.proven_module(recv)
             if isinstance(func.value, (cst.Name, cst.Attribute)):
                 self.rebind_text(func.value, model)
             return self.module_method(node, func, model, name)

@@ -3,11 +3,15 @@ placed on each path."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import libcst as cst
 
 from devicelint import knowledge as kb
 from devicelint.values import Dev, Kind, Val, own_tensor
+from devicelint.flow.facts import Facts
 from devicelint.flow.library import placed_by_load
+from devicelint.flow.state import Frame
 
 
 def _holds_only_param_free(pos: list, kw: dict) -> bool:
@@ -17,17 +21,44 @@ def _holds_only_param_free(pos: list, kw: dict) -> bool:
     return bool(parts) and all(p is not None and p.kind is Kind.MODULE and p.param_free for p in parts)
 
 
+class ModelHost(Protocol):
+    """What the model part asks of the interpreter that holds it: the frame being run, the
+    facts of the previous run (`known`, None in the first) and of this one, and four of its
+    transfer functions."""
+
+    frame: Frame | None
+    known: Facts | None
+    facts: Facts
+
+    def args(self, node: cst.Call) -> tuple: ...
+
+    def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None: ...
+
+    def escape(self, vals) -> None: ...
+
+    def _mod_cls(self): ...
+
+    def device_names(self) -> dict: ...
+
+
 class Models:
+    """A part of the interpreter (not a mixin): a model's identity where it is built (`mid`,
+    the call node) and where it is placed, from the moves the previous run saw. It reaches
+    the interpreter only through `ModelHost`."""
+
+    def __init__(self, host: ModelHost):
+        self.host = host
+
     def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
-        pos, kw = self.args(node)
-        wrapped = self.wrap(node, cls, pos, kw)
+        pos, kw = self.host.args(node)
+        wrapped = self.host.wrap(node, cls, pos, kw)
         if wrapped is not None:
             return wrapped
         if cls in kb.distributed.WRAPPERS:
-            self.escape(pos + list(kw.values()))
+            self.host.escape(pos + list(kw.values()))
             return Val(Kind.MODULE)
         if cls in ("Parameter", "Buffer"):
-            if self._mod_cls() is not None:  # `self.w = nn.Parameter(...)` in a module: moved with it
+            if self.host._mod_cls() is not None:  # `self.w = nn.Parameter(...)` in a module: moved with it
                 return own_tensor(pos[0] if pos else Val(Kind.TENSOR))
             return pos[0].with_(fresh=False) if pos and pos[0].kind is Kind.TENSOR else Val(Kind.TENSOR)
         if cls in kb.nn.PARAM_FREE_LAYERS:
@@ -53,7 +84,7 @@ class Models:
 
     def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val:
         if not built:
-            pos, kw = self.args(node)
+            pos, kw = self.host.args(node)
         kw = kw or {}
         # `from_pretrained(name, **model_kwargs)`: the unpacked mapping may place it (device_map)
         if any(k in kw for k in kb.hf.PLACING_KEYWORDS) or (not built and "**" in kw):
@@ -62,10 +93,10 @@ class Models:
                 return Val(Kind.MODULE, d.dev, key=d.key, moved_at=node, name=name)
             return Val(Kind.MODULE, name=name)
         if cls is not None:
-            self.facts.mid_class[node] = cls
-        self.facts.build_scopes.setdefault(node, []).append(self.device_names())
-        if self.known is not None and node not in self.known.escaped and self.known.move_funcs.get(node) in (
-                {self.frame.func}, self._builder_caller()):
+            self.host.facts.mid_class[node] = cls
+        self.host.facts.build_scopes.setdefault(node, []).append(self.host.device_names())
+        if self.host.known is not None and node not in self.host.known.escaped and self.host.known.move_funcs.get(node) in (
+                {self.host.frame.func}, self._builder_caller()):
             # moved only by the code that builds it: on the host until that move runs (a shape
             # probe, a use in `__init__` or an earlier notebook cell sees it there); or only by
             # the function a factory of this file (`model = create_model(args)`) returned it to
@@ -77,7 +108,7 @@ class Models:
         """{the function} this frame was inlined into, when it is one (a factory called from
         `main`): the set a model's movers must equal for the build to be on the host; None
         at an entry point."""
-        parent = self.frame.parent
+        parent = self.host.frame.parent
         return {parent.func} if parent is not None and parent.func is not None else None
 
     def proven_module(self, candidate: Val) -> Val:
@@ -86,8 +117,8 @@ class Models:
         if candidate.moved_at is not None or candidate.dev is not Dev.UNKNOWN:
             return candidate.with_(kind=Kind.MODULE)
         mid = candidate.mid
-        if self.known is not None and mid not in self.known.escaped and mid not in self.frame.moved_models \
-                and self.known.move_funcs.get(mid) == {self.frame.func}:
+        if self.host.known is not None and mid not in self.host.known.escaped and mid not in self.host.frame.moved_models \
+                and self.host.known.move_funcs.get(mid) == {self.host.frame.func}:
             # moved only by the function that builds it, and not yet: on the host until that move
             # runs, as new_model has it for a model of this file (`models.__dict__[arch]()`, then
             # the optimizer's state loaded before `model.cuda()`: DL018)
@@ -96,30 +127,30 @@ class Models:
                    cond=self.model_cond(mid))
 
     def model_dev(self, mid) -> Dev:
-        if self.known is None:
+        if self.host.known is None:
             return Dev.CPU
-        if mid in self.known.escaped:
+        if mid in self.host.known.escaped:
             return Dev.UNKNOWN
-        moves = self.known.model_moves.get(mid)
+        moves = self.host.known.model_moves.get(mid)
         if not moves:
             return Dev.CPU
         devs = {d for d, _ in moves}
         return devs.pop() if len(devs) == 1 else Dev.UNKNOWN
 
     def model_cond(self, mid):
-        conds = self.known.move_conds.get(mid) if self.known is not None else None
+        conds = self.host.known.move_conds.get(mid) if self.host.known is not None else None
         return next(iter(conds)) if conds and len(conds) == 1 else None
 
-    def _one_placement(self, mid) -> bool:
+    def one_placement(self, mid) -> bool:
         """Every move of this model in the file goes to the same device (no `.cpu()` round trip
         in a checkpoint helper between two moves)."""
-        moves = (self.known or self.facts).model_moves.get(mid)
+        moves = (self.host.known or self.host.facts).model_moves.get(mid)
         return not moves or len(moves) == 1
 
     def model_key(self, mid):
-        if self.known is None:
+        if self.host.known is None:
             return None
-        moves = self.known.model_moves.get(mid)
+        moves = self.host.known.model_moves.get(mid)
         if moves and len({k for _, k in moves}) == 1:
             return next(iter(moves))[1]
         return None

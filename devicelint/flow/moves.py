@@ -161,7 +161,7 @@ class Moves:
     def _moved_result(self, node: cst.Call, recv: Val, target, method: str, bare: bool) -> tuple:
         """(`recv` after the move, the device condition it holds under)."""
         result = self._moved_value(node, recv, target, method)
-        cond = (self.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
+        cond = (self.flags.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
         # PyG's `data.to(device, "x", "edge_index")` moves only the attributes it names
         result = result.with_(cond=cond, partial=recv.kind is not Kind.MODULE and _names_attributes(node))
         if recv.kind is Kind.MODULE or (recv.kind is Kind.UNKNOWN and bare and method != "cpu"):
@@ -250,7 +250,7 @@ class Moves:
         return (
             id(recv.moved_at) in self.frame.placed
             and recv.dev is target.dev
-            and (recv.kind is not Kind.MODULE or (self._model_is_private(recv, recv_text) and self._one_placement(recv.mid)))
+            and (recv.kind is not Kind.MODULE or (self._model_is_private(recv, recv_text) and self.models.one_placement(recv.mid)))
             and _dtype_text(node) == _dtype_text(recv.moved_at)
         )
 

@@ -27,7 +27,7 @@ class Recording:
     def record_mix(self, node, operands, in_forward: bool | None = None) -> None:
         """Tensors (or a model and its inputs) meeting at `node`, with the calls that brought
         the analysis here: a value made by a caller is reported where the caller hands it on."""
-        if self.no_device():
+        if self.flags.no_device():
             return  # where no accelerator exists, nothing meets the device
         calls, f = [], self.frame
         while f is not None and f.call is not None and f.parent is not None:
@@ -184,17 +184,17 @@ class Recording:
     def note_numpy(self, conv) -> None:
         """A conversion to NumPy, unless it runs where no accelerator exists or converts what a
         move of named attributes may have left on the host (`data.y` after `data.to(d, "x")`)."""
-        if not self.no_device() and not conv.val.partial:
+        if not self.flags.no_device() and not conv.val.partial:
             self.facts.numpy.append(conv)
 
     def note_back(self, node, what: str, val: Val) -> None:
         """A tensor brought back to the host while it is still a move's result, unchanged."""
         if val.kind is Kind.TENSOR and val.dev is Dev.ACCEL and isinstance(val.moved_at, cst.Call) \
-                and not self.no_device():
+                and not self.flags.no_device():
             self.facts.backs.append(Back(node, what, val.moved_at, self.frame.func))
 
     def note_sync(self, node, what: str, val: Val) -> None:
-        if not contents_on_accel(val) or self.no_device():
+        if not contents_on_accel(val) or self.flags.no_device():
             return
         loop, conds = self._loader_loop()
         if loop is None or conds or not self._body_info(loop)["steps"]:

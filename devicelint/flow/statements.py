@@ -220,7 +220,7 @@ class Statements:
         if live is False:
             self._exec_orelse(stmt.orelse)
             return
-        flag = self.flag_of(stmt.test)
+        flag = self.flags.flag_of(stmt.test)
         before = self.frame.state
         frame = self.frame
         frame.conds += 1
@@ -239,7 +239,7 @@ class Statements:
                 flag_merge(merged, after_body, other, flag)
             elif stmt.orelse is not None:
                 partial_move_merge(merged, before, after_body, other)
-            number_to_tensor_merge(merged, self.converted_number(stmt.test), after_body, other)
+            number_to_tensor_merge(merged, self.flags.converted_number(stmt.test), after_body, other)
         self.frame.state = merged
 
     def _exec_orelse(self, orelse) -> None:
@@ -252,27 +252,27 @@ class Statements:
         """Run one arm of a branch on `test` from the state `before`, with what the test being
         `truth` says there assumed (device flags) and applied (narrowed names, values seen under
         the flags): (the state it started from, the state it ends in)."""
-        flags, narrowings = self.facts_of(test, truth)
-        self.assumed.extend(flags)
+        flags, narrowings = self.flags.facts_of(test, truth)
+        self.flags.assumed.extend(flags)
         try:
             entry = self.arm_entry(before, narrowings)
             self.frame.state = entry.copy()
             run()
             return entry, self.frame.state
         finally:
-            del self.assumed[len(self.assumed) - len(flags):]
+            del self.flags.assumed[len(self.flags.assumed) - len(flags):]
 
     def arm_entry(self, before: State, narrowings) -> State:
         """`before` as one arm of a branch sees it: under its device flags (a tensor moved only
         when the flag is set is on the host where it is not), with its narrowings applied
         (`net` is no module where `isinstance(net, nn.Module)` is false)."""
         entry = before.copy()
-        if self.assumed:
-            entry.vars = {k: self.under(v) for k, v in entry.vars.items()}
+        if self.flags.assumed:
+            entry.vars = {k: self.flags.under(v) for k, v in entry.vars.items()}
         for name, how in narrowings:
             v = self.frame.lookup(name)
             if v is not None:
-                entry.vars[name] = self.narrow(v, how)
+                entry.vars[name] = self.flags.narrow(v, how)
         return entry
 
     def exec_loop(self, stmt) -> None:
