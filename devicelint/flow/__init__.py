@@ -16,7 +16,8 @@ interpreter.py (entry points; the Interpreter class composed of the parts below)
 module per part: statements, flags (device-flag paths), expressions, calls, methods, moves,
 api_calls (torch functions), library (library objects, with devicelint/knowledge/ as the
 table), models (model identity and placement), classes (user classes and inlined calls),
-recording (loop facts).
+recording (loop facts). flags and models are parts the Interpreter holds (`self.flags`,
+`self.models`), the others mixins of its class.
 """
 
 from devicelint.flow.facts import Facts

@@ -1,10 +1,14 @@
 """The interpreter: one object composed of the parts of the language and of torch it knows.
 
-Each part is a mixin in its own module (statements, flags, expressions, calls, methods,
-moves, api_calls, library, models, classes, recording); they share the state kept here
-(frames, the facts being recorded, the caches) and call each other through `self`. This
-module holds the entry points: running a file's body and every function and method, and
-`infer`, which runs the interpreter twice and returns the facts."""
+Most parts are mixins in their own modules (statements, expressions, calls, methods, moves,
+api_calls, library, classes, recording); they share the state kept here (frames, the facts
+being recorded, the caches) and call each other through `self`. Two are composed instead,
+objects held here and handed the interpreter through a declared interface (a Protocol):
+`self.flags` (flags.DeviceFlags, the device flags of the path being run) and `self.models`
+(models.Models, a model's identity and placement); the other mixins become parts the same
+way, one per step (docs/ARCHITECTURE.md §3 step 6). This module holds the entry points:
+running a file's body and every function and method, and `infer`, which runs the
+interpreter twice and returns the facts."""
 
 from __future__ import annotations
 
