@@ -23,13 +23,11 @@ that starts calling the function only later is seen when this file is linted ane
 
 from __future__ import annotations
 
-import ast
 import os
 
 import libcst as cst
 
 from devicelint import files as fs
-from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint import project as pj
 from devicelint.values import NONE, Dev, Kind, Val
@@ -188,7 +186,7 @@ class Contexts:
                 return {}  # `f(*args)`, `f(**kw)`: we cannot tell which parameter gets what
             for p in params:
                 d = given.get(p, fn.get("defaults", {}).get(p))
-                fact = self._fact(cpath, site[0], d, depth) if d is not None else None
+                fact = self.fact(cpath, site[0], d, depth) if d is not None else None
                 found.setdefault(p, []).append((fact, cpath == self.path))
         out = {}
         for p, facts in found.items():
@@ -209,7 +207,7 @@ class Contexts:
         given.update({k: d for k, d in kws.items() if k in params or k in fn["kwonly"]})
         return given
 
-    def _fact(self, cpath: str, caller: str, d, depth: int):
+    def fact(self, cpath: str, caller: str, d, depth: int):
         """The fact a call site's argument descriptor resolves to in the caller's file."""
         d = self._drop_harmless_escapes(cpath, d)
         if d is None:
@@ -273,11 +271,11 @@ class ClassUses:
     class is built where a caller binds the instance to a local name, and that name is only
     ever called (`one_hot(target)`, `meter.update(preds)`) with host tensors, constants or
     `None`. Any other use (the instance moved, stored on `self`, handed on, returned), a
-    caller we cannot read, or no caller at all: not known (today's guess stays)."""
+    caller we cannot read, or no caller at all: not known (today's guess stays). Everything
+    comes from the callers' summaries (`sites`, `called`): no caller file is parsed here."""
 
     def __init__(self, ctxs: Contexts) -> None:
         self.ctxs = ctxs
-        self._trees: dict = {}
         self._done: dict = {}
 
     def host_only(self, path: str, name: str) -> bool:
@@ -289,95 +287,31 @@ class ClassUses:
 
     def _host_only(self, path: str, name: str) -> bool:
         try:
-            sites = self._sites(path, name)
+            sites = self.ctxs.sites_of(path, name)
             return bool(sites) and all(self._site_host_only(cpath, site) for cpath, site in sites)
-        except (*_DAMAGE, SyntaxError):  # a caller's file changed since its summary was made
+        except _DAMAGE:
             return False
-
-    def _sites(self, path: str, name: str):
-        """The call sites of class `name` of `path` (as Contexts.sites_of), where the class
-        naming itself in `super(Name, self)` is no use of it as a value."""
-        table = self.ctxs._table()
-        if table is None:
-            return None
-        by_name, hashes = table
-        out = []
-        for what, cpath, x in by_name.get(name, ()):
-            text = x[1] if what == "site" else x
-            if self.ctxs.caller_view(cpath).qualify(cpath, text) != ("class", path, name):
-                continue
-            if what == "ref" and cpath == path and self._only_in_super(path, name):
-                continue
-            if what != "site":
-                return None
-            out.append((cpath, x))
-            self.ctxs.view.deps[cpath] = hashes[cpath]
-        return out
-
-    def _only_in_super(self, path: str, name: str) -> bool:
-        tree = self._scope(path, "")
-        supers = {id(n.args[0]) for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                  and n.func.id == "super" and n.args}
-        calls = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-        return all(id(n) in supers or id(n) in calls for n in ast.walk(tree)
-                   if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load))
 
     def _site_host_only(self, cpath: str, site) -> bool:
-        scope = self._scope(cpath, site[0])
-        instance = _bound_name(scope, site[4]) if scope is not None else None
-        if instance is None or not _only_called(scope, instance):
-            return False
         table = self.ctxs.caller_view(cpath).summary(cpath)
-        calls = [x for x in table["sites"] if x[0] == site[0] and x[1].split(".")[0] == instance] if table else []
+        instance = _bound_name(table, site) if table is not None else None
+        if instance is None:
+            return False
+        calls = [x for x in table["sites"] if x[0] == site[0] and x[1].split(".")[0] == instance]
         return bool(calls) and all(self._host_arguments(cpath, x) for x in calls)
 
     def _host_arguments(self, cpath: str, site) -> bool:
         if site[5] or "**" in site[3]:
             return False
-        return all(_host_fact(self.ctxs._fact(cpath, site[0], _tensor_place(d), 0)) for d in [*site[2], *site[3].values()])
-
-    def _scope(self, cpath: str, caller: str):
-        """The function (or module) a call site's `caller` names, parsed with `ast`."""
-        tree = self._trees.get(cpath)
-        if tree is None:
-            with open(cpath, "rb") as f:
-                tree = self._trees[cpath] = ast.parse(f.read())
-        node = tree
-        for part in caller.split(".") if caller else ():
-            node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                         and n.name == part), None)
-            if node is None:
-                return None
-        return node
+        return all(_host_fact(self.ctxs.fact(cpath, site[0], _tensor_place(d), 0)) for d in [*site[2], *site[3].values()])
 
 
-def _bound_name(scope, line: int) -> str | None:
-    """`one_hot = OneHotDistribution(...)` on `line`: the plain name the instance is bound to."""
-    for n in ast.walk(scope):
-        if isinstance(n, ast.Assign) and n.lineno <= line <= (n.end_lineno or n.lineno) and isinstance(n.value, ast.Call) \
-                and n.value.lineno == line and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            return n.targets[0].id
-    return None
-
-
-# Methods that move a module or hand it back (`name.half()` may be bound and moved later).
-_MOVES_OR_SELF = frozenset(kb.nn.MODULE_MOVES) | frozenset(kb.nn.MODULE_RETURNS_SELF)
-
-
-def _only_called(scope, name: str) -> bool:
-    """Is `name` bound once in `scope` and otherwise only called, or asked for a method that
-    does not move it (`name(x)`, `name.update(x)`; not `name.to(device)`, `f(name)`)?"""
-    calls = {id(n.func) for n in ast.walk(scope) if isinstance(n, ast.Call)}
-    methods = {id(n.value) for n in ast.walk(scope) if isinstance(n, ast.Attribute) and id(n) in calls
-               and n.attr not in _MOVES_OR_SELF}
-    stores = 0
-    for n in ast.walk(scope):
-        if isinstance(n, ast.Name) and n.id == name:
-            if isinstance(n.ctx, ast.Store):
-                stores += 1
-            elif id(n) not in calls and id(n) not in methods:
-                return False
-    return stores == 1
+def _bound_name(table: dict, site) -> str | None:
+    """`one_hot = OneHotDistribution(...)`: the name the caller's scope holds the instance built
+    at `site` in, only to call it (summary's `called`); None when it is not one name."""
+    held = table.get("called", {}).get(site[0], {})
+    names = [name for name, (line, text) in held.items() if line == site[4] and text == site[1]]
+    return names[0] if len(names) == 1 else None
 
 
 def _tensor_place(d):

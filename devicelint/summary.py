@@ -20,6 +20,14 @@ Call sites (`sites`, for contexts.py's top-down parameter values): one
 [caller, text, arg_descs, {keyword: desc}, line] per call of a dotted name in a module-level
 function (caller: its name) or in the module body (caller: ""), the descriptors taken where
 the call runs, before the call lets its arguments escape.
+
+Instances held only to be called (`called`, for contexts.ClassUses): {caller: {name: [line,
+text]}}, per scope that records sites (the module body "", a module-level function, a class's
+method "Cls.meth"), the local names the scope binds once, to the result of the call of `text`
+on `line` (`one_hot = OneHotDistribution(...)`), and otherwise only calls or asks for a method
+that neither moves them nor hands them back (`one_hot(target)`, `meter.update(preds)`; not
+`one_hot.to(device)`, `f(one_hot)`, nor any use inside a nested function, lambda, class or
+comprehension, whose calls have no sites of the scope).
 """
 
 from __future__ import annotations
@@ -30,8 +38,9 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 12  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold
-KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults"}
+VERSION = 13  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold; 13: instances held only to be called (`called`)
+KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults",
+        "called"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
 UNKNOWN = ["unknown"]
 # Nodes one descriptor may hold. In a conditional arm a name keeps its earlier values beside
@@ -108,6 +117,7 @@ def summarize(source: bytes) -> dict | None:
         _module_sites(tree.body, out)
         out["refs"] = _refs(tree, out)
         out["sets_device"] = _sets_device(tree, out)
+        out["called"] = _called_by_scope(tree)
     except RecursionError:
         return None
     out["names"] = sorted(set(out["names"]))
@@ -198,6 +208,74 @@ def _refs(tree, out) -> list:
             if text is not None and text.split(".", 1)[0] in known:
                 refs.add(text)
     return sorted(refs)
+
+
+# Methods that move a module or hand it back (`name.half()` may be bound and moved later).
+_MOVES_OR_SELF = frozenset(kb.nn.MODULE_MOVES) | frozenset(kb.nn.MODULE_RETURNS_SELF)
+# Nodes that open a scope of their own: calls inside them are no call sites of the scope.
+_NESTED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+                     ast.DictComp, ast.GeneratorExp})
+_CALLED_PARTS = frozenset({ast.Call, ast.Attribute, ast.Assign})  # what _called_names reads besides names
+_NAME = ast.Name
+
+
+def _called_by_scope(tree) -> dict:
+    """`called` (see the module docstring) for the module body and each function and method,
+    from one walk of the tree."""
+    keys = {}  # a function or method node -> the caller name its sites are recorded under
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            keys[id(stmt)] = stmt.name
+        elif isinstance(stmt, ast.ClassDef):
+            keys.update((id(fn), f"{stmt.name}.{fn.name}") for fn in stmt.body
+                        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    scopes = {"": ([], set())}  # caller -> (its own nodes that matter, the names spelled in nested scopes)
+    module_nested = scopes[""][1]
+    stack = [(c, "", False) for c in _children(tree)]
+    while stack:
+        n, key, inner = stack.pop()
+        t = type(n)
+        if t is _NAME:  # (its one child is its context: not walked)
+            if inner:
+                scopes[key][1].add(n.id)
+            else:
+                scopes[key][0].append(n)
+            if key:
+                module_nested.add(n.id)  # for the module body, a function's names are nested
+            continue
+        if not inner and t in _CALLED_PARTS:
+            scopes[key][0].append(n)
+        if id(n) in keys:
+            key, inner = keys[id(n)], False
+            scopes[key] = ([], set())
+        else:
+            inner = inner or t in _NESTED
+        stack.extend((c, key, inner) for c in _children(n))
+    out = {}
+    for caller, (own, nested) in scopes.items():
+        names = _called_names(own, nested)
+        if names:
+            out[caller] = names
+    return out
+
+
+def _called_names(own: list, nested: set) -> dict:
+    """name -> [line, text] of the instances a scope (its own nodes, the names spelled in its
+    nested scopes) holds only to call them (module docstring)."""
+    calls = {id(n.func) for n in own if isinstance(n, ast.Call)}
+    receivers = {id(n.value) for n in own if isinstance(n, ast.Attribute) and id(n) in calls
+                 and n.attr not in _MOVES_OR_SELF}
+    bound, stores, other_uses = {}, {}, set(nested)
+    for n in own:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.Call) and dotted(n.value.func) is not None:
+            bound[n.targets[0].id] = [n.value.lineno, dotted(n.value.func)]
+        elif isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+            elif id(n) not in calls and id(n) not in receivers:
+                other_uses.add(n.id)
+    return {name: at for name, at in bound.items() if stores.get(name) == 1 and name not in other_uses}
 
 
 def _class_entry(stmt: ast.ClassDef, out) -> None:

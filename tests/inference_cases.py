@@ -37,3 +37,17 @@ def expected(code: str) -> set:
 
 def program(case: str) -> str:
     return PRELUDE + textwrap.dedent(case).lstrip("\n")
+
+
+# the rules the first-look cause modules check (one program may show several of them)
+FIRSTLOOK_RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011", "DL015"]
+
+
+def assert_marked(name: str, case: str, rules=FIRSTLOOK_RULES) -> None:
+    """Lint the case (after PRELUDE) as `<name>.py`: exactly its `# <- DLnnn` lines are flagged."""
+    from devicelint.engine import lint_source  # the lint path, for the modules that lint
+
+    code = program(case)
+    got = {(f.code, f.line) for f in lint_source(code, f"{name}.py", select=rules)}
+    listing = "\n".join(f"{i:4d} {line}" for i, line in enumerate(code.splitlines(), start=1))
+    assert got == expected(code), f"got {sorted(got)}\n{listing}"

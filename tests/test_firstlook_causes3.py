@@ -23,12 +23,11 @@ import json
 import textwrap
 
 import pytest
-from inference_cases import expected, program
+from inference_cases import FIRSTLOOK_RULES as RULES
+from inference_cases import assert_marked, expected
 
 from devicelint import summary
 from devicelint.engine import lint_source
-
-RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011", "DL015"]
 
 _FCN_TRAINING = """
 from datetime import datetime
@@ -84,10 +83,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_firstlook_cause(name):
-    code = program(CASES[name])
-    got = {(f.code, f.line) for f in lint_source(code, f"{name}.py", select=RULES)}
-    listing = "\n".join(f"{i:4d} {line}" for i, line in enumerate(code.splitlines(), start=1))
-    assert got == expected(code), f"got {sorted(got)}\n{listing}"
+    assert_marked(name, CASES[name])
 
 
 _LAYERS_WITH_BN = """

@@ -19,6 +19,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from devicelint import summary
 from devicelint.engine import lint_file
 
 
@@ -412,5 +413,68 @@ def test_control_an_instance_moved_or_handed_on_is_not_known_to_stay_on_the_host
 def test_control_a_class_nobody_calls_keeps_todays_finding(tmp_path):
     code = PLAYGROUND.replace("    one_hot = OneHotDistribution(pad_token_id=pad_token_id, trg_vocab_size=trg_vocab_size)\n",
                               "").replace("one_hot_targets = one_hot(target)", "one_hot_targets = target")
+    path = _class_project(tmp_path, code)
+    assert _found(path, ["DL011"]) == _one_hot_lines(path)
+
+
+def _lint_with_store(path: Path, cache_dir: Path) -> list:
+    from devicelint.engine import lint_source, project_view
+    from devicelint.project import Store
+
+    view = project_view(str(path), Store(str(cache_dir)))  # a fresh store: summaries from the cache folder
+    return [(f.line, f.code) for f in lint_source(path.read_text(), str(path), select=["DL011"], project=view)]
+
+
+def _summaries_only(monkeypatch) -> list:
+    """From here on a summary must come from the cache folder (making one fails); what is
+    parsed with `ast` is listed: the caller's facts must be what its cached summary says."""
+    import ast
+
+    def refuse(*_a, **_k):
+        raise RuntimeError("summarized again")
+
+    parsed, parse = [], ast.parse
+
+    def listed(source, *a, **k):
+        parsed.append(source)
+        return parse(source, *a, **k)
+
+    monkeypatch.setattr(summary, "summarize", refuse)
+    monkeypatch.setattr(ast, "parse", listed)
+    return parsed
+
+
+def test_the_callers_facts_come_from_its_cached_summary(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    project = tmp_path / "repo"
+    project.mkdir()
+    path = _class_project(project, PLAYGROUND)
+    assert _lint_with_store(path, cache) == []  # cold: summaries made and written
+    parsed = _summaries_only(monkeypatch)
+    assert _lint_with_store(path, cache) == []  # warm: the same verdict
+    assert len(parsed) == 0  # no file parsed again
+
+
+def test_control_a_cached_caller_handing_a_device_tensor_keeps_the_finding(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    project = tmp_path / "repo"
+    project.mkdir()
+    code = PLAYGROUND.replace("torch.tensor([[1], [2], [3], [0]])", "torch.tensor([[1], [2], [3], [0]]).cuda()")
+    path = _class_project(project, code)
+    assert _lint_with_store(path, cache) == _one_hot_lines(path)
+    parsed = _summaries_only(monkeypatch)
+    assert _lint_with_store(path, cache) == _one_hot_lines(path)
+    assert len(parsed) == 0
+
+
+def test_an_instance_of_the_module_body_called_inside_a_function_is_not_known_to_stay_on_the_host(tmp_path):
+    # the function's calls are its own call sites, not the module body's: one of them hands
+    # the instance a device tensor, so the module-level host call proves nothing
+    code = PLAYGROUND.replace("if __name__ == \"__main__\":", (
+        "encoder = OneHotDistribution(pad_token_id=0, trg_vocab_size=4)\n"
+        "sample = encoder(torch.tensor([[1], [2]]))\n\n\n"
+        "def on_gpu(target):\n"
+        "    return encoder(target.cuda())\n\n\n"
+        "if __name__ == \"__main__\":"))
     path = _class_project(tmp_path, code)
     assert _found(path, ["DL011"]) == _one_hot_lines(path)

@@ -235,7 +235,7 @@ class ApiCalls:
         same name from anywhere else is unknown.)"""
         last = parts[-1]
         if q in kb.data.DATALOADERS or q in kb.data.TORCH_DATALOADER_SUBCLASSES:
-            return self.dataloader(node)
+            return self.dataloader(node, q)
         if parts[0] != "torch":
             return None
         if len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:

@@ -12,6 +12,7 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import NONE, NUMBER, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
 from devicelint.flow.nodes import child_nodes, expr_text, is_string
+from devicelint.flow import items
 from devicelint.flow.flags import flag_join
 
 
@@ -93,7 +94,7 @@ def _item_of(node: cst.Subscript, base: Val, sliced: bool) -> Val:
     layer of a Sequential, an Axes of an array, a size."""
     if base.kind is Kind.DATASET:
         if base.elem is not None and not sliced:
-            return base.elem  # `ds[i]`: the item its `__getitem__` returns
+            return items.labelled(base.elem, base.name or "the dataset", base.src)  # `ds[i]`: what `__getitem__` returns
         return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None,
                    inplace=base.ref == "graph_dataset")  # a PyG graph moves in place
     if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
@@ -498,7 +499,9 @@ class Expressions:
 
     def iter_elem(self, v: Val) -> Val:
         if v.kind in (Kind.LOADER, Kind.DATASET) and v.elem is not None:
-            return v.elem  # the item its dataset's `__getitem__` returns (after the default collate)
+            # the item its dataset's `__getitem__` returns (after the default collate)
+            default = "the data loader" if v.kind is Kind.LOADER else "the dataset"
+            return items.labelled(v.elem, v.name or default, v.src)
         if v.kind is Kind.LOADER:
             if v.dev is Dev.CPU:
                 # the whole object a loader yields may be a batch with an in-place `.to()`

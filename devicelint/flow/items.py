@@ -79,10 +79,22 @@ def _holds_device(item: Val) -> bool:
 
 
 def of_tensors(tensors: list) -> Val | None:
-    """`TensorDataset(x, y)`: each position is where its tensor is, when one is on the device
-    and the others are not all there too (that case is the dataset's own place)."""
-    parts = tuple(_ON_DEVICE if t.kind is Kind.TENSOR and t.dev is Dev.ACCEL else UNKNOWN for t in tensors)
+    """`TensorDataset(x, y)`: each position is where its tensor is (on the device, on the host,
+    or unknown), when one is on the device and the others are not all there too (that case is
+    the dataset's own place)."""
+    parts = tuple(_position(t) for t in tensors)
     return Val(Kind.SEQ, parts=parts) if any(p.dev is Dev.ACCEL for p in parts) else None
+
+
+_ON_HOST = Val(Kind.TENSOR, Dev.CPU)
+
+
+def _position(t: Val) -> Val:
+    """Where one position's tensor is: the device, the host (an item of the loader: `labelled`
+    names it), or unknown."""
+    if t.kind is not Kind.TENSOR or t.dev is Dev.UNKNOWN:
+        return UNKNOWN
+    return _ON_DEVICE if t.dev is Dev.ACCEL else _ON_HOST
 
 
 def of_list(elem: Val | None) -> Val | None:
@@ -96,6 +108,16 @@ def of_list(elem: Val | None) -> Val | None:
     if elem.kind is Kind.SEQ and elem.parts:
         return of_tensors(list(elem.parts))
     return None
+
+
+def labelled(item: Val, loader: str, src) -> Val:
+    """An item as a batch of the loader (or dataset) named `loader`: its host positions are
+    that loader's tensors still on the host (what DL002 reports, by the loader's name)."""
+    if item.kind is Kind.SEQ and item.parts:
+        return item.with_(parts=tuple(labelled(p, loader, src) for p in item.parts))
+    if item.kind is Kind.TENSOR and item.dev is Dev.CPU and item.loader is None:
+        return Val(Kind.TENSOR, Dev.CPU, loader=loader, src=src)
+    return item
 
 
 def joined(items: list) -> Val | None:

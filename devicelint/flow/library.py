@@ -287,7 +287,8 @@ class Library:
             return UNKNOWN
         return Val(Kind.TENSOR, Dev.CPU, loader=f"{_spelling(node.func)}(...)")
 
-    def dataloader(self, node: cst.Call) -> Val:
+    def dataloader(self, node: cst.Call, q: str) -> Val:
+        """`DataLoader(...)` of torch or of a library subclass (`q`, the call's resolved name)."""
         pos, kw = self.args(node)
         dataset = pos[0] if pos else kw.get("dataset", UNKNOWN)
         collate = kw.get("collate_fn")
@@ -308,7 +309,7 @@ class Library:
             self.facts.placing_loaders.append(PlacingLoader(node, dataset.ref, self.frame.func))
         # `DataLoader(list(zip(x_dev, y_dev)))`: torch's default collate stacks tensors already on
         # the device (another library's loader collates its own objects: not read here)
-        plain = dataset.kind is Kind.SEQ and collate is None and self.imports.qualname(node.func) in kb.data.DATALOADERS
+        plain = dataset.kind is Kind.SEQ and collate is None and q in kb.data.DATALOADERS
         item = items.of_list(dataset.elem) if plain else None
         if item is not None:
             all_there = item.kind is Kind.TENSOR or all(p.dev is Dev.ACCEL for p in item.parts)
