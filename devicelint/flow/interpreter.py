@@ -123,7 +123,8 @@ class Interpreter(DeviceFlags, Statements, Recording, Expressions, Calls, Method
                 params = params[1:]
             self.bind_params(fn, params, closure, self_val)
             self.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
-            if fn.name.value == "forward" and self_val is not None and frame.returns:
+            if self_val is not None and frame.returns:
+                # every method's: `forward`'s number parts, another method's lists of numbers
                 self.facts.forward_returns[fn] = frame.returned()
         finally:
             self.frame = saved
