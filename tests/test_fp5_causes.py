@@ -346,3 +346,97 @@ def test_dl001_silent_in_a_constant_false_branch():
 def test_dl001_kept_in_a_live_branch_with_a_defined_device():
     defined = 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'
     assert _lines("DL001", _evaluate("True", defined)) == [29]
+
+
+# ---------------------------------------------------------------------------------------------
+# Bug-report set extras audited false (benchmarks/bugreports/extras_audit.json).
+# 6. A count in a loader's batch tuple (`for batch_size, images, targets in dataloader`, a
+# collate returning `len(batch)` first): a number, no host tensor (034, YOLO's solver).
+
+_SOLVER = """
+from collections import defaultdict
+
+import torch
+
+
+class ModelTrainer:
+    def __init__(self, model, loss_fn, device):
+        self.model = model.to(device)
+        self.device = device
+        self.loss_fn = loss_fn
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.937)
+
+    def train_one_batch(self, images, targets):
+        images, targets = images.to(self.device), targets.to(self.device)
+        self.optimizer.zero_grad()
+        loss, loss_item = self.loss_fn(self.model(images), targets)
+        loss.backward()
+        self.optimizer.step()
+        return loss_item
+
+    def train_one_epoch(self, dataloader):
+        self.model.train()
+        total_loss = defaultdict(lambda: torch.tensor(0.0, device=self.device))
+        total_samples = 0
+        for {FIRST}, images, targets in dataloader:
+            loss_each = self.train_one_batch(images, targets)
+            for loss_name, loss_val in loss_each.items():
+                total_loss[loss_name] += loss_val.detach() * {FIRST}
+            total_samples += len(images)
+        return {name: value / total_samples for name, value in total_loss.items()}
+"""
+
+
+def test_dl002_silent_on_a_count_from_the_loaders_tuple():
+    assert _lines("DL002", _SOLVER.replace("{FIRST}", "batch_size"), "solver.py") == []
+
+
+def test_dl002_kept_on_a_tensor_from_the_loaders_tuple():
+    assert _lines("DL002", _SOLVER.replace("{FIRST}", "weight"), "solver.py") == [28]
+
+
+# 7. A torchvision dataset whose transform pipeline ends in a step of the file that moves each
+# image (`ToCuda()`, 105): its batches are not host data (the worker crash is DL017's bug).
+
+_TOCUDA = """
+import torch
+import torch.utils.data
+import torchvision
+
+
+class ToCuda:
+    def __init__(self):
+        self.is_cuda = torch.cuda.is_available()
+
+    def __call__(self, tensor):
+        if self.is_cuda:
+            tensor = tensor.cuda()
+        return tensor
+
+
+class Flatten:
+    def __call__(self, tensor):
+        return tensor.view(-1)
+
+
+transform = torchvision.transforms.Compose([torchvision.transforms.ToTensor(), {STEP}()])
+dataset = torchvision.datasets.MNIST("../data", transform=transform, download=True)
+loader = torch.utils.data.DataLoader(dataset, batch_size=256, num_workers=0)
+model = torch.nn.Linear(784, 10).cuda()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+criterion = torch.nn.CrossEntropyLoss()
+for images, labels in loader:
+    outputs = model(images.view(images.size(0), -1))
+    loss = criterion(outputs, labels.cuda())
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_dl002_silent_on_batches_of_a_placing_transform():
+    assert _lines("DL002", _TOCUDA.replace("{STEP}", "ToCuda")) == []
+
+
+def test_dl002_kept_on_batches_of_a_host_transform():
+    assert _lines("DL002", _TOCUDA.replace("{STEP}", "Flatten")) == [28]

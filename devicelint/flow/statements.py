@@ -80,6 +80,16 @@ _SMALL_STATEMENTS = {
 }
 
 
+def _count_item(target, v: Val) -> Val:
+    """`for batch_size, images, targets in loader`: an item of a loader's batch that the code
+    names as one count or size (singular: not `lengths`) is that number (a collate's
+    `len(batch)`), no host tensor that could meet the device."""
+    if v.kind is Kind.TENSOR and v.loader is not None and isinstance(target, cst.Name) \
+            and not target.value.lower().endswith("s") and naming.NUMBER_NAME.search(target.value):
+        return OTHER
+    return v
+
+
 class Statements:
     def exec_body(self, body) -> None:
         for stmt in body:
@@ -410,7 +420,7 @@ class Statements:
                 if isinstance(el, cst.StarredElement):
                     self.bind(el.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
                 else:
-                    self.bind(el.value, self.unpack(value, None if starred else (i, len(elements))))
+                    self.bind(el.value, _count_item(el.value, self.unpack(value, None if starred else (i, len(elements)))))
         elif isinstance(target, cst.Attribute):
             self.bind_attribute(target, value)
         elif isinstance(target, cst.Subscript):
