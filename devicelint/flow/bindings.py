@@ -4,8 +4,9 @@ per file, without running anything.
 A name the file never binds (no assignment, import, parameter, loop or `with` target, `def`,
 `class`, `global`) is undefined there: reading it fails with a NameError where it runs, so the
 line either never runs (a dead branch, a function nobody calls) or fails before any device
-matters. Either way its spelling (`device`) says nothing of a place. A file with a star import
-may bind any name: nothing is undefined there.
+matters. Either way its spelling (`device`) names no device: the interpreter does not guess one
+from it (other guesses by name, such as a loader's, stay: what the loop body does is still the
+author's pattern). A file with a star import may bind any name: nothing is undefined there.
 
 A module constant is a name bound once in the whole file, at the top level, to `True` or
 `False` (`RANDOM = False`, `DEBUG = True`): an `if` on it runs one arm only.

@@ -225,8 +225,10 @@ class Expressions:
             if q and not q.startswith(("torch", "numpy")):
                 return self.guess_by_name(node.value, scope=None)
             return OTHER
-        if not node.value[0].islower() or bindings.module_bindings(self).undefined(node.value):
-            return UNKNOWN  # a name the file never binds: a NameError where it runs, no place
+        if not node.value[0].islower():
+            return UNKNOWN
+        if naming.looks_like_device_name(node.value) and bindings.module_bindings(self).undefined(node.value):
+            return UNKNOWN  # a `device` the file never binds: a NameError where it runs, no device
         return self.guess_by_name(node.value, scope=None)
 
     def eval_attribute(self, node: cst.Attribute) -> Val:

@@ -73,12 +73,14 @@ def _used_only_here(module: cst.Module, view) -> bool:
         return False
     by_name, _hashes = table
     here = view.path
+    views: dict = {}  # one view per other file, as contexts.Contexts keeps them
     for name in _top_level_names(module):
         for what, cpath, x in by_name.get(name, ()):
             if cpath == here:
                 continue
             text = x[1] if what == "site" else x
-            sym = pj.FileView(cpath, view.store).qualify(cpath, text)
+            other = views.get(cpath) or views.setdefault(cpath, pj.FileView(cpath, view.store))
+            sym = other.qualify(cpath, text)
             if sym is not None and sym[0] in ("class", "function") and sym[1] == here:
                 view.deps[cpath] = _hashes[cpath]
                 return False
