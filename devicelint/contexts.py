@@ -197,6 +197,21 @@ class Contexts:
                 out[p] = (joined, any(here for _, here in facts))
         return out
 
+    def passed(self, path: str, name: str) -> frozenset:
+        """The parameters of `path`'s function `name` (or `Class.__init__`) that some caller
+        hands a value of its own: their default is not what they hold there."""
+        sites = self.sites_of(path, name.split(".", 1)[0])
+        fn = self.signature(path, name) if sites else None
+        if fn is None:
+            return frozenset()
+        out = set()
+        for _cpath, site in sites:
+            given = self._bind(fn, site)
+            if given is None:  # `f(*args)`: any parameter may be given
+                return frozenset([*fn["params"], *fn["kwonly"]])
+            out.update(given)
+        return frozenset(out)
+
     @staticmethod
     def _bind(fn: dict, site) -> dict | None:
         _caller, _text, args, kws, _line, star = site
@@ -397,12 +412,20 @@ def entry_values(interp, fn: cst.FunctionDef, cls: cst.ClassDef | None = None) -
     ctxs = getattr(view, "contexts", None)
     if ctxs is None:
         ctxs = view.contexts = Contexts(view)
-    found = ctxs.context(view.path, f"{cls.name.value}.__init__" if cls is not None else fn.name.value)
+    qual = f"{cls.name.value}.__init__" if cls is not None else fn.name.value
+    found = ctxs.context(view.path, qual)
     out = {}
     params = [*fn.params.params, *fn.params.kwonly_params]
+    passed = None
     for p in params:
         got = found.get(p.name.value)
         v = value_of(got[0], p, got[1], ("ctx", id(fn), p.name.value)) if got is not None else None
+        if v is None and got is None and p.default is not None:
+            # callers disagree or pass what we cannot tell (`device` that is `cuda` or `cpu`):
+            # the default (`device="cpu"`) is what the parameter holds only where none passes it
+            passed = ctxs.passed(view.path, qual) if passed is None else passed
+            if p.name.value in passed:
+                v = interp.guess_by_name(p.name.value, scope=fn)
         if v is not None:
             out[p.name.value] = v
     return out

@@ -64,7 +64,7 @@ class Context:
         if self._host_only is None:
             from devicelint.flow.program import host_only_program
 
-            self._host_only = host_only_program(self.module, self.path)
+            self._host_only = host_only_program(self.module, self.path, self.imports.project)
         return self._host_only
 
     @property

@@ -496,7 +496,9 @@ class FileView:
             if sym is None:
                 continue  # a local's method or a builtin: a move there is in `places` already
             if sym[0] in ("lib", "value", "module"):
-                ok = not naming.BUILDER_VERBS.match(text.rsplit(".", 1)[-1])
+                last = text.rsplit(".", 1)[-1]
+                # a class (`transforms.ToTensor`) is no builder verb, as api_calls reads it too
+                ok = last[:1].isupper() or not naming.BUILDER_VERBS.match(last)
             elif sym[0] == "function":
                 ok = self.never_places(sym[1], sym[2], depth + 1)
             elif sym[0] == "class":

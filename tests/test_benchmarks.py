@@ -512,6 +512,33 @@ def test_bugreport_score_runs_devicelint_on_a_synthetic_case(tmp_path, capsys):
     assert "DL002" in printed and "MISS" not in printed
 
 
+def test_bugreport_audited_extras_count_for_their_verdict(tmp_path):
+    case = tmp_path / "001_case.py"
+    case.write_text(REPORT_CASE)
+    findings = [
+        {"code": "DL002", "line": 20, "end_line": 20, "message": "batch"},   # expected
+        {"code": "DL011", "line": 20, "end_line": 20, "message": "other"},   # audited true
+        {"code": "DL001", "line": 21, "end_line": 21, "message": "model"},   # audited false
+        {"code": "DL007", "line": 9, "end_line": 9, "message": "cuda"},      # not audited
+    ]
+    result = bugreport_score.score_case(case.name, bugreport_score.parse_header(case), findings)
+    audit_file = tmp_path / "extras_audit.json"
+    audit_file.write_text('{"extras": [{"case": "001_case.py", "code": "DL011", "line": 20, "verdict": "true"},'
+                          ' {"case": "001_case.py", "code": "DL001", "line": 21, "verdict": "false"}]}')
+    audit = bugreport_score.load_audit(audit_file)
+    assert bugreport_score.audited_precision([result], audit) == {"audited_precision": [2, 4], "unaudited_extras": 1}
+    assert bugreport_score.summarize([result])["precision"] == [1, 4]
+    audit_file.write_text("{not json")
+    assert bugreport_score.load_audit(audit_file) == {}
+
+
+def test_bugreport_the_shipped_audit_covers_every_extra_with_a_reason():
+    import json
+
+    doc = json.loads((Path(bugreport_score.__file__).parent / "extras_audit.json").read_text())
+    assert doc["extras"] and all(e["verdict"] in ("true", "false") and e["reason"] for e in doc["extras"])
+
+
 def test_bugreport_rules_not_built_yet_count_as_missed_and_are_reported_apart(tmp_path):
     case = tmp_path / "001_case.py"
     case.write_text(REPORT_CASE.replace("# also-ok: DL014 at 15\n", "# expect: DL099 at 15\n"))

@@ -2,6 +2,11 @@
 
     python benchmarks/bugreports/score.py [--misses] [--json FILE] [CASE ...]
 
+With benchmarks/bugreports/extras_audit.json (the hand audit of the findings that match
+nothing written down) it also prints the precision with the audited extras counted for what
+they are: a finding audited true (the reported bug by another rule or at another line, a rule's
+documented pattern) is correct; one audited false, or not in the audit, stays false.
+
 Each case is one reporter's code rebuilt as a file (.py, or .ipynb for a notebook report). Its
 header, written before devicelint ever ran on it, says what a correct linter reports:
 
@@ -37,6 +42,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "cases"
+AUDIT = HERE / "extras_audit.json"  # the hand audit of the findings that match nothing written down
 MISSION_FIVE = ("DL001", "DL002", "DL003", "DL004", "DL005")
 HEADER = re.compile(r"^#\s*(expect|also-ok):\s*(DL\d{3})\s+at\s+(.+?)\s*$")
 
@@ -160,6 +166,33 @@ def known_codes() -> set[str]:
     return set(re.findall(r"^(DL\d{3})\b", proc.stdout, flags=re.MULTILINE))
 
 
+def load_audit(path: Path = AUDIT) -> dict:
+    """(case, code, cell, file, line) -> verdict ("true"/"false") of the hand audit of the
+    findings that match nothing written down (extras_audit.json); {} when there is none."""
+    if not path.exists():
+        return {}
+    try:
+        doc = json.loads(path.read_text())
+        return {(e["case"], e["code"], e.get("cell"), e.get("file"), e["line"]): e["verdict"] for e in doc["extras"]}
+    except (ValueError, KeyError, TypeError) as e:
+        print(f"error: {path.name} unreadable ({e}); no audited figure", file=sys.stderr)
+        return {}
+
+
+def audited_precision(results: list[CaseResult], audit: dict) -> dict:
+    """Precision once the audited extras count for what they are: an extra audited true (the
+    reported bug at another line or by another rule, a rule's documented pattern) is correct,
+    one audited false or not audited at all stays false (listed as unaudited)."""
+    total = sum(r.findings for r in results)
+    good, unaudited = total, 0
+    for r in results:
+        for f in r.false_findings:
+            verdict = audit.get((r.name, f["code"], f.get("cell"), f.get("file"), f["line"]))
+            good -= verdict != "true"
+            unaudited += verdict is None
+    return {"audited_precision": [good, total], "unaudited_extras": unaudited}
+
+
 def ratio(num: int, den: int) -> str:
     return f"{num / den:.2f}" if den else "n/a"
 
@@ -205,6 +238,10 @@ def report(summary: dict, results: list[CaseResult], misses: bool) -> None:
                        ("precision", "precision")):
         num, den = summary[key]
         print(f"{label}: {num}/{den} = {ratio(num, den)}")
+    if "audited_precision" in summary:
+        num, den = summary["audited_precision"]
+        print(f"precision with audited extras: {num}/{den} = {ratio(num, den)} "
+              f"({summary['unaudited_extras']} extras not in {AUDIT.name}, counted false)")
     if summary["false_by_rule"]:
         print("false findings by rule: " + ", ".join(f"{c} {n}" for c, n in sorted(summary["false_by_rule"].items())))
     if not misses:
@@ -236,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     findings = run_devicelint(paths)
     results = [score_case(p.name, parse_header(p), findings.get(p.name, [])) for p in paths]
     summary = summarize(results, known_codes())
+    audit = load_audit()
+    if audit:
+        summary.update(audited_precision(results, audit))
     report(summary, results, args.misses)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -124,10 +124,37 @@ def _method_for_name(q: str) -> str | None:
     return _TORCH_CALL_METHODS[meaning] if meaning is not None else _STDLIB_CALL_METHODS.get(q)
 
 
+# `torch.Tensor.cpu(loss)` is `loss.cpu()`: a tensor method called on the class with the
+# tensor as its first argument (what each of these methods does to where the tensor is)
+_UNBOUND = "torch.Tensor."
+_UNBOUND_SAME_PLACE = frozenset({"detach", "clone", "contiguous"})
+
+
 class ApiCalls:
+    def _unbound_tensor_method(self, node: cst.Call, method: str) -> Val | None:
+        """`Tensor.cpu(x)`, `torch.Tensor.detach(x)`: where `x.cpu()` / `x.detach()` leave it;
+        None for the other methods (the generic handling of `torch.*` calls)."""
+        if method != "cpu" and method not in _UNBOUND_SAME_PLACE:
+            return None
+        if not node.args or node.args[0].keyword is not None or node.args[0].star:
+            return None
+        pos, _ = self.args(node)
+        recv = pos[0]
+        if method == "cpu":
+            if recv.kind not in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING):
+                return UNKNOWN
+            return self._moved_value(node, recv, Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu")
+        if recv.kind is not Kind.TENSOR:
+            return UNKNOWN
+        return recv.with_(grad=recv.grad and method != "detach", fresh=False, inplace=False)
+
     def call_api(self, node: cst.Call, q: str) -> Val:
         self._note_api_call(node, q)
         parts = q.split(".")
+        if q.startswith(_UNBOUND):
+            v = self._unbound_tensor_method(node, parts[-1])
+            if v is not None:
+                return v
         named = _method_for_name(q)
         if named is not None:
             v = getattr(self, named)(node)

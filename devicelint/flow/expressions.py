@@ -11,6 +11,7 @@ from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import NONE, NUMBER, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.flow import bindings
 from devicelint.flow.nodes import child_nodes, expr_text, is_string
 from devicelint.flow import items
 from devicelint.flow.flags import flag_join
@@ -225,7 +226,11 @@ class Expressions:
             if q and not q.startswith(("torch", "numpy")):
                 return self.guess_by_name(node.value, scope=None)
             return OTHER
-        return self.guess_by_name(node.value, scope=None) if node.value[0].islower() else UNKNOWN
+        if not node.value[0].islower():
+            return UNKNOWN
+        if naming.looks_like_device_name(node.value) and bindings.module_bindings(self).undefined(node.value):
+            return UNKNOWN  # a `device` the file never binds: a NameError where it runs, no device
+        return self.guess_by_name(node.value, scope=None)
 
     def eval_attribute(self, node: cst.Attribute) -> Val:
         if self.qual(node) is not None:

@@ -185,8 +185,9 @@ class Facts:
     # factory call making a fresh host tensor -> device names in scope, per context (DL011's fix)
     factory_scopes: dict = field(default_factory=dict)
     saves: list = field(default_factory=list)  # (torch.save call, Val of what it saves)
-    # `forward` of a file-local module -> what it returns when run on its own (which parts of a
-    # returned tuple are plain numbers, such as a pooling ratio)
+    # a method (`forward` first) of a file-local class -> what it returns when run on its own
+    # (which parts of a returned tuple are plain numbers, such as a pooling ratio; a training
+    # method's lists of `loss.item()` numbers)
     forward_returns: dict = field(default_factory=dict)
     # (`DistributedDataParallel(model, device_ids=[gpu])` call, the wrapped model's value, whether
     # the model was handed to code we cannot see before): the wrapper wants it on that GPU already

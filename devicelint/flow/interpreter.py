@@ -126,7 +126,8 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, Api
                 params = params[1:]
             self.bind_params(fn, params, closure, self_val)
             self.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
-            if fn.name.value == "forward" and self_val is not None and frame.returns:
+            if self_val is not None and frame.returns:
+                # every method's: `forward`'s number parts, another method's lists of numbers
                 self.facts.forward_returns[fn] = frame.returned()
         finally:
             self.frame = saved

@@ -211,6 +211,9 @@ class Library:
             return self._compose(node, pos)
         if lib == "image_dataset":
             transforms = [kw[k] for k in kb.torchvision.DATASET_TRANSFORM_KEYWORDS if k in kw]
+            if any(t.kind is Kind.OBJECT and t.ref == PLACING for t in transforms):
+                # a step moves each image (`ToCuda()`): the loader's batches may be on the device
+                return Val(Kind.DATASET, Dev.UNKNOWN, ref=lib)
             if "**" in kw or not all(self._host_transform(t) for t in transforms):
                 return UNKNOWN
             return Val(Kind.DATASET, Dev.CPU, ref=lib)
@@ -327,12 +330,21 @@ class Library:
         """`T.Compose([...])`: a pipeline that places its images if a step does, one that
         turns them into host tensors if a step does (`ToTensor`), else unknown."""
         steps_vals = [p for v in pos for p in (v.parts or ())]
-        if any(_places_anything(a.value) for a in node.args) or any(v.ref == PLACING for v in steps_vals):
+        if any(_places_anything(a.value) for a in node.args) or any(v.ref == PLACING for v in steps_vals) \
+                or any(self._placing_step(v) for v in steps_vals):
             return Val(Kind.OBJECT, ref=PLACING)
         steps = [n for a in node.args for n in walk(a.value) if isinstance(n, cst.Call)]
         if any(kb.kind_of_call(self.imports.qualname(n.func) or "") == "to_tensor" for n in steps):
             return Val(Kind.OBJECT, ref="to_tensor")
         return UNKNOWN
+
+    def _placing_step(self, step: Val) -> bool:
+        """An instance of a class of this file whose `__call__` moves what it is given
+        (`class ToCuda: def __call__(self, t): return t.cuda()`)."""
+        if step.kind is not Kind.OBJECT or not isinstance(step.ref, Instance):
+            return False
+        call = self.class_of(step.ref.cls)["methods"].get("__call__")
+        return call is not None and _places_anything(call)
 
     @staticmethod
     def _host_transform(transform: Val) -> bool:

@@ -132,6 +132,16 @@ def _derived_from(fn: cst.FunctionDef, params: set) -> set:
     return out
 
 
+def numbers_only(v: Val, depth: int = 0) -> bool:
+    """Plain numbers (or lists and tuples of them, nested) with nothing of a tensor left."""
+    if v.kind is Kind.OTHER:
+        return True
+    if v.kind is not Kind.SEQ or depth > 3:
+        return False
+    inner = [*(v.parts or ()), *([v.elem] if v.elem is not None else [])]
+    return bool(inner) and all(numbers_only(x, depth + 1) for x in inner)
+
+
 def _built_on_host(v: Val) -> bool:
     """Tensors a factory made on the host: one, or a tuple of them (an LSTM's `(h0, c0)`)."""
     if v.kind is Kind.SEQ and v.parts:
@@ -537,7 +547,12 @@ class Methods:
                 out = self.inline(node, fn, self.module_frame, recv)
                 if _built_on_host(out):
                     return out
-            return self.module_call(node, recv.with_(param_free=False), forward=False, evaluated=vals, method=name)
+            out = self.module_call(node, recv.with_(param_free=False), forward=False, evaluated=vals, method=name)
+            # `train_losses, test_losses = model.train_model(X, y)`: a method that hands back
+            # only plain numbers (lists of `loss.item()`) does so whatever it is given
+            # (what it returns is known from the standalone run: the first pass's, in the second)
+            returned = self.facts.forward_returns.get(fn) or (self.known.forward_returns.get(fn) if self.known else None)
+            return returned if returned is not None and numbers_only(returned) else out
         # model.encoder(x) / model.encode(x): the model's own weights do the work
         return self.module_call(node, recv.with_(param_free=False), forward=False, method=name)
 

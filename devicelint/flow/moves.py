@@ -9,6 +9,7 @@ from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, mid_parts
+from devicelint.flow import bindings
 from devicelint.flow.facts import LoaderMove, Move
 from devicelint.flow.nodes import expr_text, text_root, walk
 
@@ -132,7 +133,9 @@ class Moves:
             return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", arg.value)), arg.value
         if text is not None and naming.looks_like_dtype(text):
             return "dtype", ""
-        if text is not None and naming.looks_like_device_name(text):
+        if text is not None and naming.looks_like_device_name(text) and not (
+                isinstance(arg, cst.Name) and bindings.module_bindings(self).undefined(text)):
+            # (a name the file never binds is a NameError there, no device: unknown)
             return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, text)), text
         return None, text or "?"
 

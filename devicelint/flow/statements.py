@@ -11,7 +11,7 @@ from devicelint import limits
 from devicelint import naming
 from devicelint.names import dotted, source_of
 from devicelint.values import NDARRAY, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, on_device
-from devicelint.flow import containers, defaults
+from devicelint.flow import bindings, containers, defaults
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.state import State
 from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
@@ -78,6 +78,16 @@ _SMALL_STATEMENTS = {
     cst.Import: "_exec_import",
     cst.ImportFrom: "_exec_import",
 }
+
+
+def _count_item(target, v: Val) -> Val:
+    """`for batch_size, images, targets in loader`: an item of a loader's batch that the code
+    names as one count or size (singular: not `lengths`) is that number (a collate's
+    `len(batch)`), no host tensor that could meet the device."""
+    if v.kind is Kind.TENSOR and v.loader is not None and isinstance(target, cst.Name) \
+            and not target.value.lower().endswith("s") and naming.NUMBER_NAME.search(target.value):
+        return OTHER
+    return v
 
 
 class Statements:
@@ -214,6 +224,8 @@ class Statements:
     def exec_if(self, stmt: cst.If) -> None:
         self.eval(stmt.test)
         live = contexts.constant_test(self, stmt.test)
+        if live is None:  # `if RANDOM:` on `RANDOM = False`, bound once at the top of the file
+            live = bindings.constant_truth(self, stmt.test)
         if live is True:  # a flag every caller sets the same way: only that arm runs
             self.exec_suite(stmt.body)
             return
@@ -408,7 +420,7 @@ class Statements:
                 if isinstance(el, cst.StarredElement):
                     self.bind(el.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
                 else:
-                    self.bind(el.value, self.unpack(value, None if starred else (i, len(elements))))
+                    self.bind(el.value, _count_item(el.value, self.unpack(value, None if starred else (i, len(elements)))))
         elif isinstance(target, cst.Attribute):
             self.bind_attribute(target, value)
         elif isinstance(target, cst.Subscript):

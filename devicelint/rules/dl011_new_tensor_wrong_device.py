@@ -24,7 +24,9 @@ class NewTensorWrongDevice(Rule):
     all there (registered buffers and `nn.Parameter`s too: `.to()` moves them with the
     module). Not in a notebook or script that names no device and runs its own code: there
     no module is ever moved (a file of definitions may be imported by one that moves them,
-    so it is checked), nor in a class whose every use in the project is known to hand its
+    so it is checked; one whose `__main__` block runs it counts as a script when no other
+    file of the project uses its classes or functions and the project code it hands them to
+    never places anything), nor in a class whose every use in the project is known to hand its
     instances host tensors only (a demo's `one_hot(target)`). When the tensor meets the others inside a helper it is handed to
     (`extract(self.alphas, t, shape)` -> `a.gather(-1, t)`), the finding is at the call that
     hands it on, in the function that made it: the helper is right for its other callers.

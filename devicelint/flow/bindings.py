@@ -1,0 +1,107 @@
+"""Which names a file binds anywhere, and which module-level names are constants: read once
+per file, without running anything.
+
+A name the file never binds (no assignment, import, parameter, loop or `with` target, `def`,
+`class`, `global`) is undefined there: reading it fails with a NameError where it runs, so the
+line either never runs (a dead branch, a function nobody calls) or fails before any device
+matters. Either way its spelling (`device`) names no device: the interpreter does not guess one
+from it (other guesses by name, such as a loader's, stay: what the loop body does is still the
+author's pattern). A file with a star import may bind any name: nothing is undefined there.
+
+A module constant is a name bound once in the whole file, at the top level, to `True` or
+`False` (`RANDOM = False`, `DEBUG = True`): an `if` on it runs one arm only.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.flow.nodes import walk
+from devicelint.names import dotted
+
+
+def _target_names(target) -> list[str]:
+    if target is None:
+        return []
+    if isinstance(target, cst.Name):
+        return [target.value]
+    return [n.value for n in walk(target) if isinstance(n, cst.Name)]
+
+
+def _import_names(node) -> list[str]:
+    if isinstance(node.names, cst.ImportStar):
+        return ["*"]
+    out = []
+    for alias in node.names:
+        if alias.asname is not None:
+            out.extend(_target_names(alias.asname.name))
+        else:
+            out.append((dotted(alias.name) or "").split(".")[0])
+    return out
+
+
+def _bound_by(node) -> list[str]:
+    """The names one node binds (over-approximated: `x[i] = v` counts `x` and `i`)."""
+    if isinstance(node, cst.AssignTarget):
+        return _target_names(node.target)
+    if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+        return _target_names(node.target)
+    if isinstance(node, cst.AsName):
+        return _target_names(node.name)
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+        return [node.name.value]
+    if isinstance(node, (cst.Import, cst.ImportFrom)):
+        return _import_names(node)
+    if isinstance(node, (cst.Global, cst.Nonlocal)):
+        return [n.name.value for n in node.names]
+    if isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
+        return [node.name.value]
+    if isinstance(node, cst.MatchMapping) and node.rest is not None:
+        return [node.rest.value]
+    return []
+
+
+class Bindings:
+    def __init__(self, module: cst.Module) -> None:
+        self.counts: dict[str, int] = {}
+        for node in walk(module):
+            for name in _bound_by(node):
+                self.counts[name] = self.counts.get(name, 0) + 1
+        self.star = "*" in self.counts
+        self.constants = self._constants(module)
+
+    def undefined(self, name: str) -> bool:
+        """Is `name` bound nowhere in the file (and no star import could bind it)?"""
+        return not self.star and name not in self.counts
+
+    def _constants(self, module: cst.Module) -> dict[str, bool]:
+        out = {}
+        for stmt in module.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Name) and isinstance(small.value, cst.Name) \
+                        and small.value.value in ("True", "False"):
+                    name = small.targets[0].target.value
+                    if self.counts.get(name) == 1:
+                        out[name] = small.value.value == "True"
+        return out
+
+
+def module_bindings(interp) -> Bindings:
+    b = getattr(interp, "_bindings", None)
+    if b is None:
+        b = interp._bindings = Bindings(interp.module)
+    return b
+
+
+def constant_truth(interp, test) -> bool | None:
+    """The truth of `if NAME:` / `if not NAME:` on a module constant, or None."""
+    negate = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negate = test.expression, not negate
+    if not isinstance(test, cst.Name):
+        return None
+    value = module_bindings(interp).constants.get(test.value)
+    return None if value is None else value != negate
