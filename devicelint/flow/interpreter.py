@@ -161,7 +161,10 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, Api
             default = self.eval(p.default)
             if default.kind is not Kind.UNKNOWN and default.kind is not Kind.OTHER:
                 return default
-        return self.guess_by_name(name, scope=self.frame.func)
+        guess = self.guess_by_name(name, scope=self.frame.func)
+        if guess.kind is Kind.LOADER and self.file_hands_placing_collate():
+            return UNKNOWN  # the loaders handed in may be ones whose collate_fn moves each batch
+        return guess
 
     def txt_key(self, scope, text: str) -> tuple:
         """A device known only by its spelling (`inputs_embeds.device`): equal keys mean the

@@ -4,6 +4,8 @@ their collate functions; DataParallel/DDP wrappers."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from devicelint import crossfile
@@ -29,6 +31,11 @@ def _places_anything(fn) -> bool:
             if any(a.keyword is not None and a.keyword.value == "device" for a in n.args):
                 return True
     return False
+
+
+# Helpers named for moving what they are given to the device (`to_device(b)`, `move_to_cuda(x)`,
+# `send_batch_to_gpu(b)`): code we cannot see, but its name says where the batch goes.
+_DEVICE_MOVER = re.compile(r"^(to|move|send|put|copy|transfer)(_\w+)?_(device|cuda|gpu)$", re.IGNORECASE)
 
 
 # scikit-learn and matplotlib objects whose methods convert their inputs (kb.consumers).
@@ -298,6 +305,9 @@ class Library:
         if collate is not None and not self._host_collate(collate, self.kwarg_node(node, "collate_fn")):
             # its batches are what the collate function visibly places, the rest unknown (its sampler is not)
             return Val(Kind.LOADER, Dev.UNKNOWN, src=node, elem=self._collated(collate, self.kwarg_node(node, "collate_fn")))
+        if collate is None and any(a.star == "**" for a in node.args) and self.file_hands_placing_collate():
+            # `DataLoader(ds, bs, **kwargs)`: the collate_fn that moves each batch may come through kwargs
+            return Val(Kind.LOADER, Dev.UNKNOWN, src=node)
         pin = self.kwarg_node(node, "pin_memory")
         if any(a.star for a in node.args) or len([a for a in node.args if a.keyword is None]) > 7:
             pin_state = "set"  # **kwargs, or pin_memory given by position: we cannot tell
@@ -387,10 +397,35 @@ class Library:
             return False
         return not any(self._collate_places(fn) for fn in fns)
 
+    def file_hands_placing_collate(self) -> bool:
+        """Does this file (a notebook: all its cells) hand a `collate_fn=` that moves each batch
+        to the device (`return x.to(device), y.to(device)`, `return to_device(cf(b))`)? Then a
+        loader handed in as a parameter may yield device batches, whatever its name says."""
+        found = self.body_cache.get("placing_collate")
+        if found is None:
+            defs = {n.name.value: n for n in walk(self.module) if isinstance(n, cst.FunctionDef)}
+            found = self.body_cache["placing_collate"] = any(
+                self._collate_fn_places(a.value, defs)
+                for n in walk(self.module) if isinstance(n, cst.Call)
+                for a in n.args if a.keyword is not None and a.keyword.value == "collate_fn"
+            )
+        return found
+
+    def _collate_fn_places(self, value, defs: dict) -> bool:
+        if isinstance(value, cst.Lambda):
+            fn = value
+        elif isinstance(value, cst.Name) and value.value in defs:
+            fn = defs[value.value]
+        else:
+            return False
+        return self._collate_places(fn)
+
     def _collate_places(self, fn) -> bool:
         if _places_anything(fn):
             return True
         for n in walk(fn):
+            if isinstance(n, cst.Call) and _DEVICE_MOVER.match((dotted(n.func) or "").rsplit(".", 1)[-1]):
+                return True  # `return to_device(cf(b))`, the helper of a star import
             if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and self.module_frame is not None:
                 callee = self.module_frame.state.vars.get(n.func.value)
                 if callee is not None and callee.kind is Kind.FUNC and _places_anything(callee.ref[0]):

@@ -106,10 +106,10 @@ class Models:
 
     def _builder_caller(self):
         """{the function} this frame was inlined into, when it is one (a factory called from
-        `main`): the set a model's movers must equal for the build to be on the host; None
-        at an entry point."""
+        `main`, or from the module's top level: `net = make_net()` ... `net = make_net().to(device)`):
+        the set a model's movers must equal for the build to be on the host; None at an entry point."""
         parent = self.host.frame.parent
-        return {parent.func} if parent is not None and parent.func is not None else None
+        return {parent.func} if parent is not None else None
 
     def proven_module(self, candidate: Val) -> Val:
         """A value from code we cannot see (`mid` set) that usage proves to be an nn.Module:
