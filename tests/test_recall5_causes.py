@@ -122,3 +122,122 @@ def run(dataset, model):
         model(x)
 '''
     assert _found(src, ["DL019"]) == set()
+
+
+# --- DL001 / DL002: calls that run a module on the inputs they are handed ---
+
+# The MNIST example with TensorBoard as course labs write it: the model is moved, one batch
+# is drawn for the image grid and the graph, and `writer.add_graph(model, images)` traces the
+# model on that batch, still on the host.
+_TENSORBOARD_GRAPH = '''
+import argparse
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+from torch.utils.tensorboard import SummaryWriter
+from torchvision import datasets, transforms
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 32, 3, 1)
+        self.fc = nn.Linear(32 * 26 * 26, 10)
+
+    def forward(self, x):
+        x = F.relu(self.conv1(x))
+        return F.log_softmax(self.fc(torch.flatten(x, 1)), dim=1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--batch-size', type=int, default=64)
+    parser.add_argument('--no-cuda', action='store_true', default=False)
+    args = parser.parse_args()
+    device = torch.device("cuda" if not args.no_cuda and torch.cuda.is_available() else "cpu")
+    tf = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.1307,), (0.3081,))])
+    train_loader = torch.utils.data.DataLoader(datasets.MNIST('../data', train=True, download=True, transform=tf),
+                                               batch_size=args.batch_size, pin_memory=True)
+    model = Net().to(device)
+    writer = SummaryWriter('logs/mnist')
+    dataiter = iter(train_loader)
+    images, labels = next(dataiter)
+    MOVE
+    writer.add_image('mnist_images', torchvision.utils.make_grid(images))
+    writer.add_graph(model, images)  MARK
+    for data, target in train_loader:
+        data, target = data.to(device), target.to(device)
+        loss = F.nll_loss(model(data), target)
+        writer.add_scalar('loss', loss.item())
+    writer.close()
+'''
+
+
+def test_tensorboard_graph_of_a_host_batch():
+    src = _TENSORBOARD_GRAPH.replace("MOVE", "").replace("MARK", "# <- DL002")
+    assert _found(src, ["DL001", "DL002"]) == _marked(src)
+
+
+def test_tensorboard_graph_of_a_moved_batch_is_clean():
+    src = _TENSORBOARD_GRAPH.replace("MOVE", "images = images.to(device)").replace("MARK", "")
+    assert _found(src, ["DL001", "DL002", "DL011"]) == set()
+
+
+# An export script: a checkpoint loaded into a model, an example batch drawn from the
+# validation loader, then traced and exported to ONNX.
+_EXPORT = '''
+import argparse
+
+import torch
+import torchvision
+from torch.utils.data import DataLoader
+from torchvision import datasets, transforms
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--checkpoint", default="resnet18.pth")
+    parser.add_argument("--data", default="data/val")
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+    model = torchvision.models.resnet18(num_classes=10)
+    model.load_state_dict(torch.load(args.checkpoint, map_location=device))
+    MODEL_MOVE
+    model.eval()
+
+    val = datasets.ImageFolder(args.data, transform=transforms.Compose([transforms.Resize(224), transforms.ToTensor()]))
+    loader = DataLoader(val, batch_size=1, pin_memory=True)
+    example, _ = next(iter(loader))
+    EXAMPLE_MOVE
+    traced = torch.jit.trace(model, example)  MARK_TRACE
+    traced.save("resnet18_traced.pt")
+    torch.onnx.export(model, (example,), "resnet18.onnx", input_names=["image"])  MARK_EXPORT
+'''
+
+
+def _export(model_move: str, example_move: str, code: str | None) -> str:
+    mark = f"# <- {code}" if code else ""
+    return (_EXPORT.replace("MODEL_MOVE", model_move).replace("EXAMPLE_MOVE", example_move)
+            .replace("MARK_TRACE", mark).replace("MARK_EXPORT", mark))
+
+
+def test_trace_and_export_of_a_moved_model_on_a_host_batch():
+    src = _export("model.to(device)", "", "DL002")
+    assert _found(src, ["DL001", "DL002"]) == _marked(src)
+
+
+def test_trace_and_export_of_a_host_model_on_a_moved_batch():
+    src = _export("", "example = example.to(device)", "DL001")
+    assert _found(src, ["DL001", "DL002"]) == _marked(src)
+
+
+@pytest.mark.parametrize("model_move, example_move", [
+    ("model.to(device)", "example = example.to(device)"),  # both on the device
+    ("", ""),  # both on the host: an export on the CPU
+])
+def test_trace_and_export_where_model_and_batch_agree_is_clean(model_move, example_move):
+    src = _export(model_move, example_move, None)
+    assert _found(src, ["DL001", "DL002", "DL011"]) == set()
