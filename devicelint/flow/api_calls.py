@@ -350,6 +350,9 @@ class ApiCalls:
         if parts[1:2] == ["distributed"] and parts[-1] in kb.distributed.COLLECTIVES:
             self._collective(node, pos, kw)
         if q in kb.torch_core.TRACING_FUNCTIONS:
+            spec = kb.torch_core.MODULE_RUNNERS.get(q)
+            if spec is not None:
+                self.run_module_on_inputs(node, spec, pos, kw)
             return UNKNOWN
         if q.startswith(kb.torch_core.ESCAPING_TORCH_PREFIXES) or parts[-1] in kb.distributed.WRAPPERS:
             self.escape(pos + list(kw.values()))

@@ -340,6 +340,24 @@ class Calls:
             return Val(Kind.TENSOR, on_module=True)
         return None
 
+    def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict) -> bool:
+        """`torch.jit.trace(model, x)`, `writer.add_graph(model, images)`: the call runs the
+        module it is handed on the inputs it is handed, where both are, as `model(x)` would
+        (kb.torch_core.MODULE_RUNNERS). False when either is not told plainly (`**options`, a
+        value that is no module)."""
+        at, name, inputs_at, inputs_name = spec
+        model = pos[at] if len(pos) > at else kw.get(name)
+        inputs = pos[inputs_at] if len(pos) > inputs_at else kw.get(inputs_name)
+        if model is None or inputs is None or "**" in kw or model.kind is not Kind.MODULE:
+            return False
+        # a tuple of inputs is the positional arguments the module is called with
+        args = list(inputs.parts) if inputs.kind is Kind.SEQ and inputs.parts else [inputs]
+        self.facts.module_calls.append(ModuleCall(node, model, args, node))
+        operands = _module_operands(model, args, [])
+        if len(operands) >= 2:
+            self.record_mix(node, operands)
+        return True
+
     def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated=None,
                     method: str | None = None) -> Val:
         args, exempt = self._module_inputs(node, model, forward, evaluated)

@@ -105,6 +105,7 @@ _EVALUATED_ARGUMENTS = {
     "graph_dataset": "_graph_dataset",
     "graph": "_graph",
     "collate": "_collate",
+    "graph_writer": "_library_object",
 }
 
 
@@ -202,6 +203,10 @@ class Library:
     def _collate(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
         return Val(Kind.OTHER, ref="collate")
 
+    @staticmethod
+    def _library_object(node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
+        return Val(Kind.OBJECT, ref=lib)
+
     def _vision_call(self, node: cst.Call, lib: str, q: str, pos: list, kw: dict) -> Val:
         """torchvision's transforms and image datasets: what a transform makes of an image,
         and where a dataset's items are (on the host, unless a transform may place them)."""
@@ -232,6 +237,11 @@ class Library:
         pos, kw = self.args(node)
         if lib in _CONSUMER_KINDS:
             return self._consumer_method(node, lib, method, pos, kw)
+        if lib in kb.torch_core.OBJECT_MODULE_RUNNERS:
+            spec = kb.torch_core.OBJECT_MODULE_RUNNERS[lib].get(method)
+            if spec is None or not self.run_module_on_inputs(node, spec, pos, kw):
+                self.escape(pos + list(kw.values()))
+            return UNKNOWN
         if lib == "text_pipeline" or lib == "to_pil":
             return OTHER if method == "__call__" else UNKNOWN
         if lib == "to_tensor":

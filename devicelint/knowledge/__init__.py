@@ -83,7 +83,8 @@ _COMPILED = tuple((re.compile(p + r"$"), kind) for table in _CALL_TABLES for p, 
 _CACHE: dict = {}
 
 # Library-object kinds the interpreter keeps as objects (Val.ref of a Kind.OBJECT value).
-OBJECT_KINDS = {"pipeline", "text_pipeline", "encoder", "to_pil", "to_tensor", "estimator", "axes", "figure"}
+OBJECT_KINDS = {"pipeline", "text_pipeline", "encoder", "to_pil", "to_tensor", "estimator", "axes", "figure",
+                "graph_writer"}
 # Kinds whose `.to()` moves the object in place and returns it.
 _IN_PLACE_KINDS = {"pipeline", "encoder", "graph"}
 

@@ -172,10 +172,25 @@ TENSOR_ONLY_METHODS = frozenset({
 NUMBER_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size", "item", "tolist"})
 
 # `torch.hub.load(...)` builds a model on the host (knowledge.calls).
-CALL_ROOTS = ("torch.hub",)
+CALL_ROOTS = ("torch.hub", "torch.utils.tensorboard")
 CALL_KINDS = (
     (r"torch\.hub\.load", "module"),
+    (r"torch\.utils\.tensorboard(\.writer)?\.SummaryWriter", "graph_writer"),
 )
+
+# Calls that run a module they are handed on example inputs they are handed, where both are
+# (they trace or export it; nothing is moved): the inputs meet the module as in `model(x)`.
+# qualified name -> (model position, its keyword, inputs position, their keyword)
+MODULE_RUNNERS = {
+    "torch.jit.trace": (0, "func", 1, "example_inputs"),
+    "torch.onnx.export": (0, "model", 1, "args"),
+    "torch.export.export": (0, "mod", 1, "args"),
+}
+# ...and the methods of library objects that do the same, by the object's kind (a
+# `SummaryWriter`'s `add_graph(model, input_to_model)` traces the model on the input).
+OBJECT_MODULE_RUNNERS = {
+    "graph_writer": {"add_graph": (0, "model", 1, "input_to_model")},
+}
 
 # The one-name model builders the cross-file summaries know (project.py): a host model.
 MODEL_BUILDERS = frozenset({"torch.hub.load"})

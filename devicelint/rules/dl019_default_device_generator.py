@@ -4,6 +4,7 @@ from devicelint import knowledge as kb
 from devicelint.names import child_bodies, dotted
 from devicelint.rules.base import Report, Rule
 from devicelint.flow.nodes import find, is_string, keyword_value
+from devicelint.flow.splat import splat_keywords
 
 _ERROR = "Expected a '{}' device type for generator but found 'cpu'"
 
@@ -165,7 +166,7 @@ with torch.device("cuda"):
         seen = set()
         for call, scope in facts.random_splits:
             where = _where(default, ctx, scope)
-            if where and id(call) not in seen and not _has_generator(call, 2):
+            if where and id(call) not in seen and not _has_generator(ctx.module, call, 2):
                 seen.add(id(call))
                 yield Report(call, f"`random_split` uses the host default generator while the default device is "
                                    f"{where[1]}: it raises \"{_ERROR.format(where[0])}\"; pass "
@@ -309,10 +310,16 @@ def _setter_device(ctx, call: cst.Call):
     return _accel_device(ctx, arg) if q in kb.torch_core.DEFAULT_DEVICE_SETTERS else _tensor_type_device(ctx, arg)
 
 
-def _has_generator(call: cst.Call, position: int | None) -> bool:
-    """`generator=` given (by keyword, by its position, or maybe through `**kwargs`)."""
-    if any(a.star for a in call.args) or keyword_value(call, "generator") is not None:
+def _has_generator(module, call: cst.Call, position: int | None) -> bool:
+    """`generator=` given (by keyword, by its position, or maybe through `**kwargs`: unless
+    the splat is a dict of this file whose keys are known, as in `kwargs = {'num_workers': 1,
+    'pin_memory': True} if use_cuda else {}`)."""
+    if keyword_value(call, "generator") is not None:
         return True
+    if any(a.star for a in call.args):
+        keys = splat_keywords(module, call)
+        if keys is None or "generator" in keys:
+            return True
     return position is not None and len([a for a in call.args if a.keyword is None]) > position
 
 
@@ -340,7 +347,9 @@ def _host_generator(ctx, loader: cst.Call) -> str | None:
     """How a DataLoader(...) call shuffles with a host generator ("shuffles", "samples with
     `RandomSampler`"), or None when it does not or we cannot tell."""
     q = ctx.imports.qualname(loader.func)
-    if q not in kb.data.DATALOADERS and q not in kb.pyg.TORCH_LOADER_SUBCLASSES or _has_generator(loader, None):
+    if q not in kb.data.DATALOADERS and q not in kb.pyg.TORCH_LOADER_SUBCLASSES:
+        return None
+    if _has_generator(ctx.module, loader, None):
         return None
     if keyword_value(loader, "batch_sampler") is not None:
         return None
@@ -351,7 +360,7 @@ def _host_generator(ctx, loader: cst.Call) -> str | None:
         if q not in kb.data.HOST_GENERATOR_SAMPLERS or _is_false(keyword_value(call, "shuffle")):
             return None
         takes = kb.data.HOST_GENERATOR_SAMPLERS[q]
-        if takes is not None and _has_generator(call, None):
+        if takes is not None and _has_generator(ctx.module, call, None):
             return None
         return f"samples with `{q.rsplit('.', 1)[-1]}`"
     positional = [a for a in loader.args if a.keyword is None]
