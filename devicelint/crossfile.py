@@ -100,9 +100,11 @@ def call(interp, node, sym) -> Val | None:
     if sym[0] == "class":
         try:
             facts = view.class_facts(sym[1], sym[2])
-            if facts is None or not (facts["module"] or facts["dataset"]):
-                return None
         except _DAMAGE:
+            return None
+        if facts is not None and facts["iterates"]:
+            _note_iterated_loaders(interp, node, facts)
+        if facts is None or not (facts["module"] or facts["dataset"]):
             return None
         return _class_call(interp, node, sym, facts)
     if sym[0] != "function":
@@ -118,6 +120,21 @@ def call(interp, node, sym) -> Val | None:
     return _function_call(interp, node, sym, fn, fact, params, kwonly, pure)
 
 
+def _note_iterated_loaders(interp, node, facts) -> None:
+    """`Trainer(net, optimizer, dataloader, args)`, a project class whose methods iterate what
+    it keeps of that argument: the loader is iterated (DL019 asks where). Only a loader named
+    by a variable is looked up, without evaluating the arguments (the caller does that)."""
+    params = facts["init_params"] or []
+    for i, a in enumerate(node.args):
+        if a.star:
+            return  # `*args` shifts the positions: which parameter gets what is unknown
+        param = a.keyword.value if a.keyword is not None else params[i] if i < len(params) else None
+        if param in facts["iterates"] and isinstance(a.value, cst.Name):
+            v = interp.frame.lookup(a.value.value)
+            if v is not None and v.kind is Kind.LOADER:
+                interp.note_loader_iteration(node, v)
+
+
 def _class_call(interp, node, sym, facts) -> Val:
     """An instance of a project class that is an `nn.Module` or a Dataset."""
     pos, kw = interp.args(node)
@@ -125,7 +142,7 @@ def _class_call(interp, node, sym, facts) -> Val:
     if facts["module"]:
         if facts["framework"] or facts["self_moves"] or any(v.kind is Kind.DEVICE for v in given) or "**" in kw:
             return Val(Kind.MODULE, name=sym[2])
-        if not facts["has_params"]:
+        if not facts["has_params"] and not any(_host_model(v) for v in given):
             return Val(Kind.MODULE, param_free=True, name=sym[2])
         return interp.models.new_model(node, built=True, name=sym[2])
     if facts["any_move"] or any(v.kind is Kind.DEVICE or v.dev is Dev.ACCEL for v in given):
@@ -133,6 +150,14 @@ def _class_call(interp, node, sym, facts) -> Val:
         item = None if host_told or "**" in kw else item_of_summary(facts.get("item"))
         return Val(Kind.DATASET, Dev.UNKNOWN, elem=item)
     return Val(Kind.DATASET, Dev.CPU)
+
+
+def _host_model(v: Val) -> bool:
+    """A model of this file still on the host, handed to a module class whose summary shows
+    no weights of its own (`FasterRCNN(backbone=backbone)` keeps it as `self.backbone` through
+    `super().__init__`): the instance holds that model's weights, on the host too."""
+    return v.kind is Kind.MODULE and v.mid is not None and v.dev is Dev.CPU and not v.param_free \
+        and v.moved_at is None
 
 
 def item_of_summary(desc) -> Val | None:

@@ -459,7 +459,8 @@ class FileView:
                 opaque = True
         facts = {"module": module, "dataset": dataset, "framework": framework, "self_moves": self_moves,
                  "any_move": any_move, "has_params": module and (inherits or c["state"]), "opaque": opaque,
-                 "item": c.get("item")}  # its own __getitem__'s placed positions (an inherited one: unknown)
+                 "item": c.get("item"),  # its own __getitem__'s placed positions (an inherited one: unknown)
+                 "init_params": c.get("init_params"), "iterates": c.get("iterates", [])}
         self._classes[key] = facts
         return facts
 

@@ -38,7 +38,7 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 13  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold; 13: instances held only to be called (`called`)
+VERSION = 14  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold; 13: instances held only to be called (`called`); 14: the constructor parameters a class iterates
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults",
         "called"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
@@ -400,7 +400,39 @@ def _class(cls: ast.ClassDef) -> dict:
         ) and _stateful(n.value):
             state = True
     return {"bases": [dotted(b) or "?" for b in cls.bases], "self_moves": moves, "state": state,
-            "any_move": any_move}
+            "any_move": any_move, **_iterated_init_params(cls)}
+
+
+_ITERATING_WRAPPERS = frozenset({"iter", "enumerate", "tqdm", "zip"})
+
+
+def _iterated_init_params(cls: ast.ClassDef) -> dict:
+    """{"init_params": its own `__init__`'s parameters after self, "iterates": those of them it
+    keeps as `self.x = param` that a method iterates (`iter(self.x)`, `for b in self.x`,
+    `enumerate(tqdm(self.x))`): a Trainer class handed a DataLoader draws its batches (DL019
+    reads where). Nothing when the class has no `__init__` of its own (an inherited one is
+    not read)."""
+    init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    if init is None:
+        return {}
+    params = [a.arg for a in init.args.posonlyargs + init.args.args][1:] + [a.arg for a in init.args.kwonlyargs]
+    kept = {}
+    for n in _walk(init):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in params:
+            for t in n.targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    kept[t.attr] = n.value.id
+    iterated = set()
+    for n in _walk(cls):
+        over = n.iter if isinstance(n, (ast.For, ast.comprehension)) else None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "iter" and n.args:
+            over = n.args[0]
+        while isinstance(over, ast.Call) and (dotted(over.func) or "").rsplit(".", 1)[-1] in _ITERATING_WRAPPERS \
+                and over.args:
+            over = over.args[0]
+        if isinstance(over, ast.Attribute) and isinstance(over.value, ast.Name) and over.value.id == "self":
+            iterated.add(over.attr)
+    return {"init_params": params, "iterates": sorted({kept[a] for a in iterated if a in kept})}
 
 
 def _to_places(call: ast.Call) -> bool:

@@ -512,13 +512,15 @@ class ApiCalls:
     def _parameters_owner(self, v: Val | None):
         """(model, its name) for a list of one host model's parameters made before
         (`params = [p for p in model.parameters() if p.requires_grad]`, the torchvision
-        references' shape): its tensors remember whose they are, and the one name of this
+        references' shape): its tensors remember whose they are, and the first name of this
         function bound to that model gives it; None otherwise."""
         elem = v.elem if v is not None and v.kind is Kind.SEQ else None
         if elem is None or elem.kind is not Kind.TENSOR or elem.mid is None:
             return None
         named = [(k, m) for k, m in self.frame.state.vars.items() if m.mid is elem.mid and m.kind is not Kind.TENSOR]
-        return named[0][::-1] if len(named) == 1 else None
+        # aliases of one model (`model_without_ddp = model`, the torchvision references) name
+        # the same identity: the first binding names it (the load checks it still holds it)
+        return named[0][::-1] if named else None
 
     def host_model_moved_later(self, v: Val | None) -> bool:
         """A model of this file on the host at this point that this file moves to the accelerator

@@ -228,7 +228,14 @@ def _own_tensors(recv: Val, name: str) -> Val:
     if this code path moved it there; a model built here and not moved yet has them on the
     host, and they remember whose."""
     host = recv.dev is Dev.CPU and recv.mid is not None and not recv.param_free
+    # a model of this file whose place is unknown only because code we cannot see is handed it
+    # somewhere (`evaluate(model, ...)` after the resume), not moved on this path: its
+    # parameters still remember whose, so an optimizer built from a list of them
+    # (`params = [p for p in model.parameters() if ...]`) knows its model (DL018 decides)
+    unplaced = recv.dev is Dev.UNKNOWN and recv.moved_at is None and recv.mid is not None \
+        and not recv.param_free and recv.kind is Kind.MODULE
     t = Val(Kind.TENSOR, Dev.CPU, mid=recv.mid, name=recv.name) if host else \
+        Val(Kind.TENSOR, Dev.UNKNOWN, mid=recv.mid, name=recv.name) if unplaced else \
         Val(Kind.TENSOR, recv.dev if recv.moved_at is not None else Dev.UNKNOWN, key=recv.key)
     if name == "state_dict":
         return Val(Kind.MAPPING, elem=t)

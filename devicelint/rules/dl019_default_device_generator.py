@@ -16,7 +16,9 @@ class DefaultDeviceGenerator(Rule):
     Flags the `DataLoader(...)` call of a shuffling loader (`shuffle=True`, or a
     `RandomSampler` / `DistributedSampler` as its sampler) built without `generator=`, once
     however often it is iterated, when a `for` over it or an `iter(...)` of it runs where the
-    default device is an accelerator (the message names the first such line); and every
+    default device is an accelerator (the message names the first such line), or it is handed
+    to a class of another project file that keeps it and iterates it (`Trainer(net, optimizer,
+    loader, args)` whose `train()` calls `iter(self.dataloader)`); and every
     `random_split(...)` without `generator=` that runs there. The default device is an
     accelerator where the file calls `torch.set_default_device("cuda")` (or the legacy
     `torch.set_default_tensor_type("torch.cuda.FloatTensor")`) and never sets another
