@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -53,6 +54,26 @@ def selection(cfg: Config, select=(), extend_select=(), ignore=()) -> tuple:
     return chosen, list(cfg.ignore) + list(ignore)
 
 
+# Every way TOML can spell a `tool.devicelint` table has "tool" before "devicelint" on one
+# line (`[tool.devicelint]`, `[ tool . "devicelint" ]`, `tool.devicelint.select = ...`,
+# `tool = {devicelint = ...}`: headers, dotted keys and inline tables do not span lines), or
+# has a `[tool]` table whose key it is (`devicelint = {...}`, `devicelint.select = ...`), or
+# spells a key with escapes (`"\u0074ool"`).
+_TOOL_THEN_US = re.compile(rb"tool[^\r\n]*devicelint")
+_TOOL_HEADER = re.compile(rb"^[ \t]*\[[ \t]*(?:tool|\"tool\"|'tool')[ \t]*\]", re.MULTILINE)
+
+
+def _may_hold_our_table(raw: bytes) -> bool:
+    """Whether a pyproject.toml may hold [tool.devicelint], by its text: only then is it
+    parsed. Most never spell "devicelint"; many that do only list it (a dependency, a
+    script), and tomllib's import and parse are about a twentieth of a cold one-file lint
+    (issue 21, "One file, fast")."""
+    if b"devicelint" not in raw:
+        return False
+    return (_TOOL_THEN_US.search(raw) is not None or _TOOL_HEADER.search(raw) is not None
+            or b"\\u" in raw or b"\\U" in raw)
+
+
 def find_pyproject(start: str) -> str | None:
     """The closest pyproject.toml, upwards from `start`, that has a [tool.devicelint] table."""
     here = os.path.abspath(start)
@@ -64,8 +85,7 @@ def find_pyproject(start: str) -> str | None:
             try:
                 with open(candidate, "rb") as f:
                     raw = f.read()
-                # a file that never spells "devicelint" holds no [tool.devicelint]: not parsed
-                if b"devicelint" in raw and "devicelint" in _toml().loads(raw.decode("utf-8")).get("tool", {}):
+                if _may_hold_our_table(raw) and "devicelint" in _toml().loads(raw.decode("utf-8")).get("tool", {}):
                     return candidate
             except OSError:
                 pass

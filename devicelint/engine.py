@@ -16,9 +16,9 @@ from devicelint import limits
 from devicelint import rules as registry
 from devicelint.findings import Finding, meta as _meta
 from devicelint.flow import Facts, infer
-from devicelint.flow.nodes import indexed
+from devicelint.flow.nodes import current_index, indexed
 from devicelint.names import Imports
-from devicelint.positions import positions
+from devicelint.positions import LazyRanges
 from devicelint.source import meta as _meta
 from devicelint.source import read_source  # noqa: F401  (engine.read_source: the API of old)
 from devicelint.suppress import Suppressions
@@ -79,7 +79,10 @@ class Context:
 
     def position(self, node):
         if self._positions is None:
-            self._positions = (self._reuse.positions if self._reuse is not None else positions)(self.module)
+            if self._reuse is not None:
+                self._positions = self._reuse.positions(self.module)
+            else:  # only the statements holding what is asked about are code-generated
+                self._positions = LazyRanges(self.module, self.source, current_index())
         return self._positions.get(node)
 
     def line(self, node) -> int:

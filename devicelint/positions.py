@@ -96,3 +96,106 @@ def positions(module: cst.Module):
         except (AttributeError, TypeError):  # internals that moved: the slow, public way
             pass
     return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+class LazyRanges:
+    """positions(module)'s ranges, worked out one top-level statement at a time: only the
+    statements holding a node that is asked about are code-generated (a file's findings lie
+    in a few of them; the whole module's code generation was about a twentieth of a cold
+    one-file run). A statement's own code generation, started at line 1, gives its nodes'
+    ranges relative to its first line, and a top-level statement starts a line (column 0):
+    its first line is found where that code begins a line of the source, exactly once. A
+    node outside every statement (the module, its header and footer lines, a node the
+    module index does not hold), a statement whose code is not found once, or a LibCST
+    whose internals moved: the whole module, as positions() does it."""
+
+    __slots__ = ("_module", "_source", "_text", "_index", "_parts", "_done", "_whole")
+
+    def __init__(self, module: cst.Module, source: bytes, index=None) -> None:
+        self._module, self._source, self._text = module, source, None
+        # the module index of the file (flow.nodes.indexed), taken now: a deferred fix may
+        # ask for a position after the file's index is gone
+        self._index = index
+        self._parts: list = []  # (the statement's raw pairs, its first line - 1)
+        self._done: set = set()  # id() of the statements code-generated
+        self._whole = None  # positions(module), once anything needed it
+
+    def get(self, node, default=None):
+        if self._whole is None:
+            found = self._find(node)
+            if found is not None:
+                return found
+            stmt = self._statement_of(node)
+            if stmt is not None and id(stmt) not in self._done and self._add(stmt):
+                found = self._find(node)
+                if found is not None:
+                    return found
+            # outside every statement, or a statement whose place is not known for sure
+            self._whole = positions(self._module)
+        return self._whole.get(node, default)
+
+    def _find(self, node):
+        for raw, shift in self._parts:
+            found = raw.get(node)
+            if found is not None:
+                (line, column), (end_line, end_column) = found
+                return CodeRange(CodePosition(line + shift, column), CodePosition(end_line + shift, end_column))
+        return None
+
+    def _add(self, stmt) -> bool:
+        """Code-generate `stmt` alone; False when that cannot place it."""
+        part = self._generate(stmt) if PositionProvidingCodegenState is not None else None
+        if part is None:
+            return False
+        self._parts.append(part)
+        self._done.add(id(stmt))
+        return True
+
+    def _statement_of(self, node):
+        index = self._index
+        at = index.span(node) if index is not None else None
+        if at is None:
+            return None
+        for stmt in self._module.body:
+            span = index.span(stmt)
+            if span is not None and span[0] <= at[0] < span[1]:
+                return stmt
+        return None
+
+    def _generate(self, stmt):
+        """(raw pairs of `stmt`'s nodes, lines before its first), or None when its place in
+        the source is not known for sure."""
+        module = self._module
+        try:
+            provider = PositionProvider()
+            state = _PairsState(default_indent=module.default_indent, default_newline=module.default_newline,
+                                provider=provider)
+            stmt._codegen(state)
+        except (AttributeError, TypeError):  # internals that moved
+            return None
+        if self._text is None:
+            self._text = self._source.decode(module.encoding, errors="replace")
+        code = "".join(state.tokens)
+        if stmt is module.body[-1] and not module.has_trailing_newline and not module.footer:
+            # the module drops the last newline it generates: a file whose last line has none
+            code = code[:-len(module.default_newline)] if code.endswith(module.default_newline) else code
+        start = _line_start_of(self._text, code)
+        if start is None:
+            return None
+        before = self._text[:start]
+        # LibCST counts "\r\n", "\r" and "\n" as one line break each (NEWLINE_RE)
+        return provider._computed, before.count("\n") + before.count("\r") - before.count("\r\n")
+
+
+def _line_start_of(text: str, code: str):
+    """The one offset at which `code` begins a line of `text`; None when it begins none or
+    several (two statements spelled alike: which one is which, only the whole module tells)."""
+    found = None
+    i = text.find(code) if code else -1
+    while i != -1:
+        if i == 0 or (text[i - 1] == "\n" or (text[i - 1] == "\r" and text[i] != "\n")):
+            if found is not None:
+                return None
+            found = i
+        i = text.find(code, i + 1)
+    return found

@@ -123,6 +123,77 @@ def test_positions_match_libcsts_provider():
         assert got.get(node) == expected.get(node)
 
 
+# Sources where a statement's place is easy to get wrong: a header comment and blank lines
+# before it, decorators, a block's trailing comment (LibCST's footer of that block), "\r\n"
+# and lone "\r" line ends, a last line without its newline, tabs, two statements spelled
+# alike (only the whole module tells which is which), a statement at the file's first byte.
+_PLACES = [
+    TRAIN,
+    "# a header\n\n\n@torch.no_grad()\n# between\n@staticmethod\ndef f(x):\n    return x.cuda()\n"
+    "    # a trailing comment of the block\n\n# before g\ndef g():\n\tpass\n",
+    TRAIN.replace("\n", "\r\n"),
+    "import torch\r\nx = torch.zeros(3)\ry = x.cuda()\r\nz = (1 +\r\n     2)\r\n",
+    "import torch\nmodel.cuda()\nx = 1\nmodel.cuda()\nmodel.cuda()",
+    "x = torch.ones(2).cuda()",
+]
+
+
+@pytest.mark.parametrize("source", _PLACES)
+def test_lazy_positions_match_libcsts_provider_and_generate_only_the_statement_asked(source):
+    """Context.position code-generates only the top-level statements holding the nodes asked
+    about (LazyRanges), with the provider's ranges, asked in any order."""
+    import random
+
+    from libcst.metadata import MetadataWrapper, PositionProvider
+    from devicelint.positions import LazyRanges
+
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    every = list(nodes._walk(module))
+    with nodes.indexed(module):
+        index = nodes.current_index()
+        for seed in range(3):
+            lazy = LazyRanges(module, source.encode(), index)
+            order = every[:]
+            random.Random(seed).shuffle(order)
+            for node in order:
+                assert lazy.get(node) == expected.get(node), (type(node).__name__, seed)
+            assert lazy.get(cst.Name("elsewhere")) is None
+        # one node: its statement alone, unless it is spelled like another statement
+        for i, stmt in enumerate(module.body):
+            lazy = LazyRanges(module, source.encode(), index)
+            leaf = list(nodes._walk(stmt))[-1]
+            assert lazy.get(leaf) == expected.get(leaf)
+            twins = [s for s in module.body if module.code_for_node(s) == module.code_for_node(stmt)]
+            assert (lazy._whole is None) == (len(twins) == 1), i
+            assert len(lazy._parts) == (1 if len(twins) == 1 else 0)
+
+
+def test_a_lint_code_generates_only_the_statements_of_its_findings(monkeypatch):
+    """A cold lint of a training script places its findings without the code generation of
+    the whole module (LibCST's PositionProvider way), with the same findings as that way."""
+    from devicelint import positions as positions_module
+
+    whole = []
+    real = positions_module.positions
+    monkeypatch.setattr(positions_module, "positions", lambda m: whole.append(m) or real(m))
+    bad = TRAIN.replace('x, y = batch["x"].to(device), batch["y"].to(device)', 'x, y = batch["x"], batch["y"]')
+    bad += "\nmodel.cuda()\n"
+    found = engine.lint_source(bad, "train.py")
+    assert [(f.code, f.line) for f in found] == [("DL002", 22), ("DL007", 37)] and whole == []
+    assert found[1].fix["edits"][0]["line"] == 37  # the fix is placed by the same positions
+
+    class Whole:  # the editor's way: positions of the whole module, from its own parser
+        def parse(self, source):
+            return engine.parse_module(source)
+
+        def positions(self, module):
+            return real(module)
+
+    assert engine.analyse(bad, "train.py", reuse=Whole())[0] and \
+        [f for f, _ in engine.analyse(bad, "train.py", reuse=Whole())[0]] == found
+
+
 def test_freezing_trees_keeps_findings_and_unfreezes_them(monkeypatch):
     bad = TRAIN.replace("model = Net().to(args.device)", "model = Net()")
     before = engine.lint_source(bad, "train.py")

@@ -160,3 +160,43 @@ def test_the_command_ends_without_the_interpreters_teardown(tmp_path):
     assert any(f["code"] == "DL007" for f in json.loads(done.stdout))
     pooled = run("import concurrent.futures.process\n")
     assert pooled.returncode == 1 and "teardown" in pooled.stderr and pooled.stdout == done.stdout
+
+
+def test_a_pyproject_that_only_lists_devicelint_is_not_parsed(tmp_path):
+    """A project that lists devicelint (a dependency, a script, a comment) without our table:
+    no TOML parser is imported; every spelling TOML has for [tool.devicelint] is still found."""
+    import subprocess
+    import sys
+
+    from devicelint import config
+
+    listed = ('[project]\nname = "mlp"\ndependencies = ["torch"]\n\n[project.optional-dependencies]\n'
+              'dev = ["devicelint>=0.1", "pytest"]  # devicelint checks the training scripts\n\n'
+              '[project.scripts]\ndevicelint-all = "mlp.tools:lint"\n\n'
+              '[tool.poetry.group.dev.dependencies]\ndevicelint = "^0.1"\n\n[tool.black]\nline-length = 100\n')
+    (tmp_path / "pyproject.toml").write_text(listed)
+    (tmp_path / "train.py").write_text(SCRIPT)
+    code = ("import sys\nfrom devicelint import config\n"
+            "print(config.find_pyproject('train.py'), 'tomllib' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.stdout.split() == ["None", "False"], done.stdout + done.stderr
+    tables = [
+        '[tool.devicelint]\nignore = ["DL007"]\n',
+        '[ tool . "devicelint" ]\nignore = ["DL007"]\n',
+        "['tool'.devicelint.per-file-ignores]\n\"a.py\" = [\"DL007\"]\n",
+        '[tool]\ndevicelint = { ignore = ["DL007"] }\n',
+        '[ "tool" ]  # ours\ndevicelint.ignore = ["DL007"]\n',
+        'tool.devicelint.ignore = ["DL007"]\n',
+        'tool = { devicelint = { ignore = ["DL007"] } }\n',
+        '[tool."\\u0064evicelint"]\nignore = ["DL007"]\n# devicelint\n',
+        '[tool.isort]\r\nprofile = "black"\r\n[tool.devicelint]\r\nignore = ["DL007"]\r\n',
+    ]
+    for table in tables:
+        # a root key (`tool.devicelint... = `, `tool = {...}`) comes before the first header
+        both = table + "\n" + listed if table.startswith("tool") else listed + "\n" + table
+        if table.startswith("tool = "):  # an inline table is whole: no [tool.*] header after it
+            both = table + '[project]\nname = "mlp"\ndependencies = ["devicelint"]\n'
+        (tmp_path / "pyproject.toml").write_bytes(both.encode())
+        assert config.find_pyproject(str(tmp_path / "train.py")) == str(tmp_path / "pyproject.toml"), table
+        assert config.load(str(tmp_path / "pyproject.toml")).ignore or \
+            config.load(str(tmp_path / "pyproject.toml")).per_file_ignores, table

@@ -190,6 +190,11 @@ def indexed(module):
         _current.index = saved
 
 
+def current_index():
+    """The index `indexed` made of the module being linted in this thread, or None."""
+    return getattr(_current, "index", None)
+
+
 def walk(node):
     """`node` and every node below it (depth-first, the last child's subtree first)."""
     index = getattr(_current, "index", None)
