@@ -30,11 +30,9 @@ them. Nothing is written into the repository.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -44,7 +42,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from lsp_project import MODELS, PLACED, UNMOVED  # noqa: E402  the end-to-end tests' realistic project
+from lsp_project import MODELS, PLACED, UNMOVED, large_script  # noqa: E402  the end-to-end tests' realistic project
 
 
 class Client:
@@ -124,37 +122,6 @@ def in_function(text: str):
     summary in the server's memory)."""
     anchor = "    model.train()\n"
     return lambda version: text.replace(anchor, f"{anchor}    log_every = {version}\n", 1)
-
-
-def large_script(lines: int = 1000) -> str:
-    """About `lines` lines of training code made of realistic functions: the fixture scripts'
-    functions and classes as they are, each script's top-level statements wrapped in a
-    function of their own (`run_<script>`), the imports gathered at the top."""
-    imports, parts, total = {}, [], 0
-    for path in sorted(ROOT.glob("fixtures/DL*/*.py")):
-        text = path.read_text()
-        if "from __future__" in text:
-            continue
-        src = text.splitlines()
-        body = []
-        for node in ast.parse(text).body:
-            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
-            chunk = src[first - 1:node.end_lineno]
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                imports.update(dict.fromkeys(chunk))
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                parts.append("\n".join(chunk) + "\n\n\n")
-            elif not (isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)):
-                body.extend("    " + line if line.strip() else "" for line in chunk)
-        if body:
-            name = re.sub(r"\W", "_", f"{path.parent.name}_{path.stem}").lower()
-            parts.append(f"def run_{name}():\n" + "\n".join(body) + "\n\n\n")
-        total = sum(p.count("\n") for p in parts) + len(imports)
-        if total >= lines:
-            break
-    out = "\n".join(imports) + "\n\n\n" + "".join(parts)
-    compile(out, "large.py", "exec")
-    return out
 
 
 def keystrokes(client: Client, uri: str, text: str, rounds: int, first: int = 2, text_of=None) -> list:

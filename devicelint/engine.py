@@ -49,6 +49,7 @@ class Context:
         self._host_only: bool | None = None
         self._positions = None
         self._calls = None
+        self._scopes = None
 
     @property
     def facts(self) -> Facts:
@@ -66,6 +67,17 @@ class Context:
 
             self._host_only = host_only_program(self.module, self.path, self.imports.project)
         return self._host_only
+
+    @property
+    def scopes(self):
+        """The parents of the tree's nodes (rewrite.Scopes), one map for all the rules that
+        ask: a walk of the whole tree each would cost as much as the parse. The editor's
+        parser hands in the parts of the statements a keystroke left alone."""
+        if self._scopes is None:
+            from devicelint.rewrite import Scopes
+
+            self._scopes = Scopes(self.module, getattr(self._reuse, "parents", None))
+        return self._scopes
 
     @property
     def calls(self) -> list:

@@ -60,23 +60,33 @@ def set_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Cal
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
+def parent_map(root) -> dict:
+    """{id(node): its parent} for every node below `root`."""
+    out = {}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        for c in child_nodes(n):
+            out[id(c)] = n
+            stack.append(c)
+    return out
+
+
 class Scopes:
     """Parents of the nodes of one module, built once on first use (only files with a fix
-    candidate pay for it)."""
+    candidate pay for it). `parents(module)`, when given, may hand the map in ready-made
+    (the editor's lsp.incremental keeps each unchanged statement's part of it between
+    keystrokes); None from it: the map is walked here."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, parents=None) -> None:
         self.module = module
         self._parent: dict | None = None
+        self._parents = parents
 
     def parent(self, node):
         if self._parent is None:
-            self._parent = {}
-            stack = [self.module]
-            while stack:
-                n = stack.pop()
-                for c in child_nodes(n):
-                    self._parent[id(c)] = n
-                    stack.append(c)
+            given = self._parents(self.module) if self._parents is not None else None
+            self._parent = given if given is not None else parent_map(self.module)
         return self._parent.get(id(node))
 
     def ancestors(self, node):

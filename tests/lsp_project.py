@@ -1,5 +1,12 @@
 """The realistic little project the language server's tests and its latency benchmark use:
-a model module and a training script that imports it (argparse, a DataLoader, a loop)."""
+a model module and a training script that imports it (argparse, a DataLoader, a loop), and a
+1,000-line training script made of the fixture scripts."""
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 MODELS = '''\
 """Models for the classifier."""
@@ -76,3 +83,34 @@ UNMOVED = TRAIN.format(move="")  # the model is never moved: DL001 where it is c
 PLACED = MODELS.replace("import torch.nn as nn", "import torch\nimport torch.nn as nn").replace(
     "            nn.Linear(hidden, classes),\n        )\n",
     "            nn.Linear(hidden, classes),\n        )\n        self.to(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n")
+
+
+def large_script(lines: int = 1000) -> str:
+    """About `lines` lines of training code made of realistic functions: the fixture scripts'
+    functions and classes as they are, each script's top-level statements wrapped in a
+    function of their own (`run_<script>`), the imports gathered at the top."""
+    imports, parts, total = {}, [], 0
+    for path in sorted(ROOT.glob("fixtures/DL*/*.py")):
+        text = path.read_text()
+        if "from __future__" in text:
+            continue
+        src = text.splitlines()
+        body = []
+        for node in ast.parse(text).body:
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+            chunk = src[first - 1:node.end_lineno]
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                imports.update(dict.fromkeys(chunk))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                parts.append("\n".join(chunk) + "\n\n\n")
+            elif not (isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)):
+                body.extend("    " + line if line.strip() else "" for line in chunk)
+        if body:
+            name = re.sub(r"\W", "_", f"{path.parent.name}_{path.stem}").lower()
+            parts.append(f"def run_{name}():\n" + "\n".join(body) + "\n\n\n")
+        total = sum(p.count("\n") for p in parts) + len(imports)
+        if total >= lines:
+            break
+    out = "\n".join(imports) + "\n\n\n" + "".join(parts)
+    compile(out, "large.py", "exec")
+    return out

@@ -30,6 +30,8 @@ from libcst.metadata import CodePosition, CodeRange, PositionProvider
 
 from devicelint import engine
 from devicelint import positions as positions_mod
+from devicelint import rewrite
+from devicelint.flow import child_nodes
 
 # How many more statements around the changed ones to re-parse, one on each side per try,
 # before parsing the whole text instead.
@@ -40,11 +42,19 @@ class Piece:
     """One top-level statement as last parsed: its node, its text (leading lines included),
     how many lines that is, and its nodes' ranges counted from its first line."""
 
-    __slots__ = ("node", "text", "lines", "ranges")
+    __slots__ = ("node", "text", "lines", "ranges", "_parents")
 
     def __init__(self, node, text: str, ranges: dict) -> None:
         self.node, self.text, self.ranges = node, text, ranges
         self.lines = text.count("\n")
+        self._parents = None
+
+    def parents(self) -> dict:
+        """{id(node): parent} below the statement, walked once for as long as it is reused:
+        a node's parent inside its statement is the same whatever surrounds the statement."""
+        if self._parents is None:
+            self._parents = rewrite.parent_map(self.node)
+        return self._parents
 
 
 class Parsed:
@@ -163,6 +173,18 @@ class IncrementalParser:
                 return made.module
             head, tail = head - 1, max(tail - 1, 0)
         return None
+
+    # ------------------------------------------------------------------ parents
+    def parents(self, module: cst.Module) -> dict | None:
+        """rewrite.Scopes' parent map of `module`, made of its statements' own maps (kept
+        with their pieces) and the module's direct children; None for another tree."""
+        last = self.last
+        if last is None or last.module is not module:
+            return None
+        out = {id(c): module for c in child_nodes(module)}
+        for piece in last.pieces:
+            out.update(piece.parents())
+        return out
 
     # ------------------------------------------------------------------ positions
     def positions(self, module: cst.Module):

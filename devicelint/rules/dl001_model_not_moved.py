@@ -183,7 +183,7 @@ def main():
 
 def _scopes(ctx, scopes: list) -> Scopes:
     if not scopes:
-        scopes.append(Scopes(ctx.module))
+        scopes.append(ctx.scopes)
     return scopes[0]
 
 

@@ -6,7 +6,7 @@ from devicelint.flow import child_nodes
 from devicelint.flow.nodes import enclosing, find
 from devicelint.knowledge.amp import DEPRECATED_AMP
 from devicelint.names import dotted
-from devicelint.rewrite import Scopes, bound_in_enclosing_function
+from devicelint.rewrite import bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
 
 # A branch chosen by the torch version is a compatibility shim: the old API runs only where
@@ -152,7 +152,7 @@ with torch.amp.autocast("cuda", dtype=torch.bfloat16):
         if not uses:
             return
         calls = {id(c.func): c for c in ctx.calls}  # the call each name or attribute is the callee of
-        scopes = Scopes(ctx.module)
+        scopes = ctx.scopes
         for node, q in uses:
             replacement = DEPRECATED_AMP[q]
             call = calls.get(id(node))

@@ -142,7 +142,7 @@ def evaluate(model, loader):
         # inference: say nothing rather than trust it.
         annotated = _AnnotatedParams({id(mv.node) for mv in candidates.values()})
         ctx.module.visit(annotated)
-        scopes = Scopes(ctx.module)
+        scopes = ctx.scopes
         for key, mv in candidates.items():
             ann = annotated.found.get(key, {}).get(mv.recv_text)
             if ann is not None and "Tensor" not in ann:

@@ -139,7 +139,7 @@ class Trainer:
         buffers = _buffer_names(ctx.module)
         finder = _Finder(ctx.imports, buffers | _host_files(ctx.facts.saves))
         found = [c for c in ctx.calls if finder.flags(c) and _reached_unguarded(ctx.module, c)]
-        scopes = Scopes(ctx.module)
+        scopes = ctx.scopes
         for node in found:
             where = _device_in_scope(scopes, node, ctx.facts.load_scopes.get(node, ()))
             yield Report(

@@ -170,7 +170,7 @@ train_epoch(model, loader, None, device)
             if a.no_grad or id(a.node) in blocked or not a.value.grad or id(a.node) in seen:
                 continue
             seen.add(id(a.node))
-            scopes = scopes or Scopes(ctx.module)
+            scopes = scopes or ctx.scopes
             added = _added(a.node)
             method = _method(scopes, a.node, added) if added is not None else None
             if isinstance(a.node, cst.Call):

@@ -4,7 +4,7 @@ from devicelint import knowledge as kb
 from devicelint.contexts import host_only_class
 from devicelint.flow import walk
 from devicelint.flow.nodes import contains
-from devicelint.rewrite import Scopes, add_keyword, device_var
+from devicelint.rewrite import add_keyword, device_var
 from devicelint.names import source_of
 from devicelint.rules.base import Report, Rule
 from devicelint.values import NCCL_GROUP, Dev, Kind, contents_on_accel, made_on_host
@@ -206,7 +206,7 @@ class ContrastiveHead(nn.Module):
     )
 
     def check(self, ctx):
-        scopes = []  # Scopes(ctx.module), built on the first finding that needs it
+        scopes = []  # ctx.scopes, built on the first finding that needs it
         for mix in ctx.facts.mixes:
             fresh = _fresh_met_on_device(ctx, mix)
             if fresh:
@@ -268,7 +268,7 @@ def _device_expr(ctx, mix, born, scopes: list) -> str | None:
     if born is None or any(a.star for a in born.args) or born not in facts.factory_scopes:
         return None
     if not scopes:
-        scopes.append(Scopes(ctx.module))
+        scopes.append(ctx.scopes)
     inputs = _inputs(scopes[0], born) if mix.in_forward else set()
     return _measured(born, mix.node, inputs) or device_var(scopes[0], born, facts.factory_scopes[born])
 

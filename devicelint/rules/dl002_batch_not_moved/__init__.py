@@ -2,7 +2,7 @@ import libcst as cst
 
 from devicelint.flow import walk
 from devicelint.names import dotted
-from devicelint.rewrite import Scopes, device_var
+from devicelint.rewrite import device_var
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, contents_on_accel, host_batch_in
 
@@ -167,7 +167,7 @@ for step, (x, y) in enumerate(loader):
                 from devicelint.rules.dl004_redundant_to.bindonce import Binder
                 from devicelint.rules.dl002_batch_not_moved.dictbatch import entry_fix
 
-                binder = binder or Binder(ctx.module, ctx.line)
+                binder = binder or Binder(ctx.module, ctx.line, ctx.scopes)
                 entries = entry_fix(ctx, binder, node)
                 if entries is not None:
                     yield Report(node, msg, fix=entries[0], edit=_unchanged, edit_node=entries[1].before,
@@ -217,7 +217,7 @@ def _unmoved_batches(ctx) -> list:
 def _loop_fixes(ctx, nodes) -> dict:
     """id(flagged node) -> (loop, names to move, device variable) for the flagged nodes that
     sit directly in the body of a `for` over a loader whose batch names can be moved there."""
-    scopes = Scopes(ctx.module)
+    scopes = ctx.scopes
     by_loop: dict = {}
     for node in nodes:
         for anc in scopes.ancestors(node):

@@ -255,7 +255,7 @@ for step in range(10):
         if binder is None:
             from devicelint.rules.dl004_redundant_to.bindonce import Binder
 
-            binder = ctx._bindonce = Binder(ctx.module, ctx.line)
+            binder = ctx._bindonce = Binder(ctx.module, ctx.line, ctx.scopes)
         recv = mv.node.func.value
         if mv.reason == "repeated" and isinstance(recv, cst.Name):
             plan = binder.rebind(mv.node, mv.prior)

@@ -52,10 +52,10 @@ class Plan:
 class Binder:
     """The plans of one module (its parents and node order are built once)."""
 
-    def __init__(self, module: cst.Module, line=None) -> None:
+    def __init__(self, module: cst.Module, line=None, scopes=None) -> None:
         self.module = module
         self.line = line or (lambda _node: 0)  # a node's line, for messages
-        self.scopes = Scopes(module)
+        self.scopes = scopes or Scopes(module)  # the lint's own (engine.Context.scopes), when given
         self._span: dict | None = None
         self._text: dict = {}
 

@@ -205,7 +205,7 @@ for x in torch.randn(3, 8, 4):
         found = finder.found
         if not found:
             return
-        scopes = Scopes(ctx.module)
+        scopes = ctx.scopes
         if finder.fallback:
             # The file thought about machines without CUDA: judge each site by whether such
             # a machine's run gets there.
