@@ -172,11 +172,11 @@ def test_lazy_positions_match_libcsts_provider_and_generate_only_the_statement_a
 def test_a_lint_code_generates_only_the_statements_of_its_findings(monkeypatch):
     """A cold lint of a training script places its findings without the code generation of
     the whole module (LibCST's PositionProvider way), with the same findings as that way."""
-    from devicelint import positions as positions_module
+    from devicelint.positions import positions as real
 
-    whole = []
-    real = positions_module.positions
-    monkeypatch.setattr(positions_module, "positions", lambda m: whole.append(m) or real(m))
+    whole = []  # the modules whose whole code was generated
+    generate = cst.Module._codegen_impl
+    monkeypatch.setattr(cst.Module, "_codegen_impl", lambda self, state: whole.append(self) or generate(self, state))
     bad = TRAIN.replace('x, y = batch["x"].to(device), batch["y"].to(device)', 'x, y = batch["x"], batch["y"]')
     bad += "\nmodel.cuda()\n"
     found = engine.lint_source(bad, "train.py")
