@@ -221,6 +221,7 @@ class Statements:
             self._exec_orelse(stmt.orelse)
             return
         flag = self.flag_of(stmt.test)
+        self.note_place_test(stmt, flag)
         before = self.frame.state
         frame = self.frame
         frame.conds += 1
