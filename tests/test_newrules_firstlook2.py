@@ -287,3 +287,78 @@ def test_the_arms_the_wrong_way_round_are_still_flagged():
         '                vectors = output.last_hidden_state[0].cpu().detach().numpy()\n')
     assert "numpy()  # <- DL003" in code
     assert found(code) == expected(code)
+
+
+# A flag derived from the availability test picks the arm: the engine's device condition
+# (flow/flags.py), recorded per branch as `Facts.device_arms`, tells DL003 which arm is the
+# host's, whatever the flag is called.
+_DERIVED_FLAG = """
+import argparse
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, dim=32):
+        super().__init__()
+        self.proj = nn.Sequential(nn.Linear(16, dim), nn.ReLU(), nn.Linear(dim, dim))
+
+    def forward(self, x):
+        return self.proj(x)
+
+
+def export_embeddings(args):
+    use_gpu = torch.cuda.is_available()
+    encoder = Encoder()
+    if use_gpu:
+        encoder = encoder.cuda()
+    rows = []
+    with torch.no_grad():
+        for _ in range(args.batches):
+            batch = torch.randn(args.batch_size, 16)
+            if use_gpu:
+                batch = batch.cuda()
+            out = encoder(batch)
+            if not use_gpu:
+                emb = out.detach().numpy()
+            else:
+                emb = out.cpu().detach().numpy()
+            rows.append(emb)
+    np.save(args.out, np.concatenate(rows))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batches", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--out", default="emb.npy")
+    export_embeddings(parser.parse_args())
+"""
+
+
+def test_the_host_arm_of_a_derived_flag_is_not_flagged():
+    assert found(_DERIVED_FLAG) == set()
+
+
+def test_the_device_arm_of_a_derived_flag_is_still_flagged():
+    code = _DERIVED_FLAG.replace("                emb = out.cpu().detach().numpy()\n",
+                                 "                emb = out.detach().numpy()  # <- DL003\n")
+    assert "# <- DL003" in code
+    assert found(code) == expected(code)
+
+
+def test_the_engine_records_which_arm_of_a_device_condition_is_the_hosts():
+    import libcst as cst
+
+    from devicelint.flow import infer
+    from devicelint.names import Imports
+
+    module = cst.parse_module(_DERIVED_FLAG.lstrip("\n"))
+    facts = infer(module, Imports(module))
+    tests = {cst.Module([]).code_for_node(b.test): facts.device_arms(b) for b in facts.place_tests}
+    host, device = tests["not use_gpu"]
+    assert "out.detach().numpy()" in cst.Module([]).code_for_node(host)
+    assert "out.cpu()" in cst.Module([]).code_for_node(device)
+    assert tests["use_gpu"][1] is not None and "cuda()" in cst.Module([]).code_for_node(tests["use_gpu"][1])

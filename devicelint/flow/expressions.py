@@ -380,6 +380,7 @@ class Expressions:
         body = self.eval_assuming(node.test, True, node.body)
         orelse = self.eval_assuming(node.test, False, node.orelse)
         flag = self.flags.flag_of(node.test)
+        self.flags.note_place_test(node, flag)
         if flag is None:
             return join(body, orelse)
         if body.kind is Kind.DEVICE:

@@ -194,5 +194,23 @@ class Facts:
     gpu_wraps: list = field(default_factory=list)
     placing_loaders: list = field(default_factory=list)  # PlacingLoader
     optimizer_loads: list = field(default_factory=list)  # OptimizerLoad
+    # `if` statement or conditional expression whose test is a device condition -> whether the
+    # test holds where the accelerator is used (True) or where it is not (False); None where
+    # the contexts it ran in disagree
+    place_tests: dict = field(default_factory=dict)
+
+    def note_place_test(self, branch, accel: bool) -> None:
+        old = self.place_tests.get(branch, accel)
+        self.place_tests[branch] = accel if old == accel else None
+
+    def device_arms(self, branch) -> tuple | None:
+        """(host arm, device arm) of an `if` or conditional expression on a device condition
+        (`if not use_gpu:`, `x.cpu() if args.cuda else x`): the statements or expression that
+        run where no accelerator is used, and those that run where one is. None for a branch
+        on anything else, or one the interpreter never ran."""
+        accel = self.place_tests.get(branch)
+        if accel is None:
+            return None
+        return (branch.orelse, branch.body) if accel else (branch.body, branch.orelse)
 
 

@@ -125,12 +125,32 @@ def _flag_of_none_test(test: cst.Comparison, op, pol: bool):
     return (text, pol == isinstance(op, cst.IsNot))
 
 
+# words for the place that are no torch device strings (`self.processor == "GPU"`)
+_PLACE_WORDS = {"gpu": "accel"}
+
+
+def place_word_test(test) -> bool | None:
+    """`self.processor == "GPU"`: True (holds where the accelerator is used), `!= "GPU"`:
+    False; None for any other test."""
+    pol = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, pol = test.expression, not pol
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    op = test.comparisons[0].operator
+    s = is_string(test.comparisons[0].comparator) or is_string(test.left)
+    if not isinstance(op, (cst.Equal, cst.NotEqual)) or s is None or _PLACE_WORDS.get(s.strip().lower()) != "accel":
+        return None
+    return pol == isinstance(op, cst.Equal)
+
+
 class FlagHost(Protocol):
     """What the device-flag part asks of the interpreter that holds it: the frames to look
     names up in, and how a node is evaluated or named."""
 
     frame: Frame | None
     module_frame: Frame | None
+    facts: object  # flow.facts.Facts: where a place test is recorded for the rules
 
     def eval(self, node) -> Val: ...
 
@@ -149,6 +169,13 @@ class DeviceFlags:
         self.assumed: list = []
         # device key -> (flag, truth value): devices chosen by a flag (`"cuda" if args.cuda else "cpu"`)
         self.device_flags: dict = {}
+
+    def note_place_test(self, branch, flag) -> None:
+        """Record, for the rules, which arm of `branch` (an `if` or a conditional expression
+        whose test gave `flag`, flag_of's answer) runs where the accelerator is used."""
+        accel = flag[1] if flag is not None else place_word_test(branch.test)
+        if accel is not None:
+            self.host.facts.note_place_test(branch, accel)
 
     def facts_of(self, test, truth: bool) -> tuple:
         """What a test being `truth` says on the path it guards: (device flags as (flag, truth

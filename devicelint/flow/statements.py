@@ -233,6 +233,7 @@ class Statements:
             self._exec_orelse(stmt.orelse)
             return
         flag = self.flags.flag_of(stmt.test)
+        self.flags.note_place_test(stmt, flag)
         before = self.frame.state
         frame = self.frame
         frame.conds += 1

@@ -1,5 +1,3 @@
-import re
-
 import libcst as cst
 
 from devicelint.flow.nodes import enclosing, find, is_string
@@ -152,46 +150,33 @@ probs = np.asarray((logits.softmax(-1) + 0).cpu())
                 )
 
 
-# a test that picks the place (`use_gpu`, `self.processor == "GPU"`, `args.cuda`, `device == "cpu"`)
-_ACCEL_TEST = re.compile(r"cuda|gpu", re.IGNORECASE)
-_HOST_TEST = re.compile(r"cpu", re.IGNORECASE)
-_NEGATED_TEST = re.compile(r"\bnot\b|!=")
 # methods that keep a tensor's device: `x.detach().numpy()` converts what `x` is
 _SAME_PLACE = frozenset({"detach", "clone", "float", "double", "long", "int", "half", "squeeze", "contiguous"})
 
 
 def _host_arm_beside(ctx, conv) -> bool:
     """`if self.gpu: v = out.cpu().numpy()` / `else: v = out.detach().numpy()`: the conversion
-    sits in the host arm of an `if` (or a conditional expression) on the place (its test names
-    cuda / gpu, or cpu, maybe negated) whose accelerator arm brings the same
-    value to the host first. The author tells the device case from the host one by a test the
-    linter may not tie to the move (`self.processor == "GPU"` set beside `model.to(...)`); the
+    sits in the host arm of an `if` (or a conditional expression) on a device condition (the
+    interpreter's `Facts.device_arms`: `use_gpu`, `not args.cuda`, `self.processor == "GPU"`, a
+    flag set from `torch.cuda.is_available()`) whose accelerator arm brings the same value to
+    the host first. The author tells the device case from the host one by a test the linter
+    may not tie to the move (`self.processor == "GPU"` set beside `model.to(...)`); the
     unconverted arm is the host path, so stay silent rather than guess."""
     root = _home_root(conv.arg if conv.arg is not None else _converted(conv.node))
     if root is None:
         return False
     around = enclosing(ctx.module, conv.node)
     for i, node in enumerate(around):
-        accel_if_true = _accel_when_true(node.test) if isinstance(node, (cst.If, cst.IfExp)) else None
-        if accel_if_true is None:
+        arms = ctx.facts.device_arms(node) if isinstance(node, (cst.If, cst.IfExp)) else None
+        if arms is None:
             continue
         inner = around[i + 1] if i + 1 < len(around) else conv.node
         # the conversion must sit in the arm the test gives the host (`x.numpy() if use_gpu
         # else x.cpu().numpy()` has the arms the wrong way round: a bug)
-        host_arm, accel_arm = (node.orelse, node.body) if accel_if_true else (node.body, node.orelse)
+        host_arm, accel_arm = arms
         if inner is host_arm and accel_arm is not None and _brings_home(accel_arm, root):
             return True
     return False
-
-
-def _accel_when_true(test) -> bool | None:
-    """Does the test hold on the accelerator path (`use_gpu`, `self.processor == "GPU"`), on the
-    host path (`args.device == "cpu"`, `not args.cuda`), or is that unclear (None)?"""
-    text = source_of(test)
-    accel, host = bool(_ACCEL_TEST.search(text)), bool(_HOST_TEST.search(text))
-    if accel == host:
-        return None
-    return accel != bool(_NEGATED_TEST.search(text))
 
 
 def _converted(node: cst.Call):
