@@ -1372,8 +1372,9 @@ def export_or_stylize(args, image):
         style_model.load_state_dict(torch.load(args.model, map_location="cpu"))
         style_model.eval()
         if args.export_onnx:
-            # exporting traces the model where it is: it moves nothing
-            torch.onnx.export(style_model, image, args.export_onnx)
+            # exporting traces the model where it is: it moves nothing (and runs the host
+            # model on the device image, which fails as the call below does)
+            torch.onnx.export(style_model, image, args.export_onnx)  # <- DL001
         else:
             return style_model(image)  # <- DL001
 """,
