@@ -291,8 +291,8 @@ def test_dl004_default_device_kept_where_no_caller_passes_one(tmp_path):
 
 # ---------------------------------------------------------------------------------------------
 # 5. Dead code with an undefined `device` (Han-Adam/DRL-Pytorch-Tutorial MADDPG evaluate.py):
-# `if RANDOM:` on a module constant `RANDOM = False` never runs, and `device` is bound nowhere
-# in the file: the line is either never run or a NameError, no device call.
+# `if RANDOM:` on a module toggle `RANDOM = False`, and a function nobody calls, both read a
+# `device` bound nowhere in the file: each line is either never run or a NameError, no move.
 
 _EVALUATE = """
 import numpy as np
@@ -338,9 +338,10 @@ def test_dl001_silent_on_an_undefined_device_in_dead_code():
     assert _lines("DL001", _evaluate("False", "")) == []
 
 
-def test_dl001_silent_in_a_constant_false_branch():
+def test_dl001_kept_in_a_toggled_off_branch_with_a_defined_device():
+    # a module toggle is the user's to flip: the branch is still checked (a choice, not pruned)
     defined = 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'
-    assert _lines("DL001", _evaluate("False", defined)) == []
+    assert _lines("DL001", _evaluate("False", defined)) == [29]
 
 
 def test_dl001_kept_in_a_live_branch_with_a_defined_device():

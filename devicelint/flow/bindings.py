@@ -1,5 +1,4 @@
-"""Which names a file binds anywhere, and which module-level names are constants: read once
-per file, without running anything.
+"""Which names a file binds anywhere: read once per file, without running anything.
 
 A name the file never binds (no assignment, import, parameter, loop or `with` target, `def`,
 `class`, `global`) is undefined there: reading it fails with a NameError where it runs, so the
@@ -8,8 +7,8 @@ matters. Either way its spelling (`device`) names no device: the interpreter doe
 from it (other guesses by name, such as a loader's, stay: what the loop body does is still the
 author's pattern). A file with a star import may bind any name: nothing is undefined there.
 
-A module constant is a name bound once in the whole file, at the top level, to `True` or
-`False` (`RANDOM = False`, `DEBUG = True`): an `if` on it runs one arm only.
+A branch under a module toggle (`RANDOM = False` ... `if RANDOM:`) is not pruned: the toggle is
+the user's to flip, and what the branch does then is still checked.
 """
 
 from __future__ import annotations
@@ -68,25 +67,10 @@ class Bindings:
             for name in _bound_by(node):
                 self.counts[name] = self.counts.get(name, 0) + 1
         self.star = "*" in self.counts
-        self.constants = self._constants(module)
 
     def undefined(self, name: str) -> bool:
         """Is `name` bound nowhere in the file (and no star import could bind it)?"""
         return not self.star and name not in self.counts
-
-    def _constants(self, module: cst.Module) -> dict[str, bool]:
-        out = {}
-        for stmt in module.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
-                        and isinstance(small.targets[0].target, cst.Name) and isinstance(small.value, cst.Name) \
-                        and small.value.value in ("True", "False"):
-                    name = small.targets[0].target.value
-                    if self.counts.get(name) == 1:
-                        out[name] = small.value.value == "True"
-        return out
 
 
 def module_bindings(interp) -> Bindings:
@@ -94,14 +78,3 @@ def module_bindings(interp) -> Bindings:
     if b is None:
         b = interp._bindings = Bindings(interp.module)
     return b
-
-
-def constant_truth(interp, test) -> bool | None:
-    """The truth of `if NAME:` / `if not NAME:` on a module constant, or None."""
-    negate = False
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test, negate = test.expression, not negate
-    if not isinstance(test, cst.Name):
-        return None
-    value = module_bindings(interp).constants.get(test.value)
-    return None if value is None else value != negate

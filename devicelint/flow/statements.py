@@ -11,7 +11,7 @@ from devicelint import limits
 from devicelint import naming
 from devicelint.names import dotted, source_of
 from devicelint.values import NDARRAY, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, on_device
-from devicelint.flow import bindings, containers, defaults
+from devicelint.flow import containers, defaults
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.state import State
 from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
@@ -224,8 +224,6 @@ class Statements:
     def exec_if(self, stmt: cst.If) -> None:
         self.eval(stmt.test)
         live = contexts.constant_test(self, stmt.test)
-        if live is None:  # `if RANDOM:` on `RANDOM = False`, bound once at the top of the file
-            live = bindings.constant_truth(self, stmt.test)
         if live is True:  # a flag every caller sets the same way: only that arm runs
             self.exec_suite(stmt.body)
             return
