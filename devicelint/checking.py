@@ -162,6 +162,9 @@ def _fix_first(tasks, sources, chosen, ignored, cfg, o, paths) -> tuple:
     changed, fixed, tasks = _apply_fixes(tasks, chosen, ignored, cfg, write=o.fix and not o.diff,
                                          unsafe=o.unsafe_fixes, jobs=o.jobs, given=paths)
     if o.diff:
+        if not changed:  # an empty patch on stdout alone reads like a tool that did nothing
+            hint = "" if o.unsafe_fixes else " (fixes marked [-] show with --diff --unsafe-fixes)"
+            echo(f"No fixes would be applied{hint}.", err=True)
         sys.exit(EXIT_FINDINGS if changed else EXIT_CLEAN)
     sources.update((path, split_lines(data.decode("utf-8", "replace"))) for path, data in tasks if data is not None)
     return fixed, tasks

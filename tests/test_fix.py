@@ -540,3 +540,40 @@ stacked = np.concatenate((outs[0], outs[1]))
                                        "np.concatenate([t.cpu() for t in (outs[0], outs[1])])")
     left = [f for f in lint_source(new.decode(), "report.py", select=["DL003"])]
     assert [(f.line, "mapping" in f.message) for f in left] == [(9, True)]
+
+
+SAMPLER = '''import argparse
+
+import torch
+import torch.nn as nn
+
+
+def sample(model: nn.Module, n: int, device: torch.device) -> torch.Tensor:
+    model.eval()
+    with torch.no_grad():
+        noise = torch.rand(n, 3, 32, 32).to(device)
+        return model(noise)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=16)
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    net = nn.Conv2d(3, 3, 3).to(device)
+    print(sample(net, args.n, device).shape)
+'''
+
+
+def test_diff_with_only_unsafe_fixes_says_so(tmp_path):
+    """`--diff` that has no safe fix to show says it on stderr rather than printing nothing
+    (the DL008 fix here is unsafe: random values then come from the device generator)."""
+    (tmp_path / "sample.py").write_text(SAMPLER)
+    run = lambda *extra: subprocess.run([sys.executable, "-m", "devicelint", "sample.py", "--diff", "--no-cache", *extra],
+                                        cwd=tmp_path, capture_output=True, text=True)
+    r = run()
+    assert (r.returncode, r.stdout) == (0, "")
+    assert "No fixes would be applied (fixes marked [-] show with --diff --unsafe-fixes)." in r.stderr
+    r = run("--unsafe-fixes")
+    assert r.returncode == 1 and "device=device" in r.stdout and "No fixes" not in r.stderr
+    assert (tmp_path / "sample.py").read_text() == SAMPLER
