@@ -7,7 +7,8 @@ blank lines included, as LibCST attaches them), each with the positions of its n
 from its own first line. A new text is matched against the old pieces from the start and
 from the end; only the text between (the changed statements) is parsed, and the new tree is
 the old statement nodes with the new ones spliced in. Positions of a reused statement are
-its recorded ones moved down by the lines inserted above it.
+its recorded ones moved down by the lines inserted above it; the parents of its nodes (the
+rules' rewrite.Scopes) are its own map, walked once for as long as the statement lives.
 
 Reuse is taken only where it cannot differ from a full parse (the equivalence tests parse
 both ways after every edit and compare the trees, the positions and the diagnostics); on any
@@ -182,7 +183,9 @@ class IncrementalParser:
         if last is None or last.module is not module:
             return None
         out = {id(c): module for c in child_nodes(module)}
-        for piece in last.pieces:
+        # in the order a walk of the whole tree writes them (its stack takes the last statement
+        # first), so that a node object found under two statements gets the same parent
+        for piece in reversed(last.pieces):
             out.update(piece.parents())
         return out
 
