@@ -416,12 +416,24 @@ def _iterated_init_params(cls: ast.ClassDef) -> dict:
     if init is None:
         return {}
     params = [a.arg for a in init.args.posonlyargs + init.args.args][1:] + [a.arg for a in init.args.kwonlyargs]
+    kept = _kept_params(init, params)
+    return {"init_params": params, "iterates": sorted({kept[a] for a in _iterated_attrs(cls) if a in kept})}
+
+
+def _kept_params(init: ast.FunctionDef, params: list) -> dict:
+    """{attribute: parameter} for each `self.attr = param` of `__init__`."""
     kept = {}
     for n in _walk(init):
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in params:
             for t in n.targets:
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                     kept[t.attr] = n.value.id
+    return kept
+
+
+def _iterated_attrs(cls: ast.ClassDef) -> set:
+    """The `self.x` a method of the class iterates (`for b in self.x`, `iter(self.x)`, through
+    `enumerate`/`tqdm`/`zip`)."""
     iterated = set()
     for n in _walk(cls):
         over = n.iter if isinstance(n, (ast.For, ast.comprehension)) else None
@@ -432,7 +444,7 @@ def _iterated_init_params(cls: ast.ClassDef) -> dict:
             over = over.args[0]
         if isinstance(over, ast.Attribute) and isinstance(over.value, ast.Name) and over.value.id == "self":
             iterated.add(over.attr)
-    return {"init_params": params, "iterates": sorted({kept[a] for a in iterated if a in kept})}
+    return iterated
 
 
 def _to_places(call: ast.Call) -> bool:

@@ -318,18 +318,15 @@ class Library:
         if collate is None and any(a.star == "**" for a in node.args) and self.file_hands_placing_collate():
             # `DataLoader(ds, bs, **kwargs)`: the collate_fn that moves each batch may come through kwargs
             return Val(Kind.LOADER, Dev.UNKNOWN, src=node)
-        pin = self.kwarg_node(node, "pin_memory")
-        if any(a.star for a in node.args) or len([a for a in node.args if a.keyword is None]) > 7:
-            pin_state = "set"  # **kwargs, or pin_memory given by position: we cannot tell
-        elif pin is None:
-            pin_state = "missing"
-        elif isinstance(pin, cst.Name) and pin.value == "False":
-            pin_state = "false"
-        else:
-            pin_state = "set"
-        self.facts.loaders[node] = pin_state
+        self.facts.loaders[node] = self._pin_state(node)
         if dataset.kind is Kind.DATASET and isinstance(dataset.ref, PlacedItems):
             self.facts.placing_loaders.append(PlacingLoader(node, dataset.ref, self.frame.func))
+        return self._batches(node, dataset, collate, q)
+
+    @staticmethod
+    def _batches(node: cst.Call, dataset: Val, collate, q: str) -> Val:
+        """The loader of `dataset`, its batches where the default collate (or none we can
+        read) leaves them."""
         # `DataLoader(list(zip(x_dev, y_dev)))`: torch's default collate stacks tensors already on
         # the device (another library's loader collates its own objects: not read here)
         plain = dataset.kind is Kind.SEQ and collate is None and q in kb.data.DATALOADERS
@@ -345,6 +342,16 @@ class Library:
         # Datasets we cannot see (torchvision, HF datasets, another module) yield host tensors:
         # the default collate never moves anything.
         return Val(Kind.LOADER, Dev.CPU, src=node)
+
+    def _pin_state(self, node: cst.Call) -> str:
+        """DL014 reads it: "missing", "false", or "set" (also where we cannot tell: `**kwargs`,
+        or pin_memory given by position)."""
+        pin = self.kwarg_node(node, "pin_memory")
+        if any(a.star for a in node.args) or len([a for a in node.args if a.keyword is None]) > 7:
+            return "set"
+        if pin is None:
+            return "missing"
+        return "false" if isinstance(pin, cst.Name) and pin.value == "False" else "set"
 
     def _compose(self, node: cst.Call, pos: list) -> Val:
         """`T.Compose([...])`: a pipeline that places its images if a step does, one that
