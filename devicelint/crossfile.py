@@ -8,6 +8,8 @@ device)` gives the batch on the device. Whatever the summary cannot tell stays U
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from devicelint.names import dotted
@@ -104,6 +106,8 @@ def call(interp, node, sym) -> Val | None:
             return None
         if facts is not None and facts["iterates"]:
             _note_iterated_loaders(interp, node, facts)
+        if facts is not None and not (facts["module"] or facts["dataset"]) and facts["runs"]:
+            return _runner_call(interp, node, facts)
         if facts is None or not (facts["module"] or facts["dataset"]):
             return None
         return _class_call(interp, node, sym, facts)
@@ -118,6 +122,58 @@ def call(interp, node, sym) -> Val | None:
     except _DAMAGE:
         return None
     return _function_call(interp, node, sym, fn, fact, params, kwonly, pure)
+
+
+@dataclass(frozen=True)
+class Runner:
+    """An instance of a project class that keeps modules its constructor was handed and runs
+    them in its methods (summary `runs`): `models` holds (init parameter, the caller's name for
+    the module, the module's identity), `runs` (method, init parameter, position)."""
+    models: tuple
+    runs: tuple
+
+
+def _runner_call(interp, node, facts) -> Val | None:
+    """`explainer = Saliency(model)`: the instance keeps the caller's model where it is (the
+    class neither moves it nor hands it on), so it does not escape. Only a model handed as a
+    plain name of the caller, known to be a module, is kept; otherwise None (as before)."""
+    if facts["any_move"] or facts["self_moves"] or any(a.star for a in node.args):
+        return None
+    params = facts["init_params"] or []
+    wanted = {held for held, _ in facts["runs"].values()}
+    models = []
+    for i, a in enumerate(node.args):
+        param = a.keyword.value if a.keyword is not None else params[i] if i < len(params) else None
+        v = interp.frame.lookup(a.value.value) if isinstance(a.value, cst.Name) else None
+        if param in wanted and v is not None and v.kind is Kind.MODULE and v.mid is not None:
+            models.append((param, a.value.value, v.mid))
+    if not models:
+        return None  # as before: the caller's handling of code it cannot see
+    pos, kw = interp.args(node)
+    kept = {mid for _, _, mid in models}
+    interp.escape([v for v in pos + list(kw.values()) if not (v.kind is Kind.MODULE and v.mid in kept)])
+    runs = tuple((m, held, at) for m, (held, at) in sorted(facts["runs"].items()))
+    return Val(Kind.OBJECT, ref=Runner(tuple(models), runs))
+
+
+def runner_method(interp, node: cst.Call, ref: Runner, method: str) -> Val:
+    """`explainer.saliency(images)`: a method that runs the kept model on its argument is a
+    meeting of the two, as `model(images)` is. The model is looked up again by the caller's
+    name (moved since, or rebound: the current value, or silence when it is another model)."""
+    pos, kw = interp.args(node)
+    spec = next(((held, at) for m, held, at in ref.runs if m == method), None)
+    kept = {param: (name, mid) for param, name, mid in ref.models}
+    if spec is None or spec[0] not in kept or "**" in kw or len(pos) <= spec[1]:
+        interp.escape(pos + list(kw.values()))
+        return UNKNOWN
+    name, mid = kept[spec[0]]
+    model = interp.frame.lookup(name)
+    if model is None or model.kind is not Kind.MODULE or model.mid is not mid:
+        interp.escape(pos + list(kw.values()))
+        return UNKNOWN
+    interp.run_module_on_inputs(node, (0, "model", 1, "inputs"), [model, pos[spec[1]]], {}, via=name)
+    interp.escape([v for i, v in enumerate(pos) if i != spec[1]] + list(kw.values()))
+    return UNKNOWN
 
 
 def _note_iterated_loaders(interp, node, facts) -> None:

@@ -460,7 +460,10 @@ class FileView:
         facts = {"module": module, "dataset": dataset, "framework": framework, "self_moves": self_moves,
                  "any_move": any_move, "has_params": module and (inherits or c["state"]), "opaque": opaque,
                  "item": c.get("item"),  # its own __getitem__'s placed positions (an inherited one: unknown)
-                 "init_params": c.get("init_params"), "iterates": c.get("iterates", [])}
+                 "init_params": c.get("init_params"), "iterates": c.get("iterates", []),
+                 # a base's methods may move the module it keeps: only a class of no base of note
+                 "runs": c.get("runs", {}) if all(kb.is_plain_base("", b.rsplit(".", 1)[-1]) for b in c["bases"])
+                 else {}}
         self._classes[key] = facts
         return facts
 
@@ -607,6 +610,15 @@ class FileView:
                 return self._resolve(path, v, depth + 1)
         return None
 
+    def _splat_cannot_place(self, path: str, name: str) -> bool:
+        """`VGG(features, **kwargs)`: the class's own `__init__` takes no `**kwargs` and no
+        parameter that names a device, so whatever the splat holds cannot place the module."""
+        s = self.summary(path)
+        init = s["classes"].get(name, {}).get("init") if s is not None else None
+        if init is None or init.get("varkw", True):
+            return False  # an inherited constructor, or one that forwards what it is handed
+        return not any(naming.looks_like_device_name(p) or p == "device_map" for p in [*init["params"], *init["kwonly"]])
+
     def _join_all(self, path: str, ds, depth: int):
         """The fact that holds for every descriptor of `ds` (the return paths), or None."""
         out = None
@@ -627,7 +639,8 @@ class FileView:
             if facts is None:
                 return None
             if facts["module"]:
-                if facts["framework"] or facts["self_moves"] or "device" in kws or "**" in kws:
+                if facts["framework"] or facts["self_moves"] or "device" in kws or (
+                        "**" in kws and not self._splat_cannot_place(sym[1], sym[2])):
                     return ("module", "unknown")
                 return ("module", "host") if facts["has_params"] else ("module", "param_free")
             if facts["dataset"]:

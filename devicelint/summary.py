@@ -38,7 +38,7 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 14  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold; 13: instances held only to be called (`called`); 14: the constructor parameters a class iterates
+VERSION = 15  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold; 13: instances held only to be called (`called`); 14: the constructor parameters a class iterates; 15: the methods that run a module the constructor keeps (`runs`), and whether `__init__` takes `**kwargs`
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults",
         "called"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
@@ -417,7 +417,8 @@ def _iterated_init_params(cls: ast.ClassDef) -> dict:
         return {}
     params = [a.arg for a in init.args.posonlyargs + init.args.args][1:] + [a.arg for a in init.args.kwonlyargs]
     kept = _kept_params(init, params)
-    return {"init_params": params, "iterates": sorted({kept[a] for a in _iterated_attrs(cls) if a in kept})}
+    return {"init_params": params, "iterates": sorted({kept[a] for a in _iterated_attrs(cls) if a in kept}),
+            "runs": _runs(cls, kept)}
 
 
 def _kept_params(init: ast.FunctionDef, params: list) -> dict:
@@ -445,6 +446,94 @@ def _iterated_attrs(cls: ast.ClassDef) -> set:
         if isinstance(over, ast.Attribute) and isinstance(over.value, ast.Name) and over.value.id == "self":
             iterated.add(over.attr)
     return iterated
+
+
+# Methods a kept module may be asked that move it, or hand its weights to code we cannot see
+_MOVING_METHODS = frozenset({"to", "cuda", "cpu", "to_empty", "xpu", "mps", "apply", "share_memory"})
+MAX_RUN_HOPS = 3  # `saliency(image)` -> `self.decompose(image)` -> `self.model.features(image)`
+
+
+def _runs(cls: ast.ClassDef, kept: dict) -> dict:
+    """{method: [init parameter, position]}: calling the method with a tensor at that position
+    (after self) runs the module the constructor keeps from that parameter on it
+    (`self.model = model`; `self.model(image)` or `self.model.features(image)`, directly or
+    through another method of the class given the same parameter). Only for a kept attribute
+    the class assigns once and uses only by calling it or a method of it that neither moves it
+    nor lets it escape: the instance then holds the caller's module where the caller left it."""
+    attrs = _plain_kept(cls, kept)
+    if not attrs:
+        return {}
+    methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name != "__init__"}
+    runs: dict = {}
+    for _ in range(MAX_RUN_HOPS):
+        for name, fn in methods.items():
+            if name not in runs:
+                found = _method_run(fn, attrs, runs)
+                if found is not None:
+                    runs[name] = found
+    return runs
+
+
+def _plain_kept(cls: ast.ClassDef, kept: dict) -> dict:
+    """attr -> init parameter, for the kept attributes used only as `self.a(...)` or
+    `self.a.m(...)` with `m` no move, assigned nowhere else."""
+    calls, stores, uses = set(), {}, {}
+    for n in _walk(cls):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr not in _MOVING_METHODS:
+                calls.add(id(f.value))  # `self.a.m(...)`: `self.a` is the receiver
+            calls.add(id(f))  # `self.a(...)`
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
+            if isinstance(n.ctx, ast.Store):
+                stores[n.attr] = stores.get(n.attr, 0) + 1
+            else:
+                uses.setdefault(n.attr, []).append(id(n))
+    return {a: p for a, p in kept.items() if stores.get(a) == 1 and uses.get(a) and all(u in calls for u in uses[a])}
+
+
+def _method_run(fn: ast.FunctionDef, attrs: dict, runs: dict):
+    """[init parameter, position] when `fn` runs a kept module on one of its parameters."""
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args][1:]
+    plain = {p for p in params if _kept_param(fn, p)}
+    for n in _walk(fn):
+        if not isinstance(n, ast.Call) or not isinstance(n.func, ast.Attribute):
+            continue
+        f = n.func
+        recv = f.value
+        if isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) and recv.value.id == "self" \
+                and recv.attr in attrs:
+            held = attrs[recv.attr]  # `self.model.features(x)`
+        elif isinstance(recv, ast.Name) and recv.id == "self" and f.attr in attrs:
+            held = attrs[f.attr]  # `self.model(x)`
+        elif isinstance(recv, ast.Name) and recv.id == "self" and f.attr in runs:
+            held, at = runs[f.attr]  # `self.decompose(x)`, a method that runs it on its argument `at`
+            arg = n.args[at] if at < len(n.args) and not any(isinstance(a, ast.Starred) for a in n.args) else None
+            if isinstance(arg, ast.Name) and arg.id in plain:
+                return [held, params.index(arg.id)]
+            continue
+        else:
+            continue
+        for a in n.args:
+            if isinstance(a, ast.Name) and a.id in plain:
+                return [held, params.index(a.id)]
+    return None
+
+
+def _kept_param(fn: ast.FunctionDef, name: str) -> bool:
+    """The parameter still holds what the caller handed in wherever it is read: never rebound,
+    but by an in-place method of itself (`image = image.requires_grad_()`)."""
+    nodes = _walk(fn)
+    in_place = set()
+    for n in nodes:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and n.targets[0].id == name and isinstance(n.value, ast.Call) \
+                and isinstance(n.value.func, ast.Attribute) and n.value.func.attr.endswith("_") \
+                and not n.value.func.attr.startswith("_") and isinstance(n.value.func.value, ast.Name) \
+                and n.value.func.value.id == name:
+            in_place.add(id(n.targets[0]))
+    return not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+                   and id(n) not in in_place for n in nodes)
 
 
 def _to_places(call: ast.Call) -> bool:
@@ -530,7 +619,8 @@ def _signature(fn, out, skip_self: bool) -> dict:
     """A method's parameters (without `self`) and defaults, for contexts.py."""
     a = fn.args
     params = [p.arg for p in (*a.posonlyargs, *a.args)][1 if skip_self else 0:]
-    return {"params": params, "kwonly": [p.arg for p in a.kwonlyargs], "defaults": _defaults(fn, out), "pure": []}
+    return {"params": params, "kwonly": [p.arg for p in a.kwonlyargs], "defaults": _defaults(fn, out), "pure": [],
+            "varkw": a.kwarg is not None}
 
 
 def _defaults(fn, out) -> dict:

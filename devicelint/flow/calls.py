@@ -195,6 +195,10 @@ class Calls:
                 for mid in mid_parts(v.mid) | {v.mid}:
                     self.facts.escaped.add(mid)
                     self.escaped_so_far.add(mid)
+            elif v.kind is Kind.OBJECT and isinstance(v.ref, crossfile.Runner):
+                for _param, _name, mid in v.ref.models:  # handed on: the kept models may be moved there
+                    self.facts.escaped.add(mid)
+                    self.escaped_so_far.add(mid)
             elif v.kind is Kind.OBJECT and isinstance(v.ref, Instance):
                 for a in list(v.ref.attrs.values()):
                     if a.kind is Kind.MODULE and a.mid is not None:
@@ -340,7 +344,7 @@ class Calls:
             return Val(Kind.TENSOR, on_module=True)
         return None
 
-    def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict) -> bool:
+    def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict, via: str | None = None) -> bool:
         """`torch.jit.trace(model, x)`, `writer.add_graph(model, images)`: the call runs the
         module it is handed on the inputs it is handed, where both are, as `model(x)` would
         (kb.torch_core.MODULE_RUNNERS). False when either is not told plainly (`**options`, a
@@ -352,7 +356,7 @@ class Calls:
             return False
         # a tuple of inputs is the positional arguments the module is called with
         args = list(inputs.parts) if inputs.kind is Kind.SEQ and inputs.parts else [inputs]
-        self.facts.module_calls.append(ModuleCall(node, model, args, node))
+        self.facts.module_calls.append(ModuleCall(node, model, args, node, via=via))
         operands = _module_operands(model, args, [])
         if len(operands) >= 2:
             self.record_mix(node, operands)

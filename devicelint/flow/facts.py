@@ -23,6 +23,9 @@ class ModuleCall:
     # a library function that runs the model on inputs it makes (`summary(model, (3, 32, 32))`):
     # the model is its argument, the inputs are the function's own
     runner: str | None = None
+    # a method of a project object that runs the model its constructor kept
+    # (`explainer.saliency(x)`, crossfile.Runner): the caller's name of that model
+    via: str | None = None
 
 
 @dataclass

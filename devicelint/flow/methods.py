@@ -8,6 +8,7 @@ import re
 
 import libcst as cst
 
+from devicelint import crossfile
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
@@ -349,6 +350,8 @@ class Methods:
             return self.move(node, func, recv, name, bare)
         if recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS:
             return self.call_library_object(node, recv, name)
+        if recv.kind is Kind.OBJECT and isinstance(recv.ref, crossfile.Runner):
+            return crossfile.runner_method(self, node, recv.ref, name)
         if recv.kind is Kind.MODULE:
             return self.module_method(node, func, recv, name)
         if recv.kind is Kind.TENSOR:

@@ -263,6 +263,9 @@ def _call_message(ctx, call, in_moved_module: bool) -> str:
         return (f"`{call.runner}()` runs `{shown}` on inputs it makes on the device (`device=\"cuda\"` unless "
                 f"told otherwise), but `{shown}` is not moved there yet; move it first (`{shown}.to(device)`) "
                 f"or pass `device=\"cpu\"`")
+    if call.via is not None:
+        return (f"`{shown}()` runs the model `{call.via}` its object was built with on tensors on the device, "
+                f"but `{call.via}` is never moved there; use `{call.via}.to(device)`")
     if isinstance(m.mid, cst.Param):
         # a model handed in by callers in other files (contexts.py): the fix is theirs
         return (f"`{shown}` is called with tensors on the device, but the model that callers in other "
