@@ -97,7 +97,7 @@ def _item_of(node: cst.Subscript, base: Val, sliced: bool) -> Val:
         if base.elem is not None and not sliced:
             return items.labelled(base.elem, base.name or "the dataset", base.src)  # `ds[i]`: what `__getitem__` returns
         return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None,
-                   inplace=base.ref == "graph_dataset")  # a PyG graph moves in place
+                   inplace=base.ref == "graph_dataset", item=not sliced)  # a PyG graph moves in place
     if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
         return Val(Kind.MODULE, base.dev, key=base.key)
     if base.kind is Kind.OBJECT and base.ref in kb.consumers.ITEMS_ARE_ITSELF:
@@ -365,6 +365,9 @@ class Expressions:
         vals = [self.eval(node.left)] + [self.eval(c.comparator) for c in node.comparisons]
         if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
             return OTHER
+        if any(v.dev is Dev.ACCEL for v in vals):
+            # `prediction == t` with `t` from `ds[i]`: a label compared as a number
+            vals = [OTHER if v.item and v.host_batch else v for v in vals]
         out = self.combine(node, vals)
         return out.with_(grad=False) if out.grad else out  # a bool tensor has no history
 
@@ -515,7 +518,7 @@ class Expressions:
             return Val(Kind.TENSOR, v.dev) if v.dev is Dev.ACCEL else UNKNOWN
         if v.kind is Kind.DATASET:
             return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None,
-                       inplace=v.ref == "graph_dataset")
+                       inplace=v.ref == "graph_dataset", item=True)
         if v.kind in (Kind.SEQ, Kind.TENSOR):
             return self.unpack(v, None)
         if v.kind is Kind.MAPPING:
