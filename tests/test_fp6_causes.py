@@ -96,3 +96,83 @@ def test_label_of_a_loader_batch_compared_with_device_predictions_is_still_flagg
         "            for x, t in torch.utils.data.DataLoader(raw_test_set, batch_size=64):\n")
     assert "DataLoader(raw_test_set" in text
     assert _lines("DL002", text) != []
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. DL014: one batch drawn from a fresh iterator (`next(iter(loader))`) and moved once, outside
+# any loop of its function (a plotting helper looking at the gradients of one batch), has no
+# copy to overlap and no next batch to pin ahead: pinning only adds a host copy of its own.
+# A loop over the loader's batches (the control) is what `pin_memory=True` speeds up.
+
+_GRADIENTS = """
+import matplotlib.pyplot as plt
+import seaborn as sns
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+from torchvision import transforms
+
+device = torch.device("cuda:0") if torch.cuda.is_available() else torch.device("cpu")
+transform = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])
+train_set = torchvision.datasets.FashionMNIST(root="data", train=True, transform=transform, download=True)
+small_loader = torch.utils.data.DataLoader(train_set, batch_size=256, shuffle=False)
+
+
+class BaseNetwork(nn.Module):
+    def __init__(self, act_fn, input_size=784, num_classes=10, hidden_sizes=(512, 256, 256, 128)):
+        super().__init__()
+        layers = []
+        sizes = [input_size, *hidden_sizes]
+        for i in range(len(sizes) - 1):
+            layers += [nn.Linear(sizes[i], sizes[i + 1]), act_fn]
+        layers += [nn.Linear(sizes[-1], num_classes)]
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.layers(x.view(x.size(0), -1))
+
+
+def visualize_gradients(net, color="C0"):
+    net.eval()
+    imgs, labels = next(iter(small_loader))
+    imgs, labels = imgs.to(device), labels.to(device)
+    net.zero_grad()
+    loss = F.cross_entropy(net(imgs), labels)
+    loss.backward()
+    grads = {name: p.grad.data.view(-1).cpu().clone().numpy()
+             for name, p in net.named_parameters() if "weight" in name}
+    net.zero_grad()
+    fig, ax = plt.subplots(1, len(grads), figsize=(len(grads) * 3.5, 2.5))
+    for i, key in enumerate(grads):
+        sns.histplot(data=grads[key], bins=30, ax=ax[i], color=color, kde=True)
+        ax[i].set_title(key)
+    plt.show()
+    plt.close()
+
+
+for act_fn in (nn.Sigmoid(), nn.Tanh(), nn.ReLU(), nn.GELU()):
+    net_actfn = BaseNetwork(act_fn=act_fn).to(device)
+    visualize_gradients(net_actfn)
+"""
+
+
+def test_one_batch_moved_once_by_a_plotting_helper_is_not_flagged_as_unpinned():
+    assert _lines("DL014", _GRADIENTS) == []
+
+
+def test_batches_moved_in_a_loop_over_the_unpinned_loader_are_still_flagged():
+    text = _GRADIENTS.replace(
+        "    imgs, labels = next(iter(small_loader))\n    imgs, labels = imgs.to(device), labels.to(device)\n    net.zero_grad()\n    loss = F.cross_entropy(net(imgs), labels)\n    loss.backward()\n",
+        "    net.zero_grad()\n    for imgs, labels in small_loader:\n        imgs, labels = imgs.to(device), labels.to(device)\n        F.cross_entropy(net(imgs), labels).backward()\n")
+    assert "for imgs, labels in small_loader" in text
+    assert len(_lines("DL014", text)) == 2
+
+
+def test_fresh_iterator_drawn_each_step_of_a_loop_is_still_flagged():
+    # control: a draw per step of a training loop is a stream of batches
+    text = _GRADIENTS.replace(
+        "    imgs, labels = next(iter(small_loader))\n    imgs, labels = imgs.to(device), labels.to(device)\n",
+        "    for step in range(100):\n        imgs, labels = next(iter(small_loader))\n        imgs, labels = imgs.to(device), labels.to(device)\n")
+    assert "for step in range(100)" in text
+    assert len(_lines("DL014", text)) == 2
