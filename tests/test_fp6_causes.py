@@ -176,3 +176,50 @@ def test_fresh_iterator_drawn_each_step_of_a_loop_is_still_flagged():
         "    for step in range(100):\n        imgs, labels = next(iter(small_loader))\n        imgs, labels = imgs.to(device), labels.to(device)\n")
     assert "for step in range(100)" in text
     assert len(_lines("DL014", text)) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. DL011: a host tensor indexed with an element of a device tensor picked by numbers
+# (`idxs2images[ranks[r, q]]`, hard-negative mining). Where that element is 0-dim PyTorch reads
+# it as a number (ATen's TensorIndexing.h takes `.item()` of a 0-dim integer index), so it
+# indexes a tensor on any device; its rank is unknown here, so the linter stays silent. A device
+# tensor of indices (the control, `idxs2images[ranks[:, q]]`) still fails on CUDA.
+
+_MINING = """
+import torch
+import torch.nn.functional as F
+
+
+class HardNegativeMiner:
+    def __init__(self, net, pool_size=2000, nnum=5):
+        self.net = net.cuda()
+        self.pool_size = pool_size
+        self.nnum = nnum
+
+    @torch.no_grad()
+    def mine(self, qvecs, pool_images, clusters, qclusters):
+        idxs2images = torch.randperm(len(pool_images))[:self.pool_size]
+        poolvecs = torch.zeros(qvecs.size(0), len(idxs2images)).cuda()
+        for i, j in enumerate(idxs2images.tolist()):
+            poolvecs[:, i] = F.normalize(self.net(pool_images[j].unsqueeze(0).cuda()), dim=-1).squeeze()
+        scores = torch.mm(poolvecs.t(), qvecs.cuda())
+        scores, ranks = torch.sort(scores, dim=0, descending=True)
+        negatives = []
+        for q in range(qvecs.size(1)):
+            chosen, r = [], 0
+            while len(chosen) < self.nnum:
+                potential = {INDEX}
+                if clusters[potential] != qclusters[q]:
+                    chosen.append(potential)
+                r += 1
+            negatives.append(chosen)
+        return negatives
+"""
+
+
+def test_host_tensor_indexed_with_an_element_of_a_device_tensor_is_silent():
+    assert _lines("DL011", _MINING.replace("{INDEX}", "idxs2images[ranks[r, q]]"), "mining.py") == []
+
+
+def test_host_tensor_indexed_with_a_device_index_tensor_is_still_flagged():
+    assert _lines("DL011", _MINING.replace("{INDEX}", "idxs2images[ranks[:, q]]"), "mining.py") != []

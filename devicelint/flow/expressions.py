@@ -331,7 +331,7 @@ class Expressions:
                 idx = self.eval(el.slice.value)
                 sliced = sliced or _keeps_dims(el.slice.value)
                 if base.kind is Kind.TENSOR and base.dev is Dev.CPU and idx.kind is Kind.TENSOR \
-                        and self._device_index(idx):
+                        and self._device_index(idx) and not self._element_of(el.slice.value):
                     # `self.alpha[target]`: a host tensor indexed by a device tensor fails on CUDA
                     # (a device tensor indexed by host indices does not)
                     self.record_mix(node, [base, idx])
@@ -341,6 +341,20 @@ class Expressions:
                 sliced = True
                 self.eval_children(el.slice)
         return index, sliced
+
+    def _element_of(self, index) -> bool:
+        """`ranks[r, q]`: an element picked by numbers (or names not known to hold tensors) from
+        a tensor of unknown rank. When it is 0-dim, PyTorch reads it as a number (`.item()`) and
+        indexes a tensor on any device with it (ATen's TensorIndexing.h,
+        handleDimInMultiDimIndexing); unsure whether it is, stay silent."""
+        if not isinstance(index, cst.Subscript):
+            return False
+        for el in index.slice:
+            e = el.slice.value if isinstance(el.slice, cst.Index) else None
+            if not isinstance(e, (cst.Integer, cst.Name)) or (
+                    isinstance(e, cst.Name) and self.eval(e).kind not in (Kind.OTHER, Kind.UNKNOWN)):
+                return False
+        return True
 
     def _device_index(self, idx: Val) -> bool:
         """An index tensor on the device. Inputs count in `forward` itself; a helper's parameters
