@@ -223,3 +223,4 @@ def test_host_tensor_indexed_with_an_element_of_a_device_tensor_is_silent():
 
 def test_host_tensor_indexed_with_a_device_index_tensor_is_still_flagged():
     assert _lines("DL011", _MINING.replace("{INDEX}", "idxs2images[ranks[:, q]]"), "mining.py") != []
+

@@ -12,6 +12,9 @@ class DataloaderNotPinned(Rule):
     Flags the `.to(device)` / `.cuda()` copies of batches that come from a `DataLoader` built
     in this file without `pin_memory=` (or with `pin_memory=False`). Any other value, such
     as `pin_memory=torch.cuda.is_available()`, counts as set. Off by default: select `DL014`.
+    Not one batch drawn from a fresh iterator (`x, y = next(iter(loader))`) and moved once,
+    outside any loop of its function (a plotting helper's sample): there is no next batch to
+    pin while it is used, so pinning would add a host copy and overlap nothing.
 
     ## Why is this bad?
     A copy from pageable host memory goes through a staging buffer and blocks the host;
