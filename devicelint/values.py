@@ -87,6 +87,11 @@ class Val:
     # a fresh tensor: the factory call that made it (for DL011's `device=` fix); not part of
     # equality, so values from different factories still join as before
     born: cst.Call | None = field(default=None, compare=False)
+    # an item of a dataset taken without a collate (`x, t = ds[i]`, `for x, t in ds`): its
+    # label positions are what `__getitem__` returns (a Python int, a NumPy scalar), which
+    # PyTorch compares with a device tensor as a number; only a loader's collate makes them
+    # 1-dim host tensors
+    item: bool = False
 
     def with_(self, **changes) -> "Val":
         # dataclasses.replace, without its __init__ of 26 frozen fields (object.__setattr__

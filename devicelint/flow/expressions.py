@@ -97,7 +97,7 @@ def _item_of(node: cst.Subscript, base: Val, sliced: bool) -> Val:
         if base.elem is not None and not sliced:
             return items.labelled(base.elem, base.name or "the dataset", base.src)  # `ds[i]`: what `__getitem__` returns
         return Val(Kind.TENSOR, base.dev, loader=base.name if base.dev is Dev.CPU else None,
-                   inplace=base.ref == "graph_dataset")  # a PyG graph moves in place
+                   inplace=base.ref == "graph_dataset", item=not sliced)  # a PyG graph moves in place
     if base.kind is Kind.MODULE:  # nn.Sequential / ModuleList indexing
         return Val(Kind.MODULE, base.dev, key=base.key)
     if base.kind is Kind.OBJECT and base.ref in kb.consumers.ITEMS_ARE_ITSELF:
@@ -331,7 +331,7 @@ class Expressions:
                 idx = self.eval(el.slice.value)
                 sliced = sliced or _keeps_dims(el.slice.value)
                 if base.kind is Kind.TENSOR and base.dev is Dev.CPU and idx.kind is Kind.TENSOR \
-                        and self._device_index(idx):
+                        and self._device_index(idx) and not self._element_of(el.slice.value):
                     # `self.alpha[target]`: a host tensor indexed by a device tensor fails on CUDA
                     # (a device tensor indexed by host indices does not)
                     self.record_mix(node, [base, idx])
@@ -341,6 +341,20 @@ class Expressions:
                 sliced = True
                 self.eval_children(el.slice)
         return index, sliced
+
+    def _element_of(self, index) -> bool:
+        """`ranks[r, q]`: an element picked by numbers (or names not known to hold tensors) from
+        a tensor of unknown rank. When it is 0-dim, PyTorch reads it as a number (`.item()`) and
+        indexes a tensor on any device with it (ATen's TensorIndexing.h,
+        handleDimInMultiDimIndexing); unsure whether it is, stay silent."""
+        if not isinstance(index, cst.Subscript):
+            return False
+        for el in index.slice:
+            e = el.slice.value if isinstance(el.slice, cst.Index) else None
+            if not isinstance(e, (cst.Integer, cst.Name)) or (
+                    isinstance(e, cst.Name) and self.eval(e).kind not in (Kind.OTHER, Kind.UNKNOWN)):
+                return False
+        return True
 
     def _device_index(self, idx: Val) -> bool:
         """An index tensor on the device. Inputs count in `forward` itself; a helper's parameters
@@ -365,6 +379,9 @@ class Expressions:
         vals = [self.eval(node.left)] + [self.eval(c.comparator) for c in node.comparisons]
         if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
             return OTHER
+        if any(v.dev is Dev.ACCEL for v in vals):
+            # `prediction == t` with `t` from `ds[i]`: a label compared as a number
+            vals = [OTHER if v.item and v.host_batch else v for v in vals]
         out = self.combine(node, vals)
         return out.with_(grad=False) if out.grad else out  # a bool tensor has no history
 
@@ -515,7 +532,7 @@ class Expressions:
             return Val(Kind.TENSOR, v.dev) if v.dev is Dev.ACCEL else UNKNOWN
         if v.kind is Kind.DATASET:
             return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None,
-                       inplace=v.ref == "graph_dataset")
+                       inplace=v.ref == "graph_dataset", item=True)
         if v.kind in (Kind.SEQ, Kind.TENSOR):
             return self.unpack(v, None)
         if v.kind is Kind.MAPPING:

@@ -1,5 +1,6 @@
 import libcst as cst
 
+from devicelint.flow.nodes import enclosing, find
 from devicelint.rewrite import add_keyword, set_keyword
 from devicelint.rules.base import Report, Rule
 
@@ -11,6 +12,9 @@ class DataloaderNotPinned(Rule):
     Flags the `.to(device)` / `.cuda()` copies of batches that come from a `DataLoader` built
     in this file without `pin_memory=` (or with `pin_memory=False`). Any other value, such
     as `pin_memory=torch.cuda.is_available()`, counts as set. Off by default: select `DL014`.
+    Not one batch drawn from a fresh iterator (`x, y = next(iter(loader))`) and moved once,
+    outside any loop of its function (a plotting helper's sample): there is no next batch to
+    pin while it is used, so pinning would add a host copy and overlap nothing.
 
     ## Why is this bad?
     A copy from pageable host memory goes through a staging buffer and blocks the host;
@@ -116,7 +120,7 @@ for x, y in val_loader:
         loaders = ctx.facts.loaders
         for mv in ctx.facts.loader_moves:
             state = loaders.get(mv.loader)
-            if state not in ("missing", "false"):
+            if state not in ("missing", "false") or _one_draw(ctx, mv.node):
                 continue
             built = ctx.line(mv.loader)
             value = _pin_value(ctx)
@@ -134,6 +138,58 @@ for x, y in val_loader:
                 edit=edit,
                 edit_node=mv.loader,
             )
+
+
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+def _one_draw(ctx, move: cst.Call) -> bool:
+    """`imgs, labels = next(iter(loader))` then `imgs.to(device)`, neither in a loop of their
+    function: one batch from a fresh iterator, copied once. There is no next batch for the
+    loader to pin while this one is used, so pinning adds a host copy and overlaps nothing."""
+    recv = move.func.value if isinstance(move.func, cst.Attribute) else None
+    if not isinstance(recv, cst.Name):
+        return False
+    around = enclosing(ctx.module, move)
+    scopes = [i for i, n in enumerate(around) if isinstance(n, _SCOPES)]
+    scope = around[scopes[-1]] if scopes else ctx.module
+    if any(isinstance(n, _LOOPS) for n in around[(scopes[-1] if scopes else 0):]):
+        return False
+    # `imgs = imgs.to(device)` rebinds the name to the copy itself: not where the batch came from
+    binds = [a for a in find(scope, cst.Assign) if _binds(a, recv.value) and not any(n is move for n in find(a, cst.Call))]
+    return bool(binds) and all(_fresh_draw(a.value) and not _in_loop(scope, a) for a in binds) \
+        and not _rebound_otherwise(scope, recv.value)
+
+
+def _binds(a: cst.Assign, name: str) -> bool:
+    return any(isinstance(n, cst.Name) and n.value == name for t in a.targets for n in _target_names(t.target))
+
+
+def _target_names(t) -> list:
+    if isinstance(t, (cst.Tuple, cst.List)):
+        return [n for el in t.elements for n in _target_names(el.value)]
+    return [t]
+
+
+def _fresh_draw(value) -> bool:
+    """`next(iter(x))`: the first batch of a new iterator."""
+    return (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "next"
+            and len(value.args) == 1 and isinstance(value.args[0].value, cst.Call)
+            and isinstance(value.args[0].value.func, cst.Name) and value.args[0].value.func.value == "iter")
+
+
+def _in_loop(scope, node) -> bool:
+    return any(isinstance(n, _LOOPS) for n in enclosing(scope, node))
+
+
+def _rebound_otherwise(scope, name: str) -> bool:
+    """Bound by a loop target, `with ... as`, `:=` or augmented assignment: not one draw."""
+    for n in find(scope, cst.For) + find(scope, cst.AugAssign) + find(scope, cst.NamedExpr) + find(scope, cst.AsName):
+        target = n.name if isinstance(n, cst.AsName) else n.target
+        if any(isinstance(t, cst.Name) and t.value == name for t in _target_names(target)):
+            return True
+    return False
 
 
 def _pin_value(ctx) -> str:
