@@ -32,6 +32,15 @@ NUMBER_NAME = re.compile(
     r"res|resolution)$|^(num|n)_",
     re.IGNORECASE)
 
+# Helpers named for moving what they are given to the device (`to_device(b)`, `move_to_cuda(x)`,
+# `send_batch_to_gpu(b)`): code we cannot see, but its name says where the batch goes.
+_DEVICE_MOVER = re.compile(r"^(to|move|send|put|copy|transfer)(_\w+)?_(device|cuda|gpu)$", re.IGNORECASE)
+
+
+def looks_like_device_mover(name: str) -> bool:
+    return _DEVICE_MOVER.match(name) is not None
+
+
 def looks_like_device_name(text: str) -> bool:
     last = text.rsplit(".", 1)[-1].lower()
     return any(h in last for h in DEVICE_NAME_HINTS) or last in EXACT_DEVICE_NAMES

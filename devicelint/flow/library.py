@@ -4,12 +4,11 @@ their collate functions; DataParallel/DDP wrappers."""
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from devicelint import crossfile
 from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, join, mid_parts
 from devicelint.flow import items
@@ -31,11 +30,6 @@ def _places_anything(fn) -> bool:
             if any(a.keyword is not None and a.keyword.value == "device" for a in n.args):
                 return True
     return False
-
-
-# Helpers named for moving what they are given to the device (`to_device(b)`, `move_to_cuda(x)`,
-# `send_batch_to_gpu(b)`): code we cannot see, but its name says where the batch goes.
-_DEVICE_MOVER = re.compile(r"^(to|move|send|put|copy|transfer)(_\w+)?_(device|cuda|gpu)$", re.IGNORECASE)
 
 
 # scikit-learn and matplotlib objects whose methods convert their inputs (kb.consumers).
@@ -441,7 +435,7 @@ class Library:
         if _places_anything(fn):
             return True
         for n in walk(fn):
-            if isinstance(n, cst.Call) and _DEVICE_MOVER.match((dotted(n.func) or "").rsplit(".", 1)[-1]):
+            if isinstance(n, cst.Call) and naming.looks_like_device_mover((dotted(n.func) or "").rsplit(".", 1)[-1]):
                 return True  # `return to_device(cf(b))`, the helper of a star import
             if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and self.module_frame is not None:
                 callee = self.module_frame.state.vars.get(n.func.value)
