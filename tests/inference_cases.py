@@ -43,11 +43,16 @@ def program(case: str) -> str:
 FIRSTLOOK_RULES = ["DL001", "DL002", "DL003", "DL004", "DL006", "DL010", "DL011", "DL015"]
 
 
-def assert_marked(name: str, case: str, rules=FIRSTLOOK_RULES) -> None:
-    """Lint the case (after PRELUDE) as `<name>.py`: exactly its `# <- DLnnn` lines are flagged."""
+def findings_at(code: str, rules, path: str = "train.py") -> set:
+    """(code, line) of each finding of `rules` in `code` linted as `path`: what `expected` reads."""
     from devicelint.engine import lint_source  # the lint path, for the modules that lint
 
+    return {(f.code, f.line) for f in lint_source(code, path, select=rules)}
+
+
+def assert_marked(name: str, case: str, rules=FIRSTLOOK_RULES) -> None:
+    """Lint the case (after PRELUDE) as `<name>.py`: exactly its `# <- DLnnn` lines are flagged."""
     code = program(case)
-    got = {(f.code, f.line) for f in lint_source(code, f"{name}.py", select=rules)}
+    got = findings_at(code, rules, f"{name}.py")
     listing = "\n".join(f"{i:4d} {line}" for i, line in enumerate(code.splitlines(), start=1))
     assert got == expected(code), f"got {sorted(got)}\n{listing}"

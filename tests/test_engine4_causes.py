@@ -6,18 +6,10 @@ Lines ending in `# <- DLnnn` must be flagged with that code; nothing else of the
 test may be flagged.
 """
 
-import re
 import textwrap
 
 from devicelint.engine import lint_file, lint_source
-
-
-def _marked(src: str) -> set:
-    return {(i, m.group(1)) for i, line in enumerate(src.splitlines(), 1) if (m := re.search(r"# <- (DL\d{3})", line))}
-
-
-def _found(src: str, rules: list) -> set:
-    return {(f.line, f.code) for f in lint_source(src, "train.py", select=rules)}
+from inference_cases import expected, findings_at
 
 
 # --- DL001: a model moved only to the host is still on the host (case 066) ---------------------
@@ -96,12 +88,12 @@ def test_a_model_moved_to_the_cpu_device_and_handed_to_a_helper_that_moves_the_i
     # the trainer runs on torch.device("cpu"): `.to(self.device)` leaves the net on the host,
     # and attack() sends the images to CUDA (silent before: any move counted as a move away)
     src = _HOST_TRAINER.replace("TRAIN_DEVICE", '"cpu"').replace("MARK", "# <- DL001")
-    assert _found(src, ["DL001"]) == _marked(src)
+    assert findings_at(src, ["DL001"]) == expected(src)
 
 
 def test_a_model_moved_to_a_device_that_may_be_cuda_is_no_finding():
     src = _HOST_TRAINER.replace("TRAIN_DEVICE", '"cuda" if torch.cuda.is_available() else "cpu"').replace("MARK", "")
-    assert _found(src, ["DL001"]) == set()
+    assert findings_at(src, ["DL001"]) == set()
 
 
 # --- call-site contexts: `super(Cls, self).__init__()` is no use of Cls as a value ---------------
@@ -174,8 +166,8 @@ def test_a_constructor_flag_every_caller_sets_reaches_a_class_written_with_old_s
     # as a value, which made its callers unknowable)
     layers = _LAYERS.replace("MARK", "# <- DL015")
     _project(tmp_path, {"layers.py": layers, "model.py": _MODEL, "train.py": _TRAIN})
-    found = {(f.line, f.code) for f in lint_file(str(tmp_path / "layers.py")) if f.code == "DL015"}
-    assert found == _marked(textwrap.dedent(layers).lstrip())
+    found = {(f.code, f.line) for f in lint_file(str(tmp_path / "layers.py")) if f.code == "DL015"}
+    assert found == expected(textwrap.dedent(layers).lstrip())
 
 
 def test_callers_that_disagree_on_the_flag_leave_the_attribute_unknown(tmp_path):
@@ -231,20 +223,20 @@ def test_token_ids_from_the_tokenizer_meet_a_model_loaded_onto_one_gpu():
     # `device_map="cuda:0"` loads the weights there with no hooks that would move the inputs;
     # `.input_ids` of the BatchEncoding is its host tensor (silent before on both counts)
     src = _chat(mark="# <- DL002")
-    assert _found(src, ["DL002", "DL011"]) == _marked(src)
+    assert findings_at(src, ["DL002", "DL011"]) == expected(src)
     src = _chat(load="device_map=torch.device('cuda')", mark="# <- DL002")
-    assert _found(src, ["DL002", "DL011"]) == _marked(src)
+    assert findings_at(src, ["DL002", "DL011"]) == expected(src)
 
 
 def test_no_finding_where_the_placement_is_not_sure_or_the_ids_are_moved():
     # `device_map="auto"` may dispatch with hooks; accelerate always dispatches a bitsandbytes
     # 4-bit/8-bit model with hooks that move its inputs to the weights; ids moved by hand
-    assert _found(_chat(load='device_map="auto"'), ["DL002", "DL011"]) == set()
-    assert _found(_chat(load="quantization_config=bnb_config"), ["DL002", "DL011"]) == set()
-    assert _found(_chat(load='quantization_config=bnb_config, device_map="cuda:0"'), ["DL002", "DL011"]) == set()
-    assert _found(_chat(load="load_in_8bit=True"), ["DL002", "DL011"]) == set()
-    assert _found(_chat(load="**model_kwargs"), ["DL002", "DL011"]) == set()
-    assert _found(_chat(move=".to(self.model.device)"), ["DL002", "DL011"]) == set()
+    assert findings_at(_chat(load='device_map="auto"'), ["DL002", "DL011"]) == set()
+    assert findings_at(_chat(load="quantization_config=bnb_config"), ["DL002", "DL011"]) == set()
+    assert findings_at(_chat(load='quantization_config=bnb_config, device_map="cuda:0"'), ["DL002", "DL011"]) == set()
+    assert findings_at(_chat(load="load_in_8bit=True"), ["DL002", "DL011"]) == set()
+    assert findings_at(_chat(load="**model_kwargs"), ["DL002", "DL011"]) == set()
+    assert findings_at(_chat(move=".to(self.model.device)"), ["DL002", "DL011"]) == set()
 
 
 # --- DL003: a tensor on the device stored into a NumPy array (case 016) -------------------------
@@ -313,16 +305,16 @@ def test_a_loss_on_the_device_stored_into_a_numpy_array():
     # `g_loss[ind] = loss.data`: ndarray.__setitem__ converts the CUDA tensor (silent before);
     # so does the helper method handed the detached loss
     src = _history()
-    assert _found(src, ["DL003"]) == _marked(src)
+    assert findings_at(src, ["DL003"]) == expected(src)
     messages = sorted(f.message for f in lint_source(src, "train.py", select=["DL003"]))
     assert ["NumPy array `g_loss`" in m for m in messages] == [True, False]
 
 
 def test_no_finding_for_a_number_a_host_tensor_or_a_host_only_run():
-    assert _found(_history(stored="loss.item()", mark="", recorded="loss.item()", mark_record=""), ["DL003"]) == set()
-    assert _found(_history(stored="loss.detach().cpu()", mark="", recorded="loss.cpu()", mark_record=""),
+    assert findings_at(_history(stored="loss.item()", mark="", recorded="loss.item()", mark_record=""), ["DL003"]) == set()
+    assert findings_at(_history(stored="loss.detach().cpu()", mark="", recorded="loss.cpu()", mark_record=""),
                   ["DL003"]) == set()
-    assert _found(_history(device='"cpu"', mark="", mark_record=""), ["DL003"]) == set()
+    assert findings_at(_history(device='"cpu"', mark="", mark_record=""), ["DL003"]) == set()
 
 
 # --- DL011: `torch.tensor(ids).unsqueeze(0)` has a dimension for sure (case 025) ----------------
@@ -374,14 +366,14 @@ def test_token_ids_made_on_the_host_with_a_batch_dimension_meet_the_moved_model(
     # `torch.tensor(encoded)` alone may be 0-dim (which CUDA ops accept); `.unsqueeze(0)` makes a
     # batch (silent before)
     src = _GENERATE.replace("BATCH_DIM", ".unsqueeze(0)").replace("MARK", "# <- DL011")
-    assert _found(src, ["DL011"]) == _marked(src)
+    assert findings_at(src, ["DL011"]) == expected(src)
 
 
 def test_a_tensor_of_unknown_rank_or_one_made_on_the_model_device_is_no_finding():
-    assert _found(_GENERATE.replace("BATCH_DIM", "").replace("MARK", ""), ["DL011"]) == set()
+    assert findings_at(_GENERATE.replace("BATCH_DIM", "").replace("MARK", ""), ["DL011"]) == set()
     src = _GENERATE.replace("BATCH_DIM", ".unsqueeze(0)").replace("MARK", "").replace(
         "idx=text_to_token_ids(args.prompt, tokenizer)", "idx=text_to_token_ids(args.prompt, tokenizer).to(device)")
-    assert _found(src, ["DL011"]) == set()
+    assert findings_at(src, ["DL011"]) == set()
 
 
 # --- DL003: a sum started at 0 is a tensor after the loop; a dict of lists holds what is appended
@@ -454,12 +446,12 @@ def test_an_error_rate_summed_on_the_device_and_kept_per_phase_is_plotted():
     # `error_history[phase]` and handed to pyplot (silent before: number joined with tensor was
     # unknown, and appending to a dict's list was not followed)
     src = _CURVES.replace("ERROR_COUNT", "torch.sum(hyp != labels)").replace("MARK", "# <- DL003")
-    assert _found(src, ["DL003"]) == _marked(src)
+    assert findings_at(src, ["DL003"]) == expected(src)
 
 
 def test_counts_read_as_numbers_are_no_finding():
     src = _CURVES.replace("ERROR_COUNT", "torch.sum(hyp != labels).item()").replace("MARK", "")
-    assert _found(src, ["DL003"]) == set()
+    assert findings_at(src, ["DL003"]) == set()
 
 
 # --- DL011: `self(...)` in a Lightning step runs `forward` on the module's device (case 018) -------
@@ -513,13 +505,13 @@ def test_hidden_state_made_on_the_host_in_a_step_is_handed_to_forward_through_se
     # not count as one in the step)
     for call in ("self", "self.forward"):
         src = _CHAR_RNN.replace("HIDDEN_DEVICE", "").replace("CALL", call).replace("MARK", "# <- DL011")
-        assert _found(src, ["DL011"]) == _marked(src), call
+        assert findings_at(src, ["DL011"]) == expected(src), call
 
 
 def test_hidden_state_made_on_the_module_device_is_no_finding():
     src = _CHAR_RNN.replace("HIDDEN_DEVICE", "").replace("CALL", "self").replace("MARK", "")
     src = src.replace("self.hidden_size)", "self.hidden_size, device=self.device)")
-    assert _found(src, ["DL011"]) == set()
+    assert findings_at(src, ["DL011"]) == set()
 
 
 # --- DL015: torchaudio's functional ops combine the tensors they are handed (case 036) -----------
@@ -573,11 +565,11 @@ def test_plain_filter_coefficients_meet_the_waveform_in_a_torchaudio_op():
     # `model.to(device)` leaves the plain coefficients on the CPU, and lfilter computes with
     # them and the waveform (silent before: a torchaudio function was code we cannot see)
     src = _AUDIO.replace("KEEP_COEFFS", _PLAIN).replace("MARK", "# <- DL015")
-    assert _found(src, ["DL015"]) == _marked(src)
+    assert findings_at(src, ["DL015"]) == expected(src)
 
 
 def test_registered_coefficients_are_no_finding():
-    assert _found(_AUDIO.replace("KEEP_COEFFS", _BUFFERS).replace("MARK", ""), ["DL015"]) == set()
+    assert findings_at(_AUDIO.replace("KEEP_COEFFS", _BUFFERS).replace("MARK", ""), ["DL015"]) == set()
 
 
 # --- DL001: torchsummary's `summary` runs the model on CUDA inputs it makes (case 001) ----------
@@ -639,16 +631,16 @@ def _summary(before="", after="", lib="from torchsummary import summary") -> str
 def test_summary_of_a_model_not_moved_yet_runs_it_on_cuda_inputs():
     # the model is moved on the next line, too late for summary's CUDA inputs (silent before)
     src = _summary(before="summary(model, (3, 32, 32))  # <- DL001")
-    assert _found(src, ["DL001", "DL002"]) == _marked(src)
+    assert findings_at(src, ["DL001", "DL002"]) == expected(src)
     (f,) = lint_source(src, "train.py", select=["DL001"])
     assert 'pass `device="cpu"`' in f.message
 
 
 def test_summary_told_the_host_or_after_the_move_or_torchinfo_is_no_finding():
-    assert _found(_summary(before='summary(model, (3, 32, 32), device="cpu")'), ["DL001", "DL002"]) == set()
-    assert _found(_summary(after="summary(model, (3, 32, 32))"), ["DL001", "DL002"]) == set()
+    assert findings_at(_summary(before='summary(model, (3, 32, 32), device="cpu")'), ["DL001", "DL002"]) == set()
+    assert findings_at(_summary(after="summary(model, (3, 32, 32))"), ["DL001", "DL002"]) == set()
     # torchinfo's summary runs the model on the model's own device
-    assert _found(_summary(before="summary(model, (1, 3, 32, 32))", lib="from torchinfo import summary"),
+    assert findings_at(_summary(before="summary(model, (1, 3, 32, 32))", lib="from torchinfo import summary"),
                   ["DL001", "DL002"]) == set()
 
 
@@ -690,15 +682,15 @@ def test_a_hidden_state_a_helper_fills_in_for_forward_is_made_on_the_host():
     # device; it then meets X in two helpers (one finding, where it is made) and in forward's
     # own `return` (found there, as for `state = self.init_hidden(b)`) (silent before)
     src = _GRU_CELL.replace("ZEROS_DEVICE", "").replace("MARK", "# <- DL011")
-    assert _found(src, ["DL011"]) == _marked(src)
+    assert findings_at(src, ["DL011"]) == expected(src)
 
 
 def test_a_hidden_state_made_on_the_inputs_device_is_no_finding():
     src = _GRU_CELL.replace("ZEROS_DEVICE", ".to(X.device)").replace("MARK", "")
-    assert _found(src, ["DL011"]) == set()
+    assert findings_at(src, ["DL011"]) == set()
     src = _GRU_CELL.replace("ZEROS_DEVICE", "").replace("MARK", "").replace(
         "torch.zeros(X.shape[0], self.out_channels)", "torch.zeros(X.shape[0], self.out_channels, device=X.device)")
-    assert _found(src, ["DL011"]) == set()
+    assert findings_at(src, ["DL011"]) == set()
 
 
 # --- DL001: a third-party similarity loss keeps gradient kernels as parameters (case 004) --------
@@ -752,15 +744,15 @@ def _registration(imp="from torch_similarity.modules import GradientCorrelationL
 
 def test_a_gradient_correlation_loss_with_kernels_on_the_host_meets_moved_images():
     src = _registration(mark="# <- DL001")
-    assert _found(src, ["DL001"]) == _marked(src)
+    assert findings_at(src, ["DL001"]) == expected(src)
     src = _registration(imp="import torch_similarity.modules as sim", build="sim.GradientDifferenceLoss3d()",
                         mark="# <- DL001")
-    assert _found(src, ["DL001"]) == _marked(src)
+    assert findings_at(src, ["DL001"]) == expected(src)
 
 
 def test_the_loss_moved_or_one_without_kernels_is_no_finding():
-    assert _found(_registration(build="GradientCorrelationLoss2d().to(device)"), ["DL001"]) == set()
-    assert _found(_registration(imp="from torch_similarity.modules import NormalizedCrossCorrelationLoss",
+    assert findings_at(_registration(build="GradientCorrelationLoss2d().to(device)"), ["DL001"]) == set()
+    assert findings_at(_registration(imp="from torch_similarity.modules import NormalizedCrossCorrelationLoss",
                                 build="NormalizedCrossCorrelationLoss()"), ["DL001"]) == set()
 
 
@@ -815,12 +807,12 @@ def test_a_running_sum_of_a_loss_the_step_backpropagates_keeps_every_graph():
     # proves it carries a graph (silent before: an unknown value was never summed)
     for backward in ("accelerator.backward(loss)", "loss.backward()"):
         src = _accelerate(backward=backward, mark="# <- DL010")
-        assert _found(src, ["DL010"]) == _marked(src), backward
+        assert findings_at(src, ["DL010"]) == expected(src), backward
 
 
 def test_a_detached_sum_or_a_loss_nobody_backpropagates_is_no_finding():
-    assert _found(_accelerate(added="loss.detach()"), ["DL010"]) == set()
-    assert _found(_accelerate(backward="pass"), ["DL010"]) == set()
+    assert findings_at(_accelerate(added="loss.detach()"), ["DL010"]) == set()
+    assert findings_at(_accelerate(backward="pass"), ["DL010"]) == set()
 
 
 # --- DL011: token id tensors of unknown rank padded into one batch (case 074) --------------------
@@ -855,12 +847,12 @@ def test_token_tensors_padded_into_a_batch_meet_the_moved_model():
     # dimension (silent before)
     for batch in ("torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True)", "torch.stack(tensors)"):
         src = _WORKER.replace("BATCH", batch).replace("MARK", "# <- DL011")
-        assert _found(src, ["DL011"]) == _marked(src), batch
+        assert findings_at(src, ["DL011"]) == expected(src), batch
 
 
 def test_a_padded_batch_moved_to_the_model_device_is_no_finding():
     batch = "torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True).to(self.device)"
-    assert _found(_WORKER.replace("BATCH", batch).replace("MARK", ""), ["DL011"]) == set()
+    assert findings_at(_WORKER.replace("BATCH", batch).replace("MARK", ""), ["DL011"]) == set()
 
 
 # --- DL001: a model captured by a closure its factory returns (case 002) --------------------------
@@ -908,8 +900,8 @@ def test_a_host_model_captured_by_a_validation_closure_is_blamed_where_the_closu
     # the finding was inside the closure (`model(X)`), the line every caller shares; the call
     # that runs it with device data is where the model enters (DL001 there now)
     src = _CLOSURE.replace("MOVE", "").replace("MARK", "# <- DL001")
-    assert _found(src, ["DL001"]) == _marked(src)
+    assert findings_at(src, ["DL001"]) == expected(src)
 
 
 def test_a_moved_model_captured_by_the_closure_is_no_finding():
-    assert _found(_CLOSURE.replace("MOVE", ".to(device)").replace("MARK", ""), ["DL001"]) == set()
+    assert findings_at(_CLOSURE.replace("MOVE", ".to(device)").replace("MARK", ""), ["DL001"]) == set()

@@ -6,17 +6,7 @@ Lines ending in `# <- DLnnn` must be flagged with that code; nothing else of the
 test may be flagged.
 """
 
-import re
-
-from devicelint.engine import lint_source
-
-
-def _marked(src: str) -> set:
-    return {(i, m.group(1)) for i, line in enumerate(src.splitlines(), 1) if (m := re.search(r"# <- (DL\d{3})", line))}
-
-
-def _found(src: str, rules: list) -> set:
-    return {(f.line, f.code) for f in lint_source(src, "train.py", select=rules)}
+from inference_cases import expected, findings_at
 
 
 # --- DL017: a Dataset whose __init__ keeps a tensor it built on the device, read by __getitem__ ---
@@ -80,18 +70,18 @@ if __name__ == "__main__":
 
 def test_dataset_keeping_a_device_tensor_from_init_fails_in_workers():
     src = _SYNTHETIC_BENCHMARK.replace("WORKERS", "4")
-    assert _found(src, ["DL017"]) == _marked(src)
+    assert findings_at(src, ["DL017"]) == expected(src)
 
 
 def test_dataset_keeping_a_device_tensor_is_fine_without_workers():
     src = _SYNTHETIC_BENCHMARK.replace("WORKERS", "0").replace("  # <- DL017", "")
-    assert _found(src, ["DL017"]) == set()
+    assert findings_at(src, ["DL017"]) == set()
 
 
 def test_dataset_keeping_a_host_tensor_is_fine_in_workers():
     src = _SYNTHETIC_BENCHMARK.replace("WORKERS", "4").replace("  # <- DL017", "").replace(
         ', device=torch.device("cuda"))', ")")
-    assert _found(src, ["DL017"]) == set()
+    assert findings_at(src, ["DL017"]) == set()
 
 
 def test_dataset_whose_getitem_never_reads_the_device_attribute_is_fine():
@@ -99,8 +89,7 @@ def test_dataset_whose_getitem_never_reads_the_device_attribute_is_fine():
     src = _SYNTHETIC_BENCHMARK.replace("WORKERS", "4").replace("  # <- DL017", "").replace(
         "self.tensor = torch.randn(3, 224, 224, device=torch.device(\"cuda\"))",
         "self.mean = torch.zeros(3, device=torch.device(\"cuda\"))\n        self.tensor = torch.randn(3, 224, 224)")
-    assert _found(src, ["DL017"]) == set()
-
+    assert findings_at(src, ["DL017"]) == set()
 
 
 # --- torchtext's legacy iterators: batches on the host unless `device=` is given ---
@@ -164,18 +153,18 @@ for epoch in range(opt.epochs):
 
 def test_torchtext_iterator_batches_are_host_tensors():
     src = _TORCHTEXT_CLASSIFIER.replace(" ITER_DEVICE", "")
-    assert _found(src, ["DL002", "DL011", "DL014", "DL019"]) == _marked(src)
+    assert findings_at(src, ["DL002", "DL011", "DL014", "DL019"]) == expected(src)
 
 
 def test_torchtext_iterator_given_the_device_is_clean():
     src = _TORCHTEXT_CLASSIFIER.replace(" ITER_DEVICE", ", device=device").replace("  # <- DL002", "")
-    assert _found(src, ["DL002", "DL011", "DL014", "DL019"]) == set()
+    assert findings_at(src, ["DL002", "DL011", "DL014", "DL019"]) == set()
 
 
 def test_torchtext_batches_moved_in_the_loop_are_clean():
     src = _TORCHTEXT_CLASSIFIER.replace(" ITER_DEVICE", "").replace("  # <- DL002", "").replace(
         "model(batch.text)", "model(batch.text.to(device))").replace("batch.label)", "batch.label.to(device))")
-    assert _found(src, ["DL002", "DL011", "DL014", "DL019"]) == set()
+    assert findings_at(src, ["DL002", "DL011", "DL014", "DL019"]) == set()
 
 
 def test_torchtext_iterators_are_in_the_knowledge_tables():
@@ -243,16 +232,16 @@ if __name__ == "__main__":
 
 def test_tensor_made_in_a_lightning_step_meets_the_module_on_the_device():
     src = _LIGHTNING_RETRIEVAL.replace("MAKE", "")
-    assert _found(src, ["DL002", "DL011"]) == _marked(src)
+    assert findings_at(src, ["DL002", "DL011"]) == expected(src)
 
 
 def test_tensor_made_in_a_lightning_step_on_the_batch_device_is_clean():
     src = _LIGHTNING_RETRIEVAL.replace("MAKE", ", device=x1.device").replace("  # <- DL011", "")
-    assert _found(src, ["DL002", "DL011"]) == set()
+    assert findings_at(src, ["DL002", "DL011"]) == set()
 
 
 def test_a_plain_module_method_named_like_a_step_decides_nothing():
     # not a LightningModule: `training_step` is an ordinary method the file never calls
     src = _LIGHTNING_RETRIEVAL.replace("MAKE", "").replace("  # <- DL011", "").replace(
         "class DualEncoder(LightningModule):", "class DualEncoder(nn.Module):")
-    assert _found(src, ["DL002", "DL011"]) == set()
+    assert findings_at(src, ["DL002", "DL011"]) == set()

@@ -6,17 +6,7 @@ Lines ending in `# <- DLnnn` must be flagged with that code; nothing else of the
 test may be flagged.
 """
 
-import re
-
-from devicelint.engine import lint_source
-
-
-def _marked(src: str) -> set:
-    return {(i, m.group(1)) for i, line in enumerate(src.splitlines(), 1) if (m := re.search(r"# <- (DL\d{3})", line))}
-
-
-def _found(src: str, rules: list) -> set:
-    return {(f.line, f.code) for f in lint_source(src, "train.py", select=rules)}
+from inference_cases import expected, findings_at
 
 
 # --- DL010: a loss the step differentiates, summed though its maker is code we cannot see ---
@@ -110,22 +100,22 @@ def training_function(config, train_dataloader):
 
 
 def test_dl010_dict_of_losses_summed_per_key_in_an_inner_loop():
-    assert _found(_DICT_OF_LOSSES, ["DL010"]) == _marked(_DICT_OF_LOSSES)
+    assert findings_at(_DICT_OF_LOSSES, ["DL010"]) == expected(_DICT_OF_LOSSES)
 
 
 def test_dl010_dict_of_losses_controls_stay_silent():
-    assert _found(_DICT_OF_LOSSES_ITEMS, ["DL010"]) == set()
-    assert _found(_DICT_OF_LOSSES_PER_STEP, ["DL010"]) == set()
+    assert findings_at(_DICT_OF_LOSSES_ITEMS, ["DL010"]) == set()
+    assert findings_at(_DICT_OF_LOSSES_PER_STEP, ["DL010"]) == set()
 
 
 def test_dl010_unseen_loss_that_the_step_differentiates():
-    assert _found(_ACCELERATE_LOSS_SUM, ["DL010"]) == _marked(_ACCELERATE_LOSS_SUM)
+    assert findings_at(_ACCELERATE_LOSS_SUM, ["DL010"]) == expected(_ACCELERATE_LOSS_SUM)
 
 
 def test_dl010_unseen_value_nobody_differentiates_stays_silent():
     # `outputs.logits` is summed, only `outputs.loss` is differentiated: unknown, so silent
     src = _ACCELERATE_LOSS_SUM.replace("loss_sum += loss  # <- DL010", "loss_sum += outputs.logits.mean()")
-    assert _found(src, ["DL010"]) == set()
+    assert findings_at(src, ["DL010"]) == set()
 
 
 # --- DL003: a number before the loop, a sum of device tensors after it ---
@@ -189,9 +179,9 @@ _COUNTING_VALIDATE_HOST = _COUNTING_VALIDATE.replace(
 
 
 def test_dl003_number_accumulating_device_tensors_converted_after_the_loop():
-    assert _found(_COUNTING_VALIDATE, ["DL003"]) == _marked(_COUNTING_VALIDATE)
+    assert findings_at(_COUNTING_VALIDATE, ["DL003"]) == expected(_COUNTING_VALIDATE)
 
 
 def test_dl003_number_accumulating_numbers_stays_silent():
-    assert _found(_COUNTING_VALIDATE_ITEMS, ["DL003"]) == set()
-    assert _found(_COUNTING_VALIDATE_HOST, ["DL003"]) == set()
+    assert findings_at(_COUNTING_VALIDATE_ITEMS, ["DL003"]) == set()
+    assert findings_at(_COUNTING_VALIDATE_HOST, ["DL003"]) == set()

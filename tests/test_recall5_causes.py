@@ -6,19 +6,9 @@ Lines ending in `# <- DLnnn` must be flagged with that code; nothing else of the
 test may be flagged.
 """
 
-import re
-
 import pytest
 
-from devicelint.engine import lint_source
-
-
-def _marked(src: str) -> set:
-    return {(i, m.group(1)) for i, line in enumerate(src.splitlines(), 1) if (m := re.search(r"# <- (DL\d{3})", line))}
-
-
-def _found(src: str, rules: list) -> set:
-    return {(f.line, f.code) for f in lint_source(src, "train.py", select=rules)}
+from inference_cases import expected, findings_at
 
 
 # --- DL019: loader settings splatted from a dict the script spells out ---
@@ -86,7 +76,7 @@ def _mnist(kwargs_line: str, flagged: bool) -> str:
 ])
 def test_splatted_dict_of_known_keys_is_no_generator(kwargs_line):
     src = _mnist(kwargs_line, flagged=True)
-    assert _found(src, ["DL019"]) == _marked(src)
+    assert findings_at(src, ["DL019"]) == expected(src)
 
 
 @pytest.mark.parametrize("kwargs_line", [
@@ -101,7 +91,7 @@ def test_splatted_dict_of_known_keys_is_no_generator(kwargs_line):
 ])
 def test_splatted_dict_that_may_pass_a_generator_stays_silent(kwargs_line):
     src = _mnist(kwargs_line, flagged=False)
-    assert _found(src, ["DL019"]) == set()
+    assert findings_at(src, ["DL019"]) == set()
 
 
 def test_splatted_parameter_stays_silent():
@@ -121,7 +111,7 @@ def run(dataset, model):
     for x, y in make_loader(dataset, num_workers=2):
         model(x)
 '''
-    assert _found(src, ["DL019"]) == set()
+    assert findings_at(src, ["DL019"]) == set()
 
 
 # --- DL001 / DL002: calls that run a module on the inputs they are handed ---
@@ -177,12 +167,12 @@ def main():
 
 def test_tensorboard_graph_of_a_host_batch():
     src = _TENSORBOARD_GRAPH.replace("MOVE", "").replace("MARK", "# <- DL002")
-    assert _found(src, ["DL001", "DL002"]) == _marked(src)
+    assert findings_at(src, ["DL001", "DL002"]) == expected(src)
 
 
 def test_tensorboard_graph_of_a_moved_batch_is_clean():
     src = _TENSORBOARD_GRAPH.replace("MOVE", "images = images.to(device)").replace("MARK", "")
-    assert _found(src, ["DL001", "DL002", "DL011"]) == set()
+    assert findings_at(src, ["DL001", "DL002", "DL011"]) == set()
 
 
 # An export script: a checkpoint loaded into a model, an example batch drawn from the
@@ -226,12 +216,12 @@ def _export(model_move: str, example_move: str, code: str | None) -> str:
 
 def test_trace_and_export_of_a_moved_model_on_a_host_batch():
     src = _export("model.to(device)", "", "DL002")
-    assert _found(src, ["DL001", "DL002"]) == _marked(src)
+    assert findings_at(src, ["DL001", "DL002"]) == expected(src)
 
 
 def test_trace_and_export_of_a_host_model_on_a_moved_batch():
     src = _export("", "example = example.to(device)", "DL001")
-    assert _found(src, ["DL001", "DL002"]) == _marked(src)
+    assert findings_at(src, ["DL001", "DL002"]) == expected(src)
 
 
 @pytest.mark.parametrize("model_move, example_move", [
@@ -240,4 +230,4 @@ def test_trace_and_export_of_a_host_model_on_a_moved_batch():
 ])
 def test_trace_and_export_where_model_and_batch_agree_is_clean(model_move, example_move):
     src = _export(model_move, example_move, None)
-    assert _found(src, ["DL001", "DL002", "DL011"]) == set()
+    assert findings_at(src, ["DL001", "DL002", "DL011"]) == set()

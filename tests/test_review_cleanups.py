@@ -12,21 +12,12 @@ realistic script.
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
 from devicelint import knowledge as kb
-from devicelint.engine import lint_source
+from inference_cases import expected, findings_at
 
 PACKAGE = Path(kb.__file__).resolve().parent.parent
-
-
-def _marked(src: str) -> set:
-    return {(i, m.group(1)) for i, line in enumerate(src.splitlines(), 1) if (m := re.search(r"# <- (DL\d{3})", line))}
-
-
-def _found(src: str, rules: list) -> set:
-    return {(f.line, f.code) for f in lint_source(src, "train.py", select=rules)}
 
 
 def _code_strings(path: Path) -> list[tuple[int, str]]:
@@ -105,16 +96,16 @@ if __name__ == "__main__":
 
 
 def test_a_step_of_a_class_deriving_from_the_files_own_lightning_base_is_run_on_the_device():
-    assert _found(LIT_CLASSIFIER, ["DL011"]) == _marked(LIT_CLASSIFIER)
+    assert findings_at(LIT_CLASSIFIER, ["DL011"]) == expected(LIT_CLASSIFIER)
 
 
 def test_control_the_same_step_on_a_plain_module_base_decides_nothing():
     src = LIT_CLASSIFIER.replace("class BaseModel(pl.LightningModule):", "class BaseModel(nn.Module):").replace(
         "  # <- DL011", "")
-    assert _found(src, ["DL011"]) == set()
+    assert findings_at(src, ["DL011"]) == set()
 
 
 def test_control_the_step_building_its_weights_on_the_batch_device_is_clean():
     src = LIT_CLASSIFIER.replace("torch.ones(self.n_classes)", "torch.ones(self.n_classes, device=x.device)").replace(
         "  # <- DL011", "")
-    assert _found(src, ["DL011"]) == set()
+    assert findings_at(src, ["DL011"]) == set()
