@@ -417,6 +417,8 @@ def _iterated_init_params(cls: ast.ClassDef) -> dict:
         return {}
     params = [a.arg for a in init.args.posonlyargs + init.args.args][1:] + [a.arg for a in init.args.kwonlyargs]
     kept = _kept_params(init, params)
+    if not kept:  # nothing kept from a parameter: no need to walk the class for what it iterates or runs
+        return {"init_params": params, "iterates": [], "runs": {}}
     return {"init_params": params, "iterates": sorted({kept[a] for a in _iterated_attrs(cls) if a in kept}),
             "runs": _runs(cls, kept)}
 
