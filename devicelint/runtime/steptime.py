@@ -31,6 +31,7 @@ import time
 
 MIN_STEPS = 20
 MAX_RUNS = 12
+NO_STEP = "neither script calls optimizer.step(): no training step to time"
 
 
 class StepClock:
@@ -181,6 +182,9 @@ def cost_record(bad: dict, fixed: dict) -> dict:
     """The report's ``cost`` entry from the two scripts' timings."""
     if "error" in bad or "error" in fixed:
         return {"error": bad.get("error") or fixed.get("error")}
+    if not any(t.get(mode, {}).get("steps") for t in (bad, fixed) for mode in _MODES):
+        # an evaluation-only waste (DL021's eval loops): its copy counts are the proof
+        return {"error": NO_STEP}
     record = {"method": f"median of steps after a warm-up run (>= {MIN_STEPS} steps each); "
                         "synchronized: torch.cuda.synchronize() at every optimizer step"}
     for mode, key in (("synchronized", ""), ("unsynchronized", "_unsynchronized")):

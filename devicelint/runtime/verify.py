@@ -40,6 +40,7 @@ from pathlib import Path
 from devicelint.runtime.fixture import discover_pairs
 from devicelint.runtime.runner import PASSING, PairRunner, Result
 from devicelint.runtime.static import check_bad, check_fixed
+from devicelint.runtime.steptime import NO_STEP
 
 __all__ = ["VerifyError", "verify_folder", "format_table", "results_to_report", "check_runtime"]
 
@@ -173,6 +174,8 @@ def _autofix_lines(results: list[Result]) -> list[str]:
 def format_cost(cost: dict) -> str:
     if "error" in cost:
         return f"not timed: {cost['error']}"
+    if not any(cost.get("steps", []) + cost.get("steps_unsynchronized", [])):
+        return f"not timed: {NO_STEP}"  # a report written before cost_record said so
 
     def ms(value):
         return "?" if value is None else f"{value:.3f}"
