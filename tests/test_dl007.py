@@ -413,3 +413,35 @@ def test_a_guard_flag_rebound_along_the_script_stays_a_guard():
         if fast:
             model.cuda()
         """) == []
+
+
+GPU_ID_OPTION_ONLY = """
+    import argparse
+
+    import torch
+    import torch.nn as nn
+
+    parser = argparse.ArgumentParser(description="crowd counting: train on one GPU")
+    parser.add_argument("gpu", metavar="GPU", type=str, help="GPU id to use.")
+    parser.add_argument("--lr", type=float, default=1e-5)
+    args = parser.parse_args()
+
+
+    def main():
+        model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 1, 1))
+        model = model.cuda()
+        optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+        return model, optimizer
+
+
+    main()
+"""
+
+
+def test_a_file_with_only_a_device_option_is_not_said_to_have_a_cuda_check():
+    """The file names a GPU option but never checks for CUDA: the message must not claim a
+    "CUDA check" it does not have (bug-report case 093's wording)."""
+    findings = lint_source(_code(GPU_ID_OPTION_ONLY), "train.py", select=["DL007"])
+    assert [f.line for f in findings] == [14]
+    assert "CUDA check does not guard" not in findings[0].message
+    assert "no CUDA check or device option of the file guards it" in findings[0].message

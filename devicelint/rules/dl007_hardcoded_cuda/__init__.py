@@ -18,7 +18,10 @@ _GUARD_WORDS = re.compile(r"cuda|gpu|accelerat|is_available|device_count", re.IG
 _ARG_WORDS = re.compile(r"device|cuda|gpu|cpu|accelerat", re.IGNORECASE)
 _OPTION_CALLS = ("add_argument", "option", "getenv", "environ.get")
 _NO_CHECK = "with no availability check or fallback in the file: this fails on a machine without CUDA"
-_UNGUARDED = "that a run without CUDA reaches (the file's CUDA check does not guard it): it fails on such a machine"
+# The file's "fallback" may be an availability check or only a device option (`--gpu`):
+# the message names both, since it cannot claim a check the file does not have.
+_UNGUARDED = ("that a run without CUDA reaches (no CUDA check or device option of the file "
+              "guards it): it fails on such a machine")
 _MENTION = re.compile(rb"\.cuda\s*\(|[\"']cuda")
 
 
