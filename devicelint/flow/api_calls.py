@@ -143,7 +143,7 @@ class ApiCalls:
         if method == "cpu":
             if recv.kind not in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING):
                 return UNKNOWN
-            return self._moved_value(node, recv, Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu")
+            return self.moves.moved_value(node, recv, Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu")
         if recv.kind is not Kind.TENSOR:
             return UNKNOWN
         return recv.with_(grad=recv.grad and method != "detach", fresh=False, inplace=False)

@@ -53,7 +53,7 @@ def _is_staticmethod(fn: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
-class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, ApiCalls, Library, UserCode):
+class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, Library, UserCode):
     def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
         self.module = module
         self.imports = imports
@@ -66,7 +66,6 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, Api
         self.work_limit = None
         self.class_info: dict = {}
         self.escaped_so_far: set = set()  # models handed to code we cannot see, in this run, up to here
-        self.loop_cache: dict = {}
         self.default_device_set = False
         self.no_grad = 0  # >0 while gradients are off (dynamic scope, as in torch)
         # the `torch.device(...)` calls of the `with` blocks running now, innermost last: the
@@ -78,6 +77,7 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, Api
         # the parts (passed explicitly, each with its declared interface, not mixed in)
         self.flags = DeviceFlags(self)  # device flags assumed on the path being run
         self.models = Models(self)  # models built here: identity and placement
+        self.moves = Moves(self)  # `.to()`/`.cuda()`/`.cpu()`: where a value lands, which moves repeat
         self.assigning = None  # the value node of the `=` statement being bound
         self.assigning_to = None  # its target, when it is bound whole (one target, no unpacking)
 
