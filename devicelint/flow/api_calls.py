@@ -230,7 +230,7 @@ class ApiCalls:
     def _wrapper_in_place(self, node: cst.Call) -> Val | None:
         """apex's `DistributedDataParallel(model)`: a wrapper that moves nothing, as torch's."""
         pos, kw = self.args(node)
-        return self.wrap(node, "DistributedDataParallel", pos, kw)
+        return self.models.wrap(node, "DistributedDataParallel", pos, kw)
 
     def _from_host_data(self, node: cst.Call) -> Val:
         """`torch.from_numpy(a)`: a tensor sharing host memory (unknown where a function may
@@ -344,7 +344,7 @@ class ApiCalls:
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)
-        wrapped = self.wrap(node, parts[-1], pos, kw)
+        wrapped = self.models.wrap(node, parts[-1], pos, kw)
         if wrapped is not None:
             return wrapped
         if parts[1:2] == ["distributed"] and parts[-1] in kb.distributed.COLLECTIVES:

@@ -10,7 +10,7 @@ from devicelint import crossfile
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
-from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, join, mid_parts
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, join
 from devicelint.flow import items
 from devicelint.flow.classes import places_on_device
 from devicelint.flow.facts import PlacedItems, PlacingLoader
@@ -104,20 +104,6 @@ _EVALUATED_ARGUMENTS = {
 
 
 class Library:
-    def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None:
-        """wrap_in_place, noting a DistributedDataParallel told which GPU to run on."""
-        if cls in kb.distributed.KEEPS_PLACEMENT and pos and pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
-            pos = [self.models.proven_module(pos[0])] + pos[1:]  # only an nn.Module can be wrapped
-        wrapped = wrap_in_place(cls, pos)
-        # noted in the first run only: the second one sees a model handed to unknown code
-        # anywhere (even later) as placed nowhere in particular
-        if wrapped is not None and self.known is None and cls == "DistributedDataParallel" and (
-            len(pos) > 1 or kw.get("device_ids", NONE) is not NONE
-        ):
-            escaped = any(m in self.escaped_so_far for m in mid_parts(pos[0].mid) | {pos[0].mid})
-            self.facts.gpu_wraps.append((node, pos[0], escaped))
-        return wrapped
-
     def library_call(self, node: cst.Call, lib: str, q: str) -> Val:
         """A call the knowledge tables give a library kind (`lib`): the method for that kind
         evaluates it (see _OWN_ARGUMENTS and _EVALUATED_ARGUMENTS); any other kind is no tensor."""
