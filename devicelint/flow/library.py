@@ -36,40 +36,10 @@ def _places_anything(fn) -> bool:
 _CONSUMER_KINDS = frozenset({"estimator", "axes", "figure", "figure_and_axes"})
 
 
-# The mark of what a wrapper that keeps placement returns (kb.distributed.KEEPS_PLACEMENT):
-# calling it scatters host inputs to the module's device.
-SCATTERS = "scatters-inputs"
-
 # the mark of a transform pipeline with a step that moves its images to a device
 PLACING = "placing-transform"
 # the library kinds (knowledge/torchvision.py) of torchvision's transforms and image datasets
 _VISION_KINDS = frozenset({"to_pil", "to_tensor", "lambda_transform", "compose", "image_dataset"})
-
-
-def wrap_in_place(cls: str, pos: list) -> Val | None:
-    """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
-    nothing: the module must already be on the first device, so the wrapper is where the
-    wrapped model (or a moved unknown) is, and a model never moved stays unmoved behind it.
-    None for other calls."""
-    inner = pos[0] if cls in kb.distributed.KEEPS_PLACEMENT and pos else None
-    if inner is None or not (inner.kind is Kind.MODULE or (inner.kind is Kind.UNKNOWN and inner.dev is not Dev.UNKNOWN)):
-        return None
-    return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
-
-
-def placed_by_load(kw: dict) -> Val | None:
-    """Where `from_pretrained(...)` puts the model it loads, when its keywords say for sure:
-    `device=d` / `device_map=d` naming one device (a single-device map gets no accelerate hooks
-    that would move the inputs). None: not sure (`device_map="auto"`, a mapping, `**options`,
-    a bitsandbytes 4-/8-bit load: accelerate dispatches quantized models with hooks that move
-    the inputs to the weights and the outputs back)."""
-    if any(k in kw for k in kb.hf.QUANTIZING_KEYWORDS):
-        return None
-    for k in ("device", "device_map"):
-        d = kw.get(k)
-        if d is not None:
-            return d if d.kind is Kind.DEVICE else None
-    return None
 
 
 def _placing_argument(kw: dict) -> Val | None:

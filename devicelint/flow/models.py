@@ -10,8 +10,38 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint.values import NONE, Dev, Kind, Val, mid_parts, own_tensor
 from devicelint.flow.facts import Facts
-from devicelint.flow.library import placed_by_load, wrap_in_place
 from devicelint.flow.state import Frame
+
+
+# The mark of what a wrapper that keeps placement returns (kb.distributed.KEEPS_PLACEMENT):
+# calling it scatters host inputs to the module's device.
+SCATTERS = "scatters-inputs"
+
+
+def wrap_in_place(cls: str, pos: list) -> Val | None:
+    """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
+    nothing: the module must already be on the first device, so the wrapper is where the
+    wrapped model (or a moved unknown) is, and a model never moved stays unmoved behind it.
+    None for other calls."""
+    inner = pos[0] if cls in kb.distributed.KEEPS_PLACEMENT and pos else None
+    if inner is None or not (inner.kind is Kind.MODULE or (inner.kind is Kind.UNKNOWN and inner.dev is not Dev.UNKNOWN)):
+        return None
+    return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
+
+
+def placed_by_load(kw: dict) -> Val | None:
+    """Where `from_pretrained(...)` puts the model it loads, when its keywords say for sure:
+    `device=d` / `device_map=d` naming one device (a single-device map gets no accelerate hooks
+    that would move the inputs). None: not sure (`device_map="auto"`, a mapping, `**options`,
+    a bitsandbytes 4-/8-bit load: accelerate dispatches quantized models with hooks that move
+    the inputs to the weights and the outputs back)."""
+    if any(k in kw for k in kb.hf.QUANTIZING_KEYWORDS):
+        return None
+    for k in ("device", "device_map"):
+        d = kw.get(k)
+        if d is not None:
+            return d if d.kind is Kind.DEVICE else None
+    return None
 
 
 def _holds_only_param_free(pos: list, kw: dict) -> bool:
