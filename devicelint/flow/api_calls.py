@@ -166,7 +166,7 @@ class ApiCalls:
                 return v
         lib = kb.kind_of_call(q)
         if lib is not None:
-            return self.library_call(node, lib, q)
+            return self.library.library_call(node, lib, q)
         if parts[0] == "tqdm":
             pos, kw = self.args(node)
             return pos[0] if pos else kw.get("iterable", UNKNOWN)
@@ -262,7 +262,7 @@ class ApiCalls:
         same name from anywhere else is unknown.)"""
         last = parts[-1]
         if q in kb.data.DATALOADERS or q in kb.data.TORCH_DATALOADER_SUBCLASSES:
-            return self.dataloader(node, q)
+            return self.library.dataloader(node, q)
         if parts[0] != "torch":
             return None
         if len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:

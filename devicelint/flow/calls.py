@@ -294,7 +294,7 @@ class Calls:
         if isinstance(v.ref, PresetFactory):
             return self.factory(node, v.ref)
         if v.ref in kb.OBJECT_KINDS:
-            return self.call_library_object(node, v, "__call__")
+            return self.library.call_library_object(node, v, "__call__")
         return None
 
     def _call_unknown(self, node: cst.Call, v: Val, pos: list, kw: dict, args: list) -> Val:

@@ -53,7 +53,7 @@ def _is_staticmethod(fn: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
-class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, Library, UserCode):
+class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, UserCode):
     def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
         self.module = module
         self.imports = imports
@@ -77,6 +77,7 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, 
         # the parts (passed explicitly, each with its declared interface, not mixed in)
         self.flags = DeviceFlags(self)  # device flags assumed on the path being run
         self.models = Models(self)  # models built here: identity and placement
+        self.library = Library(self)  # what library calls build, DataLoaders and their collate functions
         self.moves = Moves(self)  # `.to()`/`.cuda()`/`.cpu()`: where a value lands, which moves repeat
         self.assigning = None  # the value node of the `=` statement being bound
         self.assigning_to = None  # its target, when it is bound whole (one target, no unpacking)
@@ -162,7 +163,7 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, 
             if default.kind is not Kind.UNKNOWN and default.kind is not Kind.OTHER:
                 return default
         guess = self.guess_by_name(name, scope=self.frame.func)
-        if guess.kind is Kind.LOADER and self.file_hands_placing_collate():
+        if guess.kind is Kind.LOADER and self.library.file_hands_placing_collate():
             return UNKNOWN  # the loaders handed in may be ones whose collate_fn moves each batch
         return guess
 

@@ -349,7 +349,7 @@ class Methods:
         if name in ("to", "cuda", "cpu") and recv.kind not in (Kind.OTHER, Kind.LOADER, Kind.DATASET, Kind.FUNC, Kind.CLASS):
             return self.moves.move(node, func, recv, name, bare)
         if recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS:
-            return self.call_library_object(node, recv, name)
+            return self.library.call_library_object(node, recv, name)
         if recv.kind is Kind.OBJECT and isinstance(recv.ref, crossfile.Runner):
             return crossfile.runner_method(self, node, recv.ref, name)
         if recv.kind is Kind.MODULE:
