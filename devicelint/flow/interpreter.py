@@ -1,11 +1,13 @@
 """The interpreter: one object composed of the parts of the language and of torch it knows.
 
-Most parts are mixins in their own modules (statements, expressions, calls, methods, moves,
-api_calls, library, classes, recording); they share the state kept here (frames, the facts
-being recorded, the caches) and call each other through `self`. Two are composed instead,
-objects held here and handed the interpreter through a declared interface (a Protocol):
-`self.flags` (flags.DeviceFlags, the device flags of the path being run) and `self.models`
-(models.Models, a model's identity and placement); the other mixins become parts the same
+Most parts are mixins in their own modules (statements, expressions, calls, methods,
+api_calls, classes, recording); they share the state kept here (frames, the facts being
+recorded, the caches) and call each other through `self`. Four are composed instead, objects
+held here and handed the interpreter through a declared interface (a Protocol): `self.flags`
+(flags.DeviceFlags, the device flags of the path being run), `self.models` (models.Models, a
+model's identity and placement), `self.moves` (moves.Moves, what a `.to()`/`.cuda()`/`.cpu()`
+gives and the record of each move) and `self.library` (library.Library, what library calls
+build, DataLoaders and their collate functions); the other mixins become parts the same
 way, one per step (docs/ARCHITECTURE.md §3 step 6). This module holds the entry points:
 running a file's body and every function and method, and `infer`, which runs the
 interpreter twice and returns the facts."""
