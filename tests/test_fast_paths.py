@@ -67,6 +67,28 @@ def test_the_index_walks_and_finds_what_a_plain_walk_does():
         assert nodes.find(made, cst.Call) == [n for n in nodes._walk(made) if type(n) is cst.Call]
 
 
+def test_own_nodes_is_the_plain_walk_without_nested_scopes():
+    """`own_nodes` (DL007's walk of a function body for its returns) is the plain walk with
+    the subtrees of nested functions, classes and lambdas cut off, in the same order."""
+    module = cst.parse_module(TRAIN + """
+def make(device):
+    def helper(t):
+        return t.cpu()
+
+    class Holder:
+        def get(self):
+            return device
+    key = lambda b: b.to(device)
+    return key(torch.ones(2)) if device else helper(torch.zeros(2))
+""")
+    make = next(n for n in nodes._walk(module) if type(n) is cst.FunctionDef and n.name.value == "make")
+    inner = {id(n) for n in nodes._walk(make.body) if type(n) in (cst.FunctionDef, cst.ClassDef, cst.Lambda)}
+    nested = {id(d) for n in nodes._walk(make.body) if id(n) in inner for d in nodes._walk(n)}
+    own = list(nodes.own_nodes(make.body))
+    assert own == [n for n in nodes._walk(make.body) if id(n) not in nested]
+    assert [type(r.value).__name__ for r in own if type(r) is cst.Return] == ["IfExp"]
+
+
 def test_enclosing_nodes_from_the_index_are_the_parent_chain():
     """`enclosing` (the ancestors DL005 looks at instead of visiting the whole tree) gives,
     with the index and without it, the chain of parents LibCST's own ParentNodeProvider

@@ -13,9 +13,12 @@ import pytest
 
 from devicelint.flow.flags import DeviceFlags, FlagHost
 from devicelint.flow.interpreter import Interpreter
+from devicelint.flow.library import Library, LibraryHost
 from devicelint.flow.models import ModelHost, Models
+from devicelint.flow.moves import MoveHost, Moves
 
-PARTS = [(DeviceFlags, FlagHost, "flags"), (Models, ModelHost, "models")]
+PARTS = [(DeviceFlags, FlagHost, "flags"), (Models, ModelHost, "models"), (Moves, MoveHost, "moves"),
+         (Library, LibraryHost, "library")]
 
 
 def _declared(host) -> set:

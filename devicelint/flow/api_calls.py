@@ -143,7 +143,7 @@ class ApiCalls:
         if method == "cpu":
             if recv.kind not in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING):
                 return UNKNOWN
-            return self._moved_value(node, recv, Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu")
+            return self.moves.moved_value(node, recv, Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu")
         if recv.kind is not Kind.TENSOR:
             return UNKNOWN
         return recv.with_(grad=recv.grad and method != "detach", fresh=False, inplace=False)
@@ -166,7 +166,7 @@ class ApiCalls:
                 return v
         lib = kb.kind_of_call(q)
         if lib is not None:
-            return self.library_call(node, lib, q)
+            return self.library.library_call(node, lib, q)
         if parts[0] == "tqdm":
             pos, kw = self.args(node)
             return pos[0] if pos else kw.get("iterable", UNKNOWN)
@@ -230,7 +230,7 @@ class ApiCalls:
     def _wrapper_in_place(self, node: cst.Call) -> Val | None:
         """apex's `DistributedDataParallel(model)`: a wrapper that moves nothing, as torch's."""
         pos, kw = self.args(node)
-        return self.wrap(node, "DistributedDataParallel", pos, kw)
+        return self.models.wrap(node, "DistributedDataParallel", pos, kw)
 
     def _from_host_data(self, node: cst.Call) -> Val:
         """`torch.from_numpy(a)`: a tensor sharing host memory (unknown where a function may
@@ -262,7 +262,7 @@ class ApiCalls:
         same name from anywhere else is unknown.)"""
         last = parts[-1]
         if q in kb.data.DATALOADERS or q in kb.data.TORCH_DATALOADER_SUBCLASSES:
-            return self.dataloader(node, q)
+            return self.library.dataloader(node, q)
         if parts[0] != "torch":
             return None
         if len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:
@@ -344,7 +344,7 @@ class ApiCalls:
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
         pos, kw = self.args(node)
-        wrapped = self.wrap(node, parts[-1], pos, kw)
+        wrapped = self.models.wrap(node, parts[-1], pos, kw)
         if wrapped is not None:
             return wrapped
         if parts[1:2] == ["distributed"] and parts[-1] in kb.distributed.COLLECTIVES:

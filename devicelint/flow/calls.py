@@ -18,7 +18,7 @@ from devicelint.flow.facts import ModuleCall
 from devicelint.flow.flags import AVAILABILITY
 from devicelint.flow.nodes import keyword_value, spelled
 from devicelint.flow.expressions import result_of
-from devicelint.flow.library import SCATTERS
+from devicelint.flow.models import SCATTERS
 from devicelint.flow.methods import HOST_RESULT, host_length_params, moved_params
 
 
@@ -294,7 +294,7 @@ class Calls:
         if isinstance(v.ref, PresetFactory):
             return self.factory(node, v.ref)
         if v.ref in kb.OBJECT_KINDS:
-            return self.call_library_object(node, v, "__call__")
+            return self.library.call_library_object(node, v, "__call__")
         return None
 
     def _call_unknown(self, node: cst.Call, v: Val, pos: list, kw: dict, args: list) -> Val:

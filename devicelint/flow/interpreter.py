@@ -1,11 +1,13 @@
 """The interpreter: one object composed of the parts of the language and of torch it knows.
 
-Most parts are mixins in their own modules (statements, expressions, calls, methods, moves,
-api_calls, library, classes, recording); they share the state kept here (frames, the facts
-being recorded, the caches) and call each other through `self`. Two are composed instead,
-objects held here and handed the interpreter through a declared interface (a Protocol):
-`self.flags` (flags.DeviceFlags, the device flags of the path being run) and `self.models`
-(models.Models, a model's identity and placement); the other mixins become parts the same
+Most parts are mixins in their own modules (statements, expressions, calls, methods,
+api_calls, classes, recording); they share the state kept here (frames, the facts being
+recorded, the caches) and call each other through `self`. Four are composed instead, objects
+held here and handed the interpreter through a declared interface (a Protocol): `self.flags`
+(flags.DeviceFlags, the device flags of the path being run), `self.models` (models.Models, a
+model's identity and placement), `self.moves` (moves.Moves, what a `.to()`/`.cuda()`/`.cpu()`
+gives and the record of each move) and `self.library` (library.Library, what library calls
+build, DataLoaders and their collate functions); the other mixins become parts the same
 way, one per step (docs/ARCHITECTURE.md §3 step 6). This module holds the entry points:
 running a file's body and every function and method, and `infer`, which runs the
 interpreter twice and returns the facts."""
@@ -53,7 +55,7 @@ def _is_staticmethod(fn: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
-class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, ApiCalls, Library, UserCode):
+class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, UserCode):
     def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
         self.module = module
         self.imports = imports
@@ -66,7 +68,6 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, Api
         self.work_limit = None
         self.class_info: dict = {}
         self.escaped_so_far: set = set()  # models handed to code we cannot see, in this run, up to here
-        self.loop_cache: dict = {}
         self.default_device_set = False
         self.no_grad = 0  # >0 while gradients are off (dynamic scope, as in torch)
         # the `torch.device(...)` calls of the `with` blocks running now, innermost last: the
@@ -78,6 +79,8 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, Api
         # the parts (passed explicitly, each with its declared interface, not mixed in)
         self.flags = DeviceFlags(self)  # device flags assumed on the path being run
         self.models = Models(self)  # models built here: identity and placement
+        self.library = Library(self)  # what library calls build, DataLoaders and their collate functions
+        self.moves = Moves(self)  # `.to()`/`.cuda()`/`.cpu()`: where a value lands, which moves repeat
         self.assigning = None  # the value node of the `=` statement being bound
         self.assigning_to = None  # its target, when it is bound whole (one target, no unpacking)
 
@@ -162,7 +165,7 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, Moves, Api
             if default.kind is not Kind.UNKNOWN and default.kind is not Kind.OTHER:
                 return default
         guess = self.guess_by_name(name, scope=self.frame.func)
-        if guess.kind is Kind.LOADER and self.file_hands_placing_collate():
+        if guess.kind is Kind.LOADER and self.library.file_hands_placing_collate():
             return UNKNOWN  # the loaders handed in may be ones whose collate_fn moves each batch
         return guess
 

@@ -4,17 +4,21 @@ their collate functions; DataParallel/DDP wrappers."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import libcst as cst
 
 from devicelint import crossfile
 from devicelint import knowledge as kb
 from devicelint import naming
-from devicelint.names import dotted
-from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, join, mid_parts
+from devicelint.names import Imports, dotted
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, join
 from devicelint.flow import items
 from devicelint.flow.classes import places_on_device
-from devicelint.flow.facts import PlacedItems, PlacingLoader
-from devicelint.flow.nodes import is_string, walk
+from devicelint.flow.facts import Facts, PlacedItems, PlacingLoader
+from devicelint.flow.models import Models
+from devicelint.flow.nodes import is_string, keyword_value, walk
+from devicelint.flow.state import Frame
 
 
 def _spelling(node) -> str:
@@ -36,40 +40,10 @@ def _places_anything(fn) -> bool:
 _CONSUMER_KINDS = frozenset({"estimator", "axes", "figure", "figure_and_axes"})
 
 
-# The mark of what a wrapper that keeps placement returns (kb.distributed.KEEPS_PLACEMENT):
-# calling it scatters host inputs to the module's device.
-SCATTERS = "scatters-inputs"
-
 # the mark of a transform pipeline with a step that moves its images to a device
 PLACING = "placing-transform"
 # the library kinds (knowledge/torchvision.py) of torchvision's transforms and image datasets
 _VISION_KINDS = frozenset({"to_pil", "to_tensor", "lambda_transform", "compose", "image_dataset"})
-
-
-def wrap_in_place(cls: str, pos: list) -> Val | None:
-    """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
-    nothing: the module must already be on the first device, so the wrapper is where the
-    wrapped model (or a moved unknown) is, and a model never moved stays unmoved behind it.
-    None for other calls."""
-    inner = pos[0] if cls in kb.distributed.KEEPS_PLACEMENT and pos else None
-    if inner is None or not (inner.kind is Kind.MODULE or (inner.kind is Kind.UNKNOWN and inner.dev is not Dev.UNKNOWN)):
-        return None
-    return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
-
-
-def placed_by_load(kw: dict) -> Val | None:
-    """Where `from_pretrained(...)` puts the model it loads, when its keywords say for sure:
-    `device=d` / `device_map=d` naming one device (a single-device map gets no accelerate hooks
-    that would move the inputs). None: not sure (`device_map="auto"`, a mapping, `**options`,
-    a bitsandbytes 4-/8-bit load: accelerate dispatches quantized models with hooks that move
-    the inputs to the weights and the outputs back)."""
-    if any(k in kw for k in kb.hf.QUANTIZING_KEYWORDS):
-        return None
-    for k in ("device", "device_map"):
-        d = kw.get(k)
-        if d is not None:
-            return d if d.kind is Kind.DEVICE else None
-    return None
 
 
 def _placing_argument(kw: dict) -> Val | None:
@@ -103,20 +77,43 @@ _EVALUATED_ARGUMENTS = {
 }
 
 
+class LibraryHost(Protocol):
+    """What the library part asks of the interpreter that holds it: the module, its import
+    table and the frames being run, the facts being recorded, the model part (a library's
+    model is built there), and seven of its transfer functions."""
+
+    module: cst.Module
+    imports: Imports
+    frame: Frame | None
+    module_frame: Frame | None
+    facts: Facts
+    models: Models
+
+    def args(self, node: cst.Call) -> tuple: ...
+
+    def escape(self, vals) -> None: ...
+
+    def qual(self, node) -> str | None: ...
+
+    def class_of(self, cls: cst.ClassDef) -> dict: ...
+
+    def rebind_text(self, node, value: Val) -> None: ...
+
+    def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict, via: str | None = None) -> bool: ...
+
+    def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False,
+                            item_keywords=()) -> None: ...
+
+
 class Library:
-    def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None:
-        """wrap_in_place, noting a DistributedDataParallel told which GPU to run on."""
-        if cls in kb.distributed.KEEPS_PLACEMENT and pos and pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
-            pos = [self.models.proven_module(pos[0])] + pos[1:]  # only an nn.Module can be wrapped
-        wrapped = wrap_in_place(cls, pos)
-        # noted in the first run only: the second one sees a model handed to unknown code
-        # anywhere (even later) as placed nowhere in particular
-        if wrapped is not None and self.known is None and cls == "DistributedDataParallel" and (
-            len(pos) > 1 or kw.get("device_ids", NONE) is not NONE
-        ):
-            escaped = any(m in self.escaped_so_far for m in mid_parts(pos[0].mid) | {pos[0].mid})
-            self.facts.gpu_wraps.append((node, pos[0], escaped))
-        return wrapped
+    """A part of the interpreter (not a mixin): what the calls of libraries build (the
+    knowledge tables' kinds, dispatched by name below) and their objects' methods give,
+    DataLoaders and their collate functions. It owns whether the file hands a collate_fn that
+    places each batch (read once), and reaches the interpreter only through `LibraryHost`."""
+
+    def __init__(self, host: LibraryHost):
+        self.host = host
+        self.placing_collate: bool | None = None  # file_hands_placing_collate's answer, once read
 
     def library_call(self, node: cst.Call, lib: str, q: str) -> Val:
         """A call the knowledge tables give a library kind (`lib`): the method for that kind
@@ -124,19 +121,19 @@ class Library:
         own = _OWN_ARGUMENTS.get(lib)
         if own is not None:
             return getattr(self, own)(node, lib, q)
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         handler = _EVALUATED_ARGUMENTS.get(lib)
         return getattr(self, handler)(node, lib, q, pos, kw) if handler is not None else OTHER
 
     def _library_module(self, node: cst.Call, lib: str, q: str) -> Val:
-        return self.models.new_model(node)
+        return self.host.models.new_model(node)
 
     def _library_wrapper(self, node: cst.Call, lib: str, q: str) -> Val:
         """`PeftModel(base, ...)`: the wrapped model; called without one, a model of its own."""
         first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
         if first is None:
-            return self.models.new_model(node)
-        pos, kw = self.args(node)
+            return self.host.models.new_model(node)
+        pos, kw = self.host.args(node)
         # the wrapper adds weights of its own: no earlier move of the base makes a later one redundant
         if pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
             return pos[0]  # a model candidate stays one: usage may still prove it a module
@@ -144,7 +141,7 @@ class Library:
 
     def _graph_loader(self, node: cst.Call, lib: str, q: str) -> Val:
         """A PyG loader: host batches, unless the graph it samples is (partly) on the device."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         if not pos and "data" not in kw and "**" in kw:
             return Val(Kind.LOADER, Dev.UNKNOWN)  # the graph comes in a mapping of options
         data = pos[0] if pos else kw.get("data", UNKNOWN)
@@ -155,11 +152,11 @@ class Library:
         return Val(Kind.LOADER, Dev.CPU, src=node)
 
     def _module_and_data(self, node: cst.Call, lib: str, q: str) -> Val:
-        return Val(Kind.SEQ, parts=(self.models.new_model(node), OTHER))
+        return Val(Kind.SEQ, parts=(self.host.models.new_model(node), OTHER))
 
     def _consumer_object(self, node: cst.Call, lib: str, q: str) -> Val:
         """A scikit-learn estimator, a pyplot figure or axes."""
-        self.args(node)  # hyper-parameters and layout: nothing there is converted
+        self.host.args(node)  # hyper-parameters and layout: nothing there is converted
         if lib == "figure_and_axes":  # `fig, ax = plt.subplots()`
             return Val(Kind.SEQ, parts=(Val(Kind.OBJECT, ref="figure"), Val(Kind.OBJECT, ref="axes")))
         return Val(Kind.OBJECT, ref=lib)
@@ -228,13 +225,13 @@ class Library:
     def call_library_object(self, node: cst.Call, obj: Val, method: str) -> Val:
         """`pipe(prompt)`, `tokenizer(texts, return_tensors="pt")`, `tokenizer.decode(ids)`."""
         lib = obj.ref
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         if lib in _CONSUMER_KINDS:
             return self._consumer_method(node, lib, method, pos, kw)
         if lib in kb.torch_core.OBJECT_MODULE_RUNNERS:
             spec = kb.torch_core.OBJECT_MODULE_RUNNERS[lib].get(method)
-            if spec is None or not self.run_module_on_inputs(node, spec, pos, kw):
-                self.escape(pos + list(kw.values()))
+            if spec is None or not self.host.run_module_on_inputs(node, spec, pos, kw):
+                self.host.escape(pos + list(kw.values()))
             return UNKNOWN
         if lib == "text_pipeline" or lib == "to_pil":
             return OTHER if method == "__call__" else UNKNOWN
@@ -243,12 +240,12 @@ class Library:
         if lib == "pipeline":
             if method != "__call__":
                 if method.startswith(("enable_model_cpu_offload", "enable_sequential_cpu_offload")):
-                    self.rebind_text(node.func.value, obj.with_(dev=Dev.UNKNOWN, key=None))
+                    self.host.rebind_text(node.func.value, obj.with_(dev=Dev.UNKNOWN, key=None))
                 return UNKNOWN
-            wanted = is_string(self.kwarg_node(node, "output_type"))
+            wanted = is_string(keyword_value(node, "output_type"))
             if wanted in kb.hf.TENSOR_OUTPUT_TYPES:
                 images = Val(Kind.TENSOR, obj.dev, key=obj.key, cond=obj.cond)
-            elif self.kwarg_node(node, "output_type") is None or wanted is not None:
+            elif keyword_value(node, "output_type") is None or wanted is not None:
                 images = OTHER  # PIL images by default, NumPy arrays for "np"
             else:
                 images = UNKNOWN
@@ -258,13 +255,13 @@ class Library:
                 return OTHER
             if method not in kb.hf.ENCODER_TENSOR_METHODS:
                 return UNKNOWN
-            rt = self.kwarg_node(node, "return_tensors")
+            rt = keyword_value(node, "return_tensors")
             if rt is None:
                 return OTHER  # Python lists
             if is_string(rt) != "pt":
                 return OTHER if is_string(rt) is not None else UNKNOWN
             host = Val(Kind.TENSOR, Dev.CPU, loader=f"{_spelling(node.func)}(...)")
-            if method == "encode" or (method == "apply_chat_template" and self.kwarg_node(node, "return_dict") is None):
+            if method == "encode" or (method == "apply_chat_template" and keyword_value(node, "return_dict") is None):
                 return host
             return Val(Kind.MAPPING, elem=host, inplace=True)  # a BatchEncoding
         return UNKNOWN
@@ -276,14 +273,14 @@ class Library:
         if made is not None:
             return Val(Kind.OBJECT, ref=made)
         if method in kb.consumers.CONVERTING_METHODS.get(lib, ()):
-            self.note_converted_args(node, pos, kw, item_keywords=kb.consumers.ITEM_KEYWORDS.get(lib, ()))
+            self.host.note_converted_args(node, pos, kw, item_keywords=kb.consumers.ITEM_KEYWORDS.get(lib, ()))
             return OTHER
         return UNKNOWN
 
     def _text_iterator(self, node: cst.Call, lib: str, q: str) -> Val:
         """A torchtext iterator (or the tuple its `.splits(...)` gives): a host loader, or one
         whose batches are built where `device=` says (unknown unless it names the host)."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         if "**" in kw:
             return UNKNOWN
         device = kw.get("device")
@@ -303,18 +300,18 @@ class Library:
 
     def dataloader(self, node: cst.Call, q: str) -> Val:
         """`DataLoader(...)` of torch or of a library subclass (`q`, the call's resolved name)."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         dataset = pos[0] if pos else kw.get("dataset", UNKNOWN)
         collate = kw.get("collate_fn")
-        if collate is not None and not self._host_collate(collate, self.kwarg_node(node, "collate_fn")):
+        if collate is not None and not self._host_collate(collate, keyword_value(node, "collate_fn")):
             # its batches are what the collate function visibly places, the rest unknown (its sampler is not)
-            return Val(Kind.LOADER, Dev.UNKNOWN, src=node, elem=self._collated(collate, self.kwarg_node(node, "collate_fn")))
+            return Val(Kind.LOADER, Dev.UNKNOWN, src=node, elem=self._collated(collate, keyword_value(node, "collate_fn")))
         if collate is None and any(a.star == "**" for a in node.args) and self.file_hands_placing_collate():
             # `DataLoader(ds, bs, **kwargs)`: the collate_fn that moves each batch may come through kwargs
             return Val(Kind.LOADER, Dev.UNKNOWN, src=node)
-        self.facts.loaders[node] = self._pin_state(node)
+        self.host.facts.loaders[node] = self._pin_state(node)
         if dataset.kind is Kind.DATASET and isinstance(dataset.ref, PlacedItems):
-            self.facts.placing_loaders.append(PlacingLoader(node, dataset.ref, self.frame.func))
+            self.host.facts.placing_loaders.append(PlacingLoader(node, dataset.ref, self.host.frame.func))
         return self._batches(node, dataset, collate, q)
 
     @staticmethod
@@ -340,7 +337,7 @@ class Library:
     def _pin_state(self, node: cst.Call) -> str:
         """DL014 reads it: "missing", "false", or "set" (also where we cannot tell: `**kwargs`,
         or pin_memory given by position)."""
-        pin = self.kwarg_node(node, "pin_memory")
+        pin = keyword_value(node, "pin_memory")
         if any(a.star for a in node.args) or len([a for a in node.args if a.keyword is None]) > 7:
             return "set"
         if pin is None:
@@ -355,7 +352,7 @@ class Library:
                 or any(self._placing_step(v) for v in steps_vals):
             return Val(Kind.OBJECT, ref=PLACING)
         steps = [n for a in node.args for n in walk(a.value) if isinstance(n, cst.Call)]
-        if any(kb.kind_of_call(self.imports.qualname(n.func) or "") == "to_tensor" for n in steps):
+        if any(kb.kind_of_call(self.host.imports.qualname(n.func) or "") == "to_tensor" for n in steps):
             return Val(Kind.OBJECT, ref="to_tensor")
         return UNKNOWN
 
@@ -364,7 +361,7 @@ class Library:
         (`class ToCuda: def __call__(self, t): return t.cuda()`)."""
         if step.kind is not Kind.OBJECT or not isinstance(step.ref, Instance):
             return False
-        call = self.class_of(step.ref.cls)["methods"].get("__call__")
+        call = self.host.class_of(step.ref.cls)["methods"].get("__call__")
         return call is not None and _places_anything(call)
 
     @staticmethod
@@ -381,8 +378,8 @@ class Library:
         function of this file, or one of another project file (its summary's return)."""
         if collate.kind is Kind.FUNC:
             return items.of_getitem(collate.ref[0], places_on_device)
-        if isinstance(node, cst.Name) and self.imports.project is not None:
-            return crossfile.collated(self, node)
+        if isinstance(node, cst.Name) and self.host.imports.project is not None:
+            return crossfile.collated(self.host, node)
         return None
 
     def _host_collate(self, collate: Val, node) -> bool:
@@ -391,16 +388,16 @@ class Library:
         moves, nor builds tensors with `device=`, nor calls a function of this file that does."""
         if collate.ref == "collate":
             return True
-        q = self.qual(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        q = self.host.qual(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
         if q is not None and kb.kind_of_call(q) == "collate":
             return True
-        if isinstance(node, cst.Name) and self.imports.project is not None and crossfile.never_places(self, node):
+        if isinstance(node, cst.Name) and self.host.imports.project is not None and crossfile.never_places(self.host, node):
             return True  # `collate_fn=pad_batch` of utils.py, which moves nothing anywhere
         if collate.kind is Kind.FUNC:
             fns = [collate.ref[0]]
         elif collate.kind is Kind.OBJECT and isinstance(collate.ref, Instance):
             # `collate_fn=Collater(...)`, an object of a class of this file: its `__call__` collates
-            methods = self.class_of(collate.ref.cls)["methods"]
+            methods = self.host.class_of(collate.ref.cls)["methods"]
             if "__call__" not in methods:
                 return False
             fns = list(methods.values())
@@ -412,12 +409,12 @@ class Library:
         """Does this file (a notebook: all its cells) hand a `collate_fn=` that moves each batch
         to the device (`return x.to(device), y.to(device)`, `return to_device(cf(b))`)? Then a
         loader handed in as a parameter may yield device batches, whatever its name says."""
-        found = self.body_cache.get("placing_collate")
+        found = self.placing_collate
         if found is None:
-            defs = {n.name.value: n for n in walk(self.module) if isinstance(n, cst.FunctionDef)}
-            found = self.body_cache["placing_collate"] = any(
+            defs = {n.name.value: n for n in walk(self.host.module) if isinstance(n, cst.FunctionDef)}
+            found = self.placing_collate = any(
                 self._collate_fn_places(a.value, defs)
-                for n in walk(self.module) if isinstance(n, cst.Call)
+                for n in walk(self.host.module) if isinstance(n, cst.Call)
                 for a in n.args if a.keyword is not None and a.keyword.value == "collate_fn"
             )
         return found
@@ -437,8 +434,8 @@ class Library:
         for n in walk(fn):
             if isinstance(n, cst.Call) and naming.looks_like_device_mover((dotted(n.func) or "").rsplit(".", 1)[-1]):
                 return True  # `return to_device(cf(b))`, the helper of a star import
-            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and self.module_frame is not None:
-                callee = self.module_frame.state.vars.get(n.func.value)
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and self.host.module_frame is not None:
+                callee = self.host.module_frame.state.vars.get(n.func.value)
                 if callee is not None and callee.kind is Kind.FUNC and _places_anything(callee.ref[0]):
                     return True
         return False

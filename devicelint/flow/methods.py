@@ -298,7 +298,7 @@ class Methods:
         if fn is not None:
             return self.inline(node, fn, self.module_frame, recv)
         if name in ("to", "cuda", "cpu") and info["module"]:
-            return self.move(node, func, recv, name, bare)
+            return self.moves.move(node, func, recv, name, bare)
         held = recv.ref.attrs.get(name)
         if held is not None:  # self.model(x): calling what the attribute holds
             return self.call_value(node, held)
@@ -347,9 +347,9 @@ class Methods:
     def _kind_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
         """Moves, and the methods of library objects, modules and tensors."""
         if name in ("to", "cuda", "cpu") and recv.kind not in (Kind.OTHER, Kind.LOADER, Kind.DATASET, Kind.FUNC, Kind.CLASS):
-            return self.move(node, func, recv, name, bare)
+            return self.moves.move(node, func, recv, name, bare)
         if recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS:
-            return self.call_library_object(node, recv, name)
+            return self.library.call_library_object(node, recv, name)
         if recv.kind is Kind.OBJECT and isinstance(recv.ref, crossfile.Runner):
             return crossfile.runner_method(self, node, recv.ref, name)
         if recv.kind is Kind.MODULE:

@@ -8,10 +8,40 @@ from typing import Protocol
 import libcst as cst
 
 from devicelint import knowledge as kb
-from devicelint.values import Dev, Kind, Val, own_tensor
+from devicelint.values import NONE, Dev, Kind, Val, mid_parts, own_tensor
 from devicelint.flow.facts import Facts
-from devicelint.flow.library import placed_by_load
 from devicelint.flow.state import Frame
+
+
+# The mark of what a wrapper that keeps placement returns (kb.distributed.KEEPS_PLACEMENT):
+# calling it scatters host inputs to the module's device.
+SCATTERS = "scatters-inputs"
+
+
+def wrap_in_place(cls: str, pos: list) -> Val | None:
+    """`nn.DataParallel(net)` / `DistributedDataParallel(net, device_ids=[rank])` move
+    nothing: the module must already be on the first device, so the wrapper is where the
+    wrapped model (or a moved unknown) is, and a model never moved stays unmoved behind it.
+    None for other calls."""
+    inner = pos[0] if cls in kb.distributed.KEEPS_PLACEMENT and pos else None
+    if inner is None or not (inner.kind is Kind.MODULE or (inner.kind is Kind.UNKNOWN and inner.dev is not Dev.UNKNOWN)):
+        return None
+    return inner.with_(kind=Kind.MODULE, param_free=False, ref=SCATTERS)
+
+
+def placed_by_load(kw: dict) -> Val | None:
+    """Where `from_pretrained(...)` puts the model it loads, when its keywords say for sure:
+    `device=d` / `device_map=d` naming one device (a single-device map gets no accelerate hooks
+    that would move the inputs). None: not sure (`device_map="auto"`, a mapping, `**options`,
+    a bitsandbytes 4-/8-bit load: accelerate dispatches quantized models with hooks that move
+    the inputs to the weights and the outputs back)."""
+    if any(k in kw for k in kb.hf.QUANTIZING_KEYWORDS):
+        return None
+    for k in ("device", "device_map"):
+        d = kw.get(k)
+        if d is not None:
+            return d if d.kind is Kind.DEVICE else None
+    return None
 
 
 def _holds_only_param_free(pos: list, kw: dict) -> bool:
@@ -23,16 +53,15 @@ def _holds_only_param_free(pos: list, kw: dict) -> bool:
 
 class ModelHost(Protocol):
     """What the model part asks of the interpreter that holds it: the frame being run, the
-    facts of the previous run (`known`, None in the first) and of this one, and four of its
-    transfer functions."""
+    facts of the previous run (`known`, None in the first) and of this one, the models handed
+    to code we cannot see so far, and four of its transfer functions."""
 
     frame: Frame | None
     known: Facts | None
     facts: Facts
+    escaped_so_far: set  # models handed to code we cannot see, in this run, up to here
 
     def args(self, node: cst.Call) -> tuple: ...
-
-    def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None: ...
 
     def escape(self, vals) -> None: ...
 
@@ -51,7 +80,7 @@ class Models:
 
     def nn_constructor(self, node: cst.Call, cls: str, q: str) -> Val:
         pos, kw = self.host.args(node)
-        wrapped = self.host.wrap(node, cls, pos, kw)
+        wrapped = self.wrap(node, cls, pos, kw)
         if wrapped is not None:
             return wrapped
         if cls in kb.distributed.WRAPPERS:
@@ -81,6 +110,20 @@ class Models:
         if w.kind is Kind.TENSOR and w.dev is Dev.CPU:
             return self.new_model(node, built=True, name=cls)
         return Val(Kind.MODULE, w.dev if w.kind is Kind.TENSOR else Dev.UNKNOWN, key=w.key, name=cls)
+
+    def wrap(self, node: cst.Call, cls: str, pos: list, kw: dict) -> Val | None:
+        """wrap_in_place, noting a DistributedDataParallel told which GPU to run on."""
+        if cls in kb.distributed.KEEPS_PLACEMENT and pos and pos[0].kind is Kind.UNKNOWN and pos[0].mid is not None:
+            pos = [self.proven_module(pos[0])] + pos[1:]  # only an nn.Module can be wrapped
+        wrapped = wrap_in_place(cls, pos)
+        # noted in the first run only: the second one sees a model handed to unknown code
+        # anywhere (even later) as placed nowhere in particular
+        if wrapped is not None and self.host.known is None and cls == "DistributedDataParallel" and (
+            len(pos) > 1 or kw.get("device_ids", NONE) is not NONE
+        ):
+            escaped = any(m in self.host.escaped_so_far for m in mid_parts(pos[0].mid) | {pos[0].mid})
+            self.host.facts.gpu_wraps.append((node, pos[0], escaped))
+        return wrapped
 
     def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val:
         if not built:

@@ -3,6 +3,8 @@ lands, which moves repeat an earlier one, and which happen in place."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import libcst as cst
 
 from devicelint import knowledge as kb
@@ -10,8 +12,11 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, mid_parts
 from devicelint.flow import bindings
-from devicelint.flow.facts import LoaderMove, Move
-from devicelint.flow.nodes import expr_text, text_root, walk
+from devicelint.flow.facts import Facts, LoaderMove, Move
+from devicelint.flow.flags import DeviceFlags
+from devicelint.flow.models import Models
+from devicelint.flow.nodes import expr_text, keyword_value, text_root, walk
+from devicelint.flow.state import Frame
 
 
 def _dtype_text(call) -> str | None:
@@ -80,7 +85,44 @@ def _names_attributes(node: cst.Call) -> bool:
     return any(a.keyword is None and not a.star and isinstance(a.value, cst.SimpleString) for a in node.args[1:])
 
 
+class MoveHost(Protocol):
+    """What the move part asks of the interpreter that holds it: the module and the frame
+    being run, the facts of the previous run (`known`, None in the first) and of this one,
+    the two other parts it consults (the device flags for a move's condition, the models for
+    one's placement), and five of its transfer functions."""
+
+    module: cst.Module
+    frame: Frame | None
+    known: Facts | None
+    facts: Facts
+    flags: DeviceFlags
+    models: Models
+
+    def eval(self, node) -> Val: ...
+
+    def qual(self, node) -> str | None: ...
+
+    def txt_key(self, scope, text: str) -> tuple: ...
+
+    def note_sync(self, node, what: str, val: Val) -> None: ...
+
+    def note_back(self, node, what: str, val: Val) -> None: ...
+
+    def rebind_text(self, node, value: Val) -> None: ...
+
+    def class_of(self, cls: cst.ClassDef) -> dict: ...
+
+
 class Moves:
+    """A part of the interpreter (not a mixin): what a `.to()`, `.cuda()` or `.cpu()` gives,
+    and the record of each move for the rules (where it lands, whether it repeats an earlier
+    one). It owns the per-loop cache of what a loop changes, and reaches the interpreter only
+    through `MoveHost`."""
+
+    def __init__(self, host: MoveHost):
+        self.host = host
+        self.loop_cache: dict = {}  # id(loop) -> (names it changes, moves it makes per name)
+
     def target_of(self, node: cst.Call, method: str):
         """(Val of the target device or None if unknown, display text), or 'dtype' for casts."""
         if method == "cpu":
@@ -94,33 +136,33 @@ class Moves:
 
     def _cuda_target(self, node: cst.Call):
         """`.cuda()`, `.cuda(rank)`, `.cuda(device=d)`: the accelerator, keyed by how it is spelled."""
-        arg = node.args[0].value if node.args and node.args[0].keyword is None else self.kwarg_node(node, "device")
+        arg = node.args[0].value if node.args and node.args[0].keyword is None else keyword_value(node, "device")
         if arg is None:
             return Val(Kind.DEVICE, Dev.ACCEL, key=("lit", "cuda")), "cuda"
-        self.eval(arg)
-        return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, dotted(arg) or "?")), "cuda"
+        self.host.eval(arg)
+        return Val(Kind.DEVICE, Dev.ACCEL, key=self.host.txt_key(self.host.frame.func, dotted(arg) or "?")), "cuda"
 
     def _to_argument(self, node: cst.Call):
         """The expression `.to(...)` may move to (`device=`, else the first positional one),
         None for none; every other argument is evaluated here."""
-        arg = self.kwarg_node(node, "device")
+        arg = keyword_value(node, "device")
         others = [a for a in node.args if a is not None]
         if arg is None and others and others[0].keyword is None and not others[0].star:
             arg = others[0].value
         for a in node.args:
             if a.value is not arg:
-                self.eval(a.value)
+                self.host.eval(a.value)
         return arg
 
     def _target_named_by(self, arg):
         """What `.to(arg)` moves to: a device, another tensor's device, a GPU index, a name that
         says device; 'dtype' for a cast; (None, text) when we cannot say."""
         text = dotted(arg)
-        v = self.eval(arg)
-        if text is not None and self.qual(arg) and naming.looks_like_dtype(text):
+        v = self.host.eval(arg)
+        if text is not None and self.host.qual(arg) and naming.looks_like_dtype(text):
             return "dtype", ""
         if v.kind is Kind.DEVICE:
-            key = v.key if v.key is not None else (self.txt_key(self.frame.func, text) if text else None)
+            key = v.key if v.key is not None else (self.host.txt_key(self.host.frame.func, text) if text else None)
             return v.with_(key=key), text or (v.name or "the device")
         if v.kind is Kind.TENSOR:
             return Val(Kind.DEVICE, v.dev, key=None), text or "another tensor's device"
@@ -134,9 +176,9 @@ class Moves:
         if text is not None and naming.looks_like_dtype(text):
             return "dtype", ""
         if text is not None and naming.looks_like_device_name(text) and not (
-                isinstance(arg, cst.Name) and bindings.module_bindings(self).undefined(text)):
+                isinstance(arg, cst.Name) and bindings.module_bindings(self.host).undefined(text)):
             # (a name the file never binds is a NameError there, no device: unknown)
-            return Val(Kind.DEVICE, Dev.ACCEL, key=self.txt_key(self.frame.func, text)), text
+            return Val(Kind.DEVICE, Dev.ACCEL, key=self.host.txt_key(self.host.frame.func, text)), text
         return None, text or "?"
 
     def move(self, node: cst.Call, func: cst.Attribute, recv: Val, method: str, bare: bool) -> Val:
@@ -152,10 +194,10 @@ class Moves:
             self._note_model_move(recv, target, cond, result.dev)
         if (in_place or result.kind is Kind.MODULE) and isinstance(holder, (cst.Name, cst.Attribute)):
             # Module, pipeline, BatchEncoding, PyG moves happen in place: the name now holds the moved value.
-            self.rebind_text(holder, result)
+            self.host.rebind_text(holder, result)
         if bare and recv.fresh and isinstance(func.value, cst.Name):
             # `t.to(device)` thrown away: DL006's finding; the author meant `t` to be on the device
-            self.frame.state.vars[func.value.value] = recv.with_(fresh=False)
+            self.host.frame.state.vars[func.value.value] = recv.with_(fresh=False)
         if target is not None:
             self._note_transfer(node, recv, target, method)
         self.record_move(node, recv, recv_text, target, shown, bare, in_place)
@@ -163,8 +205,8 @@ class Moves:
 
     def _moved_result(self, node: cst.Call, recv: Val, target, method: str, bare: bool) -> tuple:
         """(`recv` after the move, the device condition it holds under)."""
-        result = self._moved_value(node, recv, target, method)
-        cond = (self.flags.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
+        result = self.moved_value(node, recv, target, method)
+        cond = (self.host.flags.current_cond() or getattr(target, "cond", None)) if result.dev is Dev.ACCEL else None
         # PyG's `data.to(device, "x", "edge_index")` moves only the attributes it names
         result = result.with_(cond=cond, partial=recv.kind is not Kind.MODULE and _names_attributes(node))
         if recv.kind is Kind.MODULE or (recv.kind is Kind.UNKNOWN and bare and method != "cpu"):
@@ -172,13 +214,13 @@ class Moves:
             result = result.with_(kind=Kind.MODULE, mid=recv.mid if recv.kind is Kind.MODULE else None)
         return result, cond
 
-    def _moved_value(self, node: cst.Call, recv: Val, target, method: str) -> Val:
+    def moved_value(self, node: cst.Call, recv: Val, target, method: str) -> Val:
         """`recv` after the move, before its condition: on the target (unknown where no default
         device is sure, or the target is unknown); a container's elements move."""
         if target is None:
             return recv.with_(dev=Dev.UNKNOWN, key=None, moved_at=None, loader=None, fresh=False)
         dev = target.dev
-        if self.frame.default_device_unknown and dev is Dev.CPU and method != "cpu":
+        if self.host.frame.default_device_unknown and dev is Dev.CPU and method != "cpu":
             dev = Dev.UNKNOWN
         if recv.kind in (Kind.SEQ, Kind.MAPPING):
             return recv.with_(elem=Val(Kind.TENSOR, dev, key=target.key), parts=None, loader=None)
@@ -188,40 +230,32 @@ class Moves:
         """Where (`dev`: where the move lands, so a `.to("cpu")` under a default device we cannot
         tell is no certain host move), under which condition and in which function a model (or
         candidate) is moved."""
-        self.frame.moved_models |= mid_parts(recv.mid)
-        self.facts.model_moves.setdefault(recv.mid, set()).add(
+        self.host.frame.moved_models |= mid_parts(recv.mid)
+        self.host.facts.model_moves.setdefault(recv.mid, set()).add(
             (dev if target is not None else Dev.UNKNOWN, target.key if target is not None else None)
         )
-        self.facts.move_conds.setdefault(recv.mid, set()).add(cond)
-        self.facts.move_funcs.setdefault(recv.mid, set()).add(self.frame.func)
+        self.host.facts.move_conds.setdefault(recv.mid, set()).add(cond)
+        self.host.facts.move_funcs.setdefault(recv.mid, set()).add(self.host.frame.func)
 
     def _note_transfer(self, node: cst.Call, recv: Val, target: Val, method: str) -> None:
         """A tensor brought back to the host (a sync, DL010/DL012), a loader batch sent to the
         device (with `non_blocking=`, DL013)."""
         if target.dev is Dev.CPU and recv.kind is Kind.TENSOR:
-            self.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
-            self.note_back(node, method if method == "cpu" else "to(cpu)", recv)
+            self.host.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
+            self.host.note_back(node, method if method == "cpu" else "to(cpu)", recv)
         if target.dev is Dev.ACCEL and recv.src is not None and recv.host_batch:
-            nb = self.kwarg_node(node, "non_blocking")
-            self.facts.loader_moves.append(
+            nb = keyword_value(node, "non_blocking")
+            self.host.facts.loader_moves.append(
                 LoaderMove(node, recv.src, isinstance(nb, cst.Name) and nb.value == "True")
             )
-
-    def rebind_text(self, node, value: Val) -> None:
-        if isinstance(node, cst.Name):
-            self.frame.state.vars[node.value] = value
-        elif isinstance(node, cst.Attribute):
-            base = self.eval(node.value)
-            if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
-                base.ref.attrs[node.attr.value] = value
 
     def record_move(self, node, recv: Val, recv_text, target, shown: str, bare: bool, in_place: bool = False) -> None:
         key = target.key if target is not None else None
         reason, prior = self._why_redundant(node, recv, recv_text, target, shown)
-        self.frame.placed.add(id(node))
+        self.host.frame.placed.add(id(node))
         if key is not None and recv_text is not None:
-            self.frame.state.moves.setdefault((recv_text, key), node)
-        self.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare, in_place))
+            self.host.frame.state.moves.setdefault((recv_text, key), node)
+        self.host.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare, in_place))
 
     def _why_redundant(self, node, recv: Val, recv_text, target, shown: str) -> tuple:
         """(reason, earlier move) for a move that does nothing new: "already" there by an
@@ -242,7 +276,7 @@ class Moves:
         same dtype; None if there is none."""
         if key is None or recv_text is None or recv.kind is not Kind.TENSOR or recv.dev is Dev.ACCEL:
             return None
-        prior = self.frame.state.moves.get((recv_text, key))
+        prior = self.host.frame.state.moves.get((recv_text, key))
         if prior is not None and prior is not node and _dtype_text(node) == _dtype_text(prior):
             return prior
         return None
@@ -251,9 +285,9 @@ class Moves:
         """Moved by an earlier move that placed it on this very target, with the same dtype (a
         module only when it is private and has one placement)."""
         return (
-            id(recv.moved_at) in self.frame.placed
+            id(recv.moved_at) in self.host.frame.placed
             and recv.dev is target.dev
-            and (recv.kind is not Kind.MODULE or (self._model_is_private(recv, recv_text) and self.models.one_placement(recv.mid)))
+            and (recv.kind is not Kind.MODULE or (self._model_is_private(recv, recv_text) and self.host.models.one_placement(recv.mid)))
             and _dtype_text(node) == _dtype_text(recv.moved_at)
         )
 
@@ -263,9 +297,9 @@ class Moves:
     def _invariant_in_loop(self, recv: Val, recv_text, target, shown: str) -> bool:
         """A move to the accelerator, inside a loop, of something the loop does not change (a
         host tensor, or a module moved once in the loop), to a device the loop does not change."""
-        if target is None or target.dev is not Dev.ACCEL or recv_text is None or not self.frame.loops:
+        if target is None or target.dev is not Dev.ACCEL or recv_text is None or not self.host.frame.loops:
             return False
-        loop = self.frame.loops[-1]
+        loop = self.host.frame.loops[-1]
         return (
             ((recv.kind is Kind.TENSOR and recv.dev is not Dev.ACCEL)
              or (recv.kind is Kind.MODULE and self.loop_info(loop)[1].get(recv_text) == 1))
@@ -277,12 +311,12 @@ class Moves:
         """`self.model` moved in `__init__` and again in a method of a class whose code we see
         whole: if every move of that attribute in the class spells the same device, nothing
         in between can have moved it elsewhere."""
-        inst = self.frame.self_val.ref if self.frame.self_val is not None else None
+        inst = self.host.frame.self_val.ref if self.host.frame.self_val is not None else None
         if not isinstance(inst, Instance) or recv_text is None or not recv_text.startswith("self.") or recv_text.count(".") != 1:
             return False
-        info = self.class_of(inst.cls)
+        info = self.host.class_of(inst.cls)
         init = info["methods"].get("__init__")
-        if info["module"] or info["opaque"] or init is None or self.frame.func is init:
+        if info["module"] or info["opaque"] or init is None or self.host.frame.func is init:
             return False
         if not any(n is prior for n in walk(init)):
             return False
@@ -297,7 +331,7 @@ class Moves:
     def _model_is_private(self, recv: Val, recv_text) -> bool:
         """A module's placement is state: code we cannot see (offload hooks, a helper given
         the model) may have moved it back. Only a local model nobody else touched is certain."""
-        escaped = self.known.escaped if self.known is not None else self.facts.escaped
+        escaped = self.host.known.escaped if self.host.known is not None else self.host.facts.escaped
         return recv.mid is not None and recv.mid not in escaped and recv_text is not None and "." not in recv_text
 
     def loop_info(self, loop):

@@ -111,12 +111,26 @@ def child_nodes(node) -> list:
     return out
 
 
-def _walk(node):
+def _walk(node, prune=()):
+    """`node` and every node below it, depth-first, the last child's subtree first; without
+    the subtrees of the children of a type in `prune` (those children included)."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(child_nodes(n))
+        if prune:
+            stack.extend(c for c in child_nodes(n) if not isinstance(c, prune))
+        else:
+            stack.extend(child_nodes(n))
+
+
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def own_nodes(node):
+    """The nodes of a function body (`node` and all below it), not those of the functions,
+    classes and lambdas in it."""
+    return _walk(node, _SCOPES)
 
 
 class _Index:

@@ -427,6 +427,16 @@ class Statements:
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, Val(Kind.SEQ, elem=self.unpack(value, None)))
 
+    def rebind_text(self, node, value: Val) -> None:
+        """`node` (a name, or an attribute of an object of this file) holds `value` now: what a
+        move in place, a load or a helper did to it, with no `=` statement to bind."""
+        if isinstance(node, cst.Name):
+            self.frame.state.vars[node.value] = value
+        elif isinstance(node, cst.Attribute):
+            base = self.eval(node.value)
+            if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
+                base.ref.attrs[node.attr.value] = value
+
     def bind_attribute(self, target: cst.Attribute, value: Val) -> None:
         text = dotted(target)
         if text is not None:

@@ -37,6 +37,7 @@ import libcst as cst
 
 from devicelint import knowledge as kb
 from devicelint.flow import child_nodes, walk
+from devicelint.flow.nodes import own_nodes
 from devicelint.names import child_bodies, dotted, source_of
 
 # Outcomes, ordered: joining branches keeps the most reaching one.
@@ -405,7 +406,7 @@ class CpuRun:
         if isinstance(target, cst.FunctionDef) and id(target) not in self._active:
             self._active.add(id(target))
             try:
-                returns = [r.value for r in _own_nodes(target.body) if isinstance(r, cst.Return)]
+                returns = [r.value for r in own_nodes(target.body) if isinstance(r, cst.Return)]
                 return _meet([self.value(r, target, d) if r is not None else Val(None, True) for r in returns])
             finally:
                 self._active.discard(id(target))
@@ -434,7 +435,7 @@ class CpuRun:
                 target = self._def_of(n.func, scope)
                 if isinstance(target, cst.FunctionDef) and any(
                     r.value is not None and self.about_device(r.value, target, depth + 1)
-                    for r in _own_nodes(target.body) if isinstance(r, cst.Return)
+                    for r in own_nodes(target.body) if isinstance(r, cst.Return)
                 ):
                     return True
         return False
@@ -726,26 +727,17 @@ def _declared_global(stmts) -> set:
     return names
 
 
-def _own_nodes(node):
-    """The nodes of a function body, not those of the functions, classes and lambdas in it."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(c for c in child_nodes(n) if not isinstance(c, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
-
-
 def _may_stop(stmt) -> bool:
     """Whether a branch of this `if` may end the run (`raise`, `sys.exit(...)`, `assert`)."""
     return any(
         isinstance(n, (cst.Raise, cst.Assert)) or (isinstance(n, cst.Call) and dotted(n.func) in _EXITS)
-        for n in _own_nodes(stmt)
+        for n in own_nodes(stmt)
     )
 
 
 def _may_leave(stmt) -> bool:
     """Whether a branch of this `if` may leave the function or the loop iteration it is in."""
-    return any(isinstance(n, (cst.Return, cst.Break, cst.Continue)) for n in _own_nodes(stmt))
+    return any(isinstance(n, (cst.Return, cst.Break, cst.Continue)) for n in own_nodes(stmt))
 
 
 def _catches_cuda_error(handler) -> bool:
