@@ -13,6 +13,7 @@ from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val
 from devicelint.flow import items
 from devicelint.flow.facts import PlacedItems
 from devicelint.flow.state import Frame
+from devicelint.flow.held import handed_model
 from devicelint.flow.nodes import find, is_string, no_grad_decorated, param_names, walk
 
 
@@ -343,6 +344,10 @@ class UserCode:
             if info["framework"] or info["self_moves"] or any(v.kind is Kind.DEVICE for v in pos + list(kw.values())):
                 return Val(Kind.MODULE, name=cls.name.value, ref=cls)
             if not info["has_params"]:
+                # no weights of its own; it may keep those of a model it is handed
+                held = handed_model(info["methods"].get("__init__"), pos, kw)
+                if held is not None:
+                    return held.with_(name=cls.name.value, ref=cls)
                 return Val(Kind.MODULE, param_free=True, name=cls.name.value, ref=cls)
             return self.models.new_model(node, built=True, name=cls.name.value, cls=cls)
         if info["dataset"]:
