@@ -153,6 +153,10 @@ class Scorer:
         self.model.to(device)
         self.model.eval()
 
+    def dummy_batch(self, n=2, device="cuda"):
+        # a method nobody in this file calls: its package's other files drive it
+        return torch.zeros(n, self.max_length, dtype=torch.long, device=device)
+
     @torch.no_grad()
     def score(self, texts, batch_size=16):
         out = []
@@ -184,7 +188,8 @@ def _line_of(code: str, text: str) -> int:
 
 def test_a_cuda_default_only_an_entry_point_runs_with_is_flagged_there():
     # `Scorer` and `load_scorer` are always handed `device` here: their callers decide;
-    # `score_file` is called from nowhere in the file: its callers get "cuda"
+    # `score_file` is called from nowhere in the file: its callers get "cuda" (a method
+    # nobody here calls, `dummy_batch`, is left to its package's other files)
     code = _SCORER.replace("DEFAULT", '"cuda:0"')
     assert _dl007_lines(code) == {_line_of(code, "def score_file")}
 

@@ -66,8 +66,9 @@ class HardcodedCuda(Rule):
 
     - In a file that never checks, a device parameter whose default is `"cuda"`
       (`def get_evaluator(task, device="cuda:0")`) is flagged where that default is used: the
-      function is called here without the argument, or from nowhere in the file (its callers
-      elsewhere get the default). One that every call of the file hands a device is not.
+      function is called here without the argument, or it is a module-level function called
+      from nowhere in the file (its callers elsewhere get the default). One that every call of
+      the file hands a device is not, nor a method or class nobody in the file calls.
     Files that set up NCCL (multi-GPU by design) are left alone.
 
     ## Why is this bad?

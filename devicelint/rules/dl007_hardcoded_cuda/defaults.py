@@ -3,9 +3,10 @@
 `def get_evaluator(task, device="cuda:0")` puts the work on CUDA whenever a caller leaves
 `device` out. The default decides the device only where it is used: a function every call
 of this file hands a device to (`UniEvaluator(..., device=device)`) does not decide, its
-callers do. A function no call of this file reaches is an entry point for other files and
-users, who get the default unless they pass one; one called here without the argument runs
-with it. Those defaults are flagged, each as one hard-coded `"cuda"` device.
+callers do. A module-level function no call of this file reaches is an entry point for other
+files and users, who get the default unless they pass one (a method or class nobody here
+calls is left alone: its package's other files drive it); one called here without the
+argument runs with it. Those defaults are flagged, each as one hard-coded `"cuda"` device.
 """
 
 from __future__ import annotations
@@ -51,10 +52,13 @@ def _passes(call: cst.Call, name: str, index: int) -> bool:
     return positional > index
 
 
-def _default_used(calls: list, name: str, index: int) -> bool:
-    """No call of this file reaches the function (callers elsewhere get the default), or one
-    leaves the argument out."""
-    return not calls or any(not _passes(c, name, index) for c in calls)
+def _default_used(calls: list, name: str, index: int, entry: bool) -> bool:
+    """A call of this file leaves the argument out, or none reaches the function and it is an
+    entry point (a module-level function: its callers elsewhere get the default; a method or
+    a class is mostly driven by the other files of its package, which may pass a device)."""
+    if not calls:
+        return entry
+    return any(not _passes(c, name, index) for c in calls)
 
 
 def _calls_by_name(module: cst.Module) -> dict:
@@ -101,6 +105,6 @@ def _function_defaults(fn: cst.FunctionDef, cls, calls: dict, is_cuda_string) ->
         if p.default is None or not is_cuda_string(p.default) or not naming.looks_like_device_name(p.name.value):
             continue
         index = i - skipped if i < len(params) else 1 << 30  # keyword-only: never positional
-        if _default_used(calls.get(callee, []), p.name.value, index):
+        if _default_used(calls.get(callee, []), p.name.value, index, cls is None):
             found.append(p.default)
     return found
