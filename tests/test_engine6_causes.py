@@ -202,3 +202,56 @@ def test_a_cuda_default_of_a_function_called_here_without_it_is_flagged():
 def test_a_cuda_default_in_a_file_that_checks_for_cuda_is_silent():
     code = _SCORER.replace("DEFAULT", '"cuda" if torch.cuda.is_available() else "cpu"')
     assert _dl007_lines(code) == set()
+
+
+_STAGE = """
+import torchvision.models as models
+from pipeline.core import BaseStage, register_stage
+
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class EmbedStage(BaseStage):
+    \"\"\"Embeds every image of a shard with a ResNet trunk; the runner builds the stage.\"\"\"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.batch_size = config.get("batch_size", 64)
+        trunk = models.resnet50(weights="IMAGENET1K_V2")
+        trunk.fc = nn.Identity()
+        self.net = trunk.eval()
+
+    def _embed(self, images):
+        batch = torch.stack(images).to(DEVICE)
+        with torch.no_grad():
+            return self.net(batch).cpu(){mark}
+
+    {extra}def process(self, shard):
+        out = []
+        for i in range(0, len(shard), self.batch_size):
+            out.append(self._embed(shard[i:i + self.batch_size]))
+        return torch.cat(out)
+
+
+register_stage("embed", EmbedStage)
+{tail}"""
+
+
+def test_a_class_of_an_unseen_base_that_places_its_inputs_keeps_its_model_where_built():
+    # the stage moves its batches to the module's device itself and is no `nn.Module` (no
+    # `forward`, never `self.to()`, no object of it moved here): its ResNet stays on the host
+    _assert_marked(_STAGE.format(mark="  # <- DL001", extra="", tail=""))
+
+
+@pytest.mark.parametrize("extra, tail", [
+    ("def forward(self, x):\n        return self.net(x)\n\n    ", ""),  # may be a module moved by its runner
+    ("", "stage = EmbedStage({})\nstage.to(DEVICE)\n"),  # an object of it moved here
+])
+def test_an_unseen_base_that_may_move_the_object_is_silent(extra, tail):
+    _assert_marked(_STAGE.format(mark="", extra=extra, tail=tail))
+
+
+def test_an_unseen_base_whose_methods_move_to_its_own_device_is_silent():
+    # `self.device` may be set by the base, which may place the trunk there too
+    case = _STAGE.format(mark="", extra="", tail="").replace(".to(DEVICE)", ".to(self.device)")
+    _assert_marked(case)
