@@ -255,3 +255,59 @@ def test_an_unseen_base_whose_methods_move_to_its_own_device_is_silent():
     # `self.device` may be set by the base, which may place the trunk there too
     case = _STAGE.format(mark="", extra="", tail="").replace(".to(DEVICE)", ".to(self.device)")
     _assert_marked(case)
+
+
+_SAMPLER = """
+import math
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--steps", type=int, default=1000)
+parser.add_argument("--n", type=int, default=16)
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def cosine_betas(steps, s=0.008):
+    betas = []
+    for i in range(steps):
+        f1 = math.cos((i / steps + s) / (1 + s) * math.pi / 2) ** 2
+        f2 = math.cos(((i + 1) / steps + s) / (1 + s) * math.pi / 2) ** 2
+        betas.append(min(1 - f2 / f1, 0.999))
+    return torch.tensor(betas)
+
+
+def gather(schedule, t, x):
+    return schedule[t].view(-1, *([1] * (x.dim() - 1))){mark}
+
+
+class Sampler:
+    def __init__(self, betas):
+        self.betas = torch.as_tensor(betas, dtype=torch.float32){place}
+        self.alphas_bar = torch.cumprod(1 - self.betas, dim=0)
+
+    @torch.no_grad()
+    def sample(self, model, shape):
+        x = torch.randn(shape, device=device)
+        for i in reversed(range(len(self.betas))):
+            t = torch.full((shape[0],), i, dtype=torch.long, device=device)
+            eps = model(x)
+            a = gather(self.alphas_bar, t, x)
+            x = (x - (1 - a).sqrt() * eps) / a.sqrt()
+        return x
+
+
+model = Net().to(device)
+sampler = Sampler(cosine_betas(args.steps))
+samples = sampler.sample(model, (args.n, 8))
+torch.save(samples.cpu(), "samples.pt")
+"""
+
+
+def test_a_tensor_copied_from_a_host_tensor_a_caller_hands_in_stays_on_the_host():
+    # `torch.as_tensor(betas)` of the host tensor `cosine_betas` returns: still on the host,
+    # indexed with timesteps on the device
+    _assert_marked(_SAMPLER.format(mark="  # <- DL011", place=""))
+
+
+def test_the_copy_placed_on_the_device_is_silent():
+    _assert_marked(_SAMPLER.format(mark="", place=".to(device)"))
