@@ -72,6 +72,11 @@ def _shape_has_dims(node: cst.Call, name: str, first: cst.Arg | None) -> bool:
     return name not in ("complex", "polar", "normal", "full") or (name == "full" and isinstance(first.value, (cst.List, cst.Tuple)))
 
 
+def _copies_a_tensor(name: str, pos: list) -> bool:
+    """`torch.tensor(t)` / `torch.as_tensor(t)` of a value known to be a tensor."""
+    return name in kb.torch_core.DATA_KEEPING_FACTORIES and bool(pos) and pos[0].kind is Kind.TENSOR
+
+
 def _holds_a_list(node: cst.Call, pos: list, name: str) -> bool:
     """`torch.tensor(alpha)` with `alpha=(0.25, 0.5, 0.25)`: data that is a non-empty list or
     tuple makes a tensor with dimensions."""
@@ -565,6 +570,9 @@ class ApiCalls:
             d = None  # `device=device` where the caller left `device=None`: the default device
         if d is None and "**" in kw:
             return Val(Kind.TENSOR, Dev.UNKNOWN)  # `torch.tensor(x, **dd)`: the mapping may hold a device
+        if d is None and _copies_a_tensor(name, pos):
+            # `torch.tensor(betas, dtype=torch.float64)` of a tensor: a copy where the tensor is
+            return pos[0].with_(inplace=False)
         if d is None:
             dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
             fresh = dev is Dev.CPU and (_surely_not_0dim(node, name) or _holds_a_list(node, pos, name))

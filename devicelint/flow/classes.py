@@ -13,6 +13,7 @@ from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val
 from devicelint.flow import items
 from devicelint.flow.facts import PlacedItems
 from devicelint.flow.state import Frame
+from devicelint.flow.held import handed_model, instances_moved, places_its_inputs
 from devicelint.flow.nodes import find, is_string, no_grad_decorated, param_names, walk
 
 
@@ -237,10 +238,14 @@ class UserCode:
         item = items.of_getitem(methods.get("__getitem__"), places_on_device) if places_items else None
         parts, layers = self._module_parts(methods) if module else (set(), set())
         registers = module and _registers_modules(methods)
+        # a class of an unseen base that places its inputs itself and is never moved here:
+        # the models it keeps are where it built them (see held.places_its_inputs)
+        places_inputs = inherited["opaque"] and not module and places_its_inputs(methods) \
+            and not instances_moved(self.module, cls)
         return {"methods": methods, "module": module, "dataset": dataset, "framework": inherited["framework"],
                 "registers_modules": registers,
                 "buffers": _registered(methods) if module else frozenset(),
-                "self_moves": self_moves, "places_items": places_items, "item_move": item_move, "item": item, "parts": parts, "layers": layers, "has_params": has_params, "opaque": inherited["opaque"],
+                "self_moves": self_moves, "places_items": places_items, "item_move": item_move, "item": item, "parts": parts, "layers": layers, "has_params": has_params, "opaque": inherited["opaque"] and not places_inputs,
                 "init_only": reachable(methods, "__init__") if module else set(),
                 "forward_path": reachable(methods, "forward") if module else set()}
 
@@ -343,6 +348,10 @@ class UserCode:
             if info["framework"] or info["self_moves"] or any(v.kind is Kind.DEVICE for v in pos + list(kw.values())):
                 return Val(Kind.MODULE, name=cls.name.value, ref=cls)
             if not info["has_params"]:
+                # no weights of its own; it may keep those of a model it is handed
+                held = handed_model(info["methods"].get("__init__"), pos, kw)
+                if held is not None:
+                    return held.with_(name=cls.name.value, ref=cls)
                 return Val(Kind.MODULE, param_free=True, name=cls.name.value, ref=cls)
             return self.models.new_model(node, built=True, name=cls.name.value, cls=cls)
         if info["dataset"]:

@@ -130,6 +130,9 @@ TRANSPARENT_CONTEXTS = ("no_grad", "inference_mode", "enable_grad", "set_grad_en
 # Factories that build a tensor from a Python list (or a NumPy array) they are given.
 LIST_FACTORIES = frozenset({"tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "LongTensor", "IntTensor",
                             "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor"})
+# Factories that, given a tensor and no `device=`, copy it (or share it) where that tensor is:
+# `torch.tensor(cuda_t)` is on CUDA ("if None and data is a tensor then the device of data is used").
+DATA_KEEPING_FACTORIES = frozenset({"tensor", "as_tensor", "asarray"})
 # Factories that make their values from nothing: they can make them on the device directly.
 # (`torch.tensor(data)` / `torch.from_numpy(a)` are not here: their data is on the host anyway.)
 FROM_NOTHING_FACTORIES = frozenset({

@@ -10,6 +10,7 @@ from devicelint.flow.nodes import is_string
 from devicelint.names import dotted, source_of
 from devicelint.rewrite import Scopes, bound_in_enclosing_function
 from devicelint.rules.base import Report, Rule
+from devicelint.rules.dl007_hardcoded_cuda.defaults import cuda_defaults
 
 if TYPE_CHECKING:
     from devicelint.rules.dl007_hardcoded_cuda.cpu_run import CpuRun
@@ -66,6 +67,11 @@ class HardcodedCuda(Rule):
       (`assert torch.cuda.is_available()`, `if not torch.cuda.is_available(): sys.exit(...)`,
       a multi-GPU setup helper): code that says it is GPU-only is not a bug.
 
+    - In a file that never checks, a device parameter whose default is `"cuda"`
+      (`def get_evaluator(task, device="cuda:0")`) is flagged where that default is used: the
+      function is called here without the argument, or it is a module-level function called
+      from nowhere in the file (its callers elsewhere get the default). One that every call of
+      the file hands a device is not, nor a method or class nobody in the file calls.
     Files that set up NCCL (multi-GPU by design) are left alone.
 
     ## Why is this bad?
@@ -206,6 +212,11 @@ for x in torch.randn(3, 8, 4):
             return  # NCCL process groups are multi-GPU by design
         finder = _Finder(ctx.imports).run(ctx.module)
         found = finder.found
+        if not finder.fallback:
+            # a device parameter defaulting to CUDA that a call runs with (in a file that
+            # checks for CUDA, whether a CPU-only run passes another is not known: silent)
+            found = found + [(d, "a hard-coded `\"cuda\"` device default")
+                             for d in cuda_defaults(ctx.module, _is_cuda_string, _gpu_only)]
         if not found:
             return
         scopes = ctx.scopes
