@@ -122,8 +122,23 @@ NONE = Val(Kind.OTHER, name="None")  # `x = None` then set on one path: the othe
 # or not) the tensor decides, as Python makes `0 + t` that tensor where it lives
 NUMBER = Val(Kind.OTHER, name="<number>")
 
-# a NumPy array (`np.zeros(n)`): a tensor stored into it (`arr[i] = t`) is converted to NumPy
+# a NumPy array (`np.zeros(n)`): a tensor stored into several of its elements (`arr[i] = t`
+# for a row, `arr[:] = t`) is converted to NumPy; its number of dimensions, when the code
+# shows it (`np.zeros((n, 1))`), is in `ndarray(ndim)`'s ref
 NDARRAY = Val(Kind.OTHER, ref="ndarray")
+
+
+def ndarray(ndim: int | None) -> Val:
+    """A NumPy array of `ndim` dimensions (NDARRAY where the code does not show how many)."""
+    return NDARRAY if ndim is None else Val(Kind.OTHER, ref=f"ndarray/{ndim}")
+
+
+def ndarray_dims(v: Val) -> int | None:
+    """The dimensions of a NumPy array value, None where unknown; -1 for no NumPy array."""
+    if v.kind is not Kind.OTHER or not isinstance(v.ref, str) or not v.ref.startswith("ndarray"):
+        return -1
+    _, _, n = v.ref.partition("/")
+    return int(n) if n else None
 # what a torch.distributed collective meets on the GPU: NCCL's process group, which takes GPU tensors only
 NCCL_GROUP = Val(Kind.TENSOR, Dev.ACCEL, name="the NCCL process group")
 

@@ -276,7 +276,7 @@ def main():
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     data = TensorDataset(torch.rand(64, 4, 32, 32), torch.rand(64, 4, 32, 32))
     loader = DataLoader(data, batch_size=8, shuffle=True)
-    g_loss = np.zeros(len(data) // 8)
+    g_loss = np.zeros((len(data) // 8, 1))
     history = History(args.epochs)
     for epoch in range(args.epochs):
         for ind, (noisy, clean) in enumerate(loader):
@@ -302,8 +302,10 @@ def _history(device='"cuda" if torch.cuda.is_available() else "cpu"', stored="lo
 
 
 def test_a_loss_on_the_device_stored_into_a_numpy_array():
-    # `g_loss[ind] = loss.data`: ndarray.__setitem__ converts the CUDA tensor (silent before);
-    # so does the helper method handed the detached loss
+    # `g_loss[ind] = loss.data` into a row of `np.zeros((n, 1))` (case 016's shape):
+    # ndarray.__setitem__ converts the CUDA tensor (silent before); so does the helper method
+    # handed the detached loss. (A store into one element of a 1-D array converts with
+    # float() and works on the device: tests/test_newrules6_causes.py.)
     src = _history()
     assert findings_at(src, ["DL003"]) == expected(src)
     messages = sorted(f.message for f in lint_source(src, "train.py", select=["DL003"]))

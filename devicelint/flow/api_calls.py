@@ -9,7 +9,7 @@ from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import (NCCL_GROUP, NDARRAY, NONE, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts,
-                               places_or_holds)
+                               ndarray, places_or_holds)
 from devicelint.flow import items
 from devicelint.flow.facts import ModuleCall, NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
@@ -461,7 +461,7 @@ class ApiCalls:
         delegates = numpy and last in kb.consumers.NUMPY_DELEGATING
         self.note_converted_args(node, pos, kw, tensors_delegate=delegates,
                                  item_keywords=kb.consumers.ITEM_KEYWORDS.get(parts[0], ()))
-        return NDARRAY if ".".join(parts) in kb.consumers.ARRAY_BUILDERS else OTHER
+        return ndarray(_built_dims(node, parts[-1])) if ".".join(parts) in kb.consumers.ARRAY_BUILDERS else OTHER
 
     def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False,
                             item_keywords=()) -> None:
@@ -628,3 +628,30 @@ def _stateful(last: str, node: cst.Call) -> bool:
         return True
     value = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == needs), None)
     return value is not None and not (isinstance(value, (cst.Integer, cst.Float)) and float(value.value) == 0)
+
+
+def _built_dims(node: cst.Call, name: str) -> int | None:
+    """How many dimensions the array a NumPy builder makes has, where the call shows it:
+    `np.zeros((n, 1))` 2, `np.zeros(n)` or `np.zeros(len(data) // 8)` 1 (a number, not a
+    shape held in a name), `np.arange(...)` 1, `np.eye(n)` 2; None otherwise."""
+    dims = kb.consumers.BUILDER_DIMS.get(name)
+    if dims is not None:
+        return dims
+    if name not in kb.consumers.SHAPE_BUILDERS or not node.args or node.args[0].keyword is not None:
+        return None
+    shape = node.args[0].value
+    if isinstance(shape, (cst.Tuple, cst.List)):
+        return None if any(e.__class__.__name__ == "StarredElement" for e in shape.elements) else len(shape.elements)
+    return 1 if _a_number(shape) else None
+
+
+def _a_number(expr) -> bool:
+    """An expression that is one number, not a shape: a literal, `len(...)`/`int(...)`, or
+    arithmetic on those."""
+    if isinstance(expr, cst.Integer):
+        return True
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("len", "int"):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        return _a_number(expr.left) or _a_number(expr.right)
+    return False

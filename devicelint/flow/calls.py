@@ -52,6 +52,12 @@ def _drives_training(v: Val) -> bool:
     return v.kind in (Kind.LOADER, Kind.DATASET)
 
 
+def _a_model(v: Val) -> bool:
+    """A model candidate we cannot see inside (`PNet().to(device)` of an unread import): an
+    unknown value with a model identity."""
+    return v.kind is Kind.UNKNOWN and v.mid is not None
+
+
 def _answers_with_tensors(kind: str, name: str) -> bool:
     """Whether an unseen callable of this kind and name may be taken to answer with tensors
     where its arguments are (not when the inference is unsure)."""
@@ -337,7 +343,10 @@ class Calls:
             return None  # `env.step(action)`: an environment answers with observations, wherever it keeps them
         if any(_drives_training(a) for a in args):
             return None  # `loss, acc = train_one_epoch(model, opt, loader, device)`: it answers with what it likes
-        if any(contents_on_accel(a) for a in args):
+        # a model handed in (`run_first_stage(image, self.pnet)`, the net of an import we
+        # cannot read, moved here) is no device input: the callee runs it and may bring its
+        # output home itself; only device tensors handed in tell where the result is
+        if any(contents_on_accel(a) and not _a_model(a) for a in args):
             return Val(Kind.TENSOR, Dev.ACCEL)
         if self._in_forward() and any(a.kind is Kind.TENSOR and a.on_module and a.dev is not Dev.CPU for a in args):
             # inside `forward`: what an unseen helper makes of the module's tensors lives with them

@@ -10,7 +10,8 @@ from devicelint import knowledge as kb
 from devicelint import limits
 from devicelint import naming
 from devicelint.names import dotted, source_of
-from devicelint.values import NDARRAY, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, on_device
+from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, ndarray_dims,
+                               on_device)
 from devicelint.flow import containers, defaults
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.state import State
@@ -48,7 +49,7 @@ def _accumulated(after: State, before: State, body: State, loop) -> State:
     that ran, the number started with is a tensor where the sums are (the join of a number and
     a tensor would forget that). Only names the loop adds to with `+=`."""
     turned = {k: v for k, v in body.vars.items() if v.kind is Kind.TENSOR and k in before.vars
-              and before.vars[k].kind is Kind.OTHER and before.vars[k] != NDARRAY}
+              and before.vars[k].kind is Kind.OTHER and ndarray_dims(before.vars[k]) == -1}
     if not turned:
         return after  # the common case: no walk of the body
     out = None
@@ -61,6 +62,26 @@ def _accumulated(after: State, before: State, body: State, loop) -> State:
 def _added_to(loop) -> set:
     return {n.target.value for n in walk(loop.body)
             if type(n) is cst.AugAssign and type(n.operator) is cst.AddAssign and type(n.target) is cst.Name}
+
+
+def _stores_several(target: cst.Subscript, ndim: int | None) -> bool:
+    """Does `arr[...] = t` store into more than one element of a NumPy array of `ndim`
+    dimensions (-1: no NumPy array)? A store into ONE element converts the tensor with
+    `float()` (`.item()`, fine on the device; measured with numpy 1.26 and 2.4, see
+    benchmarks/README.md §7, round 4); a row or a slice converts it with `__array__`, which
+    fails on the device. A slice, `...` or `None` in the index stores several; plain indices
+    do when fewer than the array's dimensions; with the dimensions unknown, stay silent."""
+    if ndim == -1:
+        return False
+    idx = [e.slice for e in target.slice]
+    if any(isinstance(s, cst.Slice) or (isinstance(s, cst.Index) and _widens(s.value)) for s in idx):
+        return True
+    return ndim is not None and len(idx) < ndim
+
+
+def _widens(expr) -> bool:
+    """`...` or `None` in an index keeps (or adds) a dimension."""
+    return isinstance(expr, cst.Ellipsis) or (isinstance(expr, cst.Name) and expr.value == "None")
 
 
 # The Statements method that runs each kind of simple statement (`del`, `pass`, `global`,
@@ -501,8 +522,9 @@ class Statements:
         if base_text:
             self.forget_moves(base_text)
         base = self.eval(target.value)
-        if base == NDARRAY and self.assigning is not None and self.assigning_to is target:
-            # `losses[i] = loss.data`: ndarray.__setitem__ converts the tensor to NumPy
+        if self.assigning is not None and self.assigning_to is target and _stores_several(target, ndarray_dims(base)):
+            # `g_loss[i] = loss.data` into a row of `np.zeros((n, 1))`: ndarray.__setitem__
+            # converts the tensor to NumPy
             self.note_numpy(NumpyConv(target, value, arg=self.assigning))
         if isinstance(target.value, cst.Attribute) and self._replaces_layer(target, value):
             return

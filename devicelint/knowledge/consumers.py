@@ -35,6 +35,11 @@ ARRAY_BUILDERS = frozenset({
     "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.zeros_like", "numpy.ones_like",
     "numpy.empty_like", "numpy.full_like", "numpy.arange", "numpy.linspace", "numpy.eye", "numpy.identity",
 }) | ARRAY_CONSTRUCTORS
+# the builders whose first argument is the shape (`np.zeros((n, 1))`), and those whose result
+# has a fixed number of dimensions (`np.arange` 1, `np.eye` 2): a store into one element of
+# such an array converts with float(), into a row with __array__ (DL003)
+SHAPE_BUILDERS = frozenset({"zeros", "ones", "empty", "full"})
+BUILDER_DIMS = {"arange": 1, "linspace": 1, "eye": 2, "identity": 2}
 
 
 def converts_to_numpy(qualname: str) -> bool:

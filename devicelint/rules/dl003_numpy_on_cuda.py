@@ -23,8 +23,10 @@ class NumpyOnCuda(Rule):
     `vmin=`/`vmax=`, which matplotlib reads with `.item()`), and pandas'
     `DataFrame`/`Series`: a GPU confirmed the functions (`benchmarks/host_conversions.py`); an
     estimator's methods and an Axes' plotting methods pass their data to the same conversions.
-    Storing such a tensor into a NumPy array built in the code (`g_loss = np.zeros(n)` then
-    `g_loss[i] = loss.data`) converts it the same way (`ndarray.__setitem__`).
+    Storing such a tensor into several elements of a NumPy array built in the code (a row,
+    `g_loss = np.zeros((n, 1))` then `g_loss[i] = loss.data`, or a slice) converts it the same
+    way (`ndarray.__setitem__`); a store into one element (`losses = np.zeros(n)` then
+    `losses[i] = loss`) converts with `float()`, which works on the device, and is not flagged.
     A graph moved in part (`data.to(device, "x")`) leaves its other attributes where they were:
     converting one of them is not flagged.
     Inside an `nn.Module` whose `forward` makes tensors on its inputs' device

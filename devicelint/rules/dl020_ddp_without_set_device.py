@@ -1,7 +1,7 @@
 import libcst as cst
 
 from devicelint import knowledge as kb
-from devicelint.flow.nodes import find, is_string
+from devicelint.flow.nodes import enclosing, find, is_string
 from devicelint.names import dotted
 from devicelint.rules.base import Report, Rule
 
@@ -16,7 +16,9 @@ class DdpWithoutSetDevice(Rule):
     file never calls `torch.cuda.set_device(local_rank)` (nor `torch.accelerator.
     set_device_index`, `with torch.cuda.device(...)`, nor sets `CUDA_VISIBLE_DEVICES`).
     Placements indexed by the rank (`.cuda(local_rank)`, `.to(f"cuda:{rank}")`,
-    `torch.device("cuda", local_rank)`) are never flagged, and files driven by a launcher that
+    `torch.device("cuda", local_rank)`) are never flagged, nor is the unindexed arm of an `if`
+    whose other arm indexes by a value (`if local_rank is not None: cuda:{local_rank}` / `else:
+    cuda`, the single-process path), and files driven by a launcher that
     places each process's model and data itself (accelerate, Lightning, DeepSpeed, the
     transformers Trainer, TRL) are left alone, as are placements under a test of
     `torch.cuda.device_count()` (ranks sharing a GPU on purpose when there are too few).
@@ -96,6 +98,21 @@ def setup(world_size):
         """
 import torch
 import torch.distributed as dist
+def pick_device(local_rank=None):
+    if local_rank is not None:
+        device = torch.device("cuda:{}".format(local_rank))
+    else:
+        device = torch.device("cuda")  # no rank: the single-process path
+    return device
+def main(args, distributed):
+    if distributed:
+        dist.init_process_group("nccl")
+    device = pick_device(args.local_rank if distributed else None)
+    return torch.nn.Linear(8, 2).to(device)
+""",
+        """
+import torch
+import torch.distributed as dist
 from accelerate import Accelerator
 accelerator = Accelerator()
 if not dist.is_initialized():
@@ -140,6 +157,8 @@ def main(rank, world_size):
         for node in sites:
             if any(lo <= ctx.line(node) <= hi for lo, hi in counted):
                 continue  # `if torch.cuda.device_count() < world_size:` ranks share a GPU on purpose
+            if _beside_an_indexed_arm(ctx, node):
+                continue  # `if local_rank is not None: cuda:{local_rank}` / `else: cuda`
             yield Report(node, "the process group is started but no `torch.cuda.set_device(local_rank)` picks this "
                                "process's GPU: unindexed `cuda` is GPU 0 in every rank; call "
                                "`torch.cuda.set_device(local_rank)` first, or index it by the local rank", fix=None)
@@ -202,6 +221,52 @@ def _device_assignments(ctx, taken: set) -> list:
                 isinstance(t.target, (cst.Name, cst.Attribute)) and _device_name(t.target) for t in assign.targets):
             found.append(assign.value)
     return [n for n in found if id(n) not in taken]
+
+
+def _beside_an_indexed_arm(ctx, node) -> bool:
+    """The placement sits in one arm of an `if` (or a conditional expression) whose other arm
+    indexes the accelerator by a value (`torch.device("cuda:{}".format(local_rank))`,
+    `f"cuda:{rank}"`, `torch.device("cuda", rank)`, `.cuda(rank)`): the author tells the
+    process that has a rank from the one that has none, and the unindexed arm is the
+    single-process path (`set_device(args.local_rank if distributed else None)`). Which arm
+    runs under the process group is the script's own; stay silent rather than guess."""
+    around = enclosing(ctx.module, node)
+    for i, outer in enumerate(around):
+        if not isinstance(outer, (cst.If, cst.IfExp)):
+            continue
+        inner = around[i + 1] if i + 1 < len(around) else node
+        others = [a for a in (outer.body, outer.orelse) if a is not None and a is not inner]
+        if len(others) == 1 and any(_indexed(ctx, n) for n in _placements(others[0])):
+            return True
+    return False
+
+
+def _placements(arm) -> list:
+    """The nodes of an arm that may index the accelerator: the arm itself and its calls,
+    f-strings and `%` formats."""
+    return [arm, *find(arm, cst.Call), *find(arm, cst.FormattedString), *find(arm, cst.BinaryOperation)]
+
+
+def _indexed(ctx, node) -> bool:
+    """A placement on the accelerator indexed by a value: `"cuda:{}".format(r)`, `f"cuda:{r}"`,
+    `"cuda:%d" % r`, `torch.device("cuda", r)`, `x.cuda(r)`."""
+    if isinstance(node, cst.FormattedString):
+        head = node.parts[0] if node.parts else None
+        return isinstance(head, cst.FormattedStringText) and head.value.strip().lower().startswith("cuda:") \
+            and any(isinstance(p, cst.FormattedStringExpression) for p in node.parts)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        s = is_string(node.left)
+        return s is not None and s.strip().lower().startswith("cuda:%")
+    if not isinstance(node, cst.Call):
+        return False
+    f = node.func
+    if isinstance(f, cst.Attribute) and f.attr.value == "format":
+        s = is_string(f.value)
+        return s is not None and s.strip().lower().startswith("cuda:{") and bool(node.args)
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    if ctx.imports.qualname(f) in kb.torch_core.DEFAULT_DEVICE_SCOPES:
+        return len(positional) == 2 and _bare_cuda(positional[0].value)
+    return isinstance(f, cst.Attribute) and f.attr.value == "cuda" and bool(positional)
 
 
 def _gpu_count_branches(ctx) -> list:
