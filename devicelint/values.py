@@ -92,6 +92,11 @@ class Val:
     # PyTorch compares with a device tensor as a number; only a loader's collate makes them
     # 1-dim host tensors
     item: bool = False
+    # an element of iterating a tensor (`for t, p in zip(labels.view(-1), preds.view(-1))`):
+    # the tensor less its first dimension, 0-dim where that tensor was 1-D. Its rank is
+    # unknown, and a 0-dim integer index is read as a number on any device: as an index it
+    # says nothing sure
+    row: bool = False
 
     def with_(self, **changes) -> "Val":
         # dataclasses.replace, without its __init__ of 26 frozen fields (object.__setattr__
@@ -235,6 +240,7 @@ def _join_same_kind(a: Val, b: Val) -> Val:
         name=same("name"),
         inplace=a.inplace and b.inplace,
         partial=a.partial or b.partial,
+        row=a.row or b.row,
         cond=same("cond"),
         flag=same("flag"),
     )

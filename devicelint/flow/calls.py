@@ -365,7 +365,7 @@ class Calls:
             return False
         # a tuple of inputs is the positional arguments the module is called with
         args = list(inputs.parts) if inputs.kind is Kind.SEQ and inputs.parts else [inputs]
-        self.facts.module_calls.append(ModuleCall(node, model, args, node, via=via))
+        self.facts.module_calls.append(ModuleCall(node, model, args, node, via=via, handed=_arg_node(node, at, name)))
         operands = _module_operands(model, args, [])
         if len(operands) >= 2:
             self.record_mix(node, operands)
@@ -449,3 +449,11 @@ class Calls:
         if r is None or r.kind is not Kind.SEQ or not r.parts or not any(p.kind is Kind.OTHER for p in r.parts):
             return None
         return r
+
+
+def _arg_node(node: cst.Call, at: int, name: str):
+    """The expression given as the `at`-th positional argument or as `name=`, or None."""
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    if len(positional) > at:
+        return positional[at].value
+    return next((a.value for a in node.args if a.keyword is not None and a.keyword.value == name), None)

@@ -330,7 +330,7 @@ class Expressions:
             if isinstance(el.slice, cst.Index):
                 idx = self.eval(el.slice.value)
                 sliced = sliced or _keeps_dims(el.slice.value)
-                if base.kind is Kind.TENSOR and base.dev is Dev.CPU and idx.kind is Kind.TENSOR \
+                if base.kind is Kind.TENSOR and base.dev is Dev.CPU and idx.kind is Kind.TENSOR and not idx.row \
                         and self._device_index(idx) and not self._element_of(el.slice.value):
                     # `self.alpha[target]`: a host tensor indexed by a device tensor fails on CUDA
                     # (a device tensor indexed by host indices does not)
@@ -533,7 +533,9 @@ class Expressions:
         if v.kind is Kind.DATASET:
             return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None,
                        inplace=v.ref == "graph_dataset", item=True)
-        if v.kind in (Kind.SEQ, Kind.TENSOR):
+        if v.kind is Kind.TENSOR:
+            return self.unpack(v, None).with_(row=True)
+        if v.kind is Kind.SEQ:
             return self.unpack(v, None)
         if v.kind is Kind.MAPPING:
             return OTHER

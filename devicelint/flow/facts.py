@@ -26,6 +26,9 @@ class ModuleCall:
     # a method of a project object that runs the model its constructor kept
     # (`explainer.saliency(x)`, crossfile.Runner): the caller's name of that model
     via: str | None = None
+    # the argument that hands the model to a function running it (`writer.add_graph(model=net,
+    # ...)`, `torch.jit.trace(net, x)`): how messages name the model, not by the callee
+    handed: cst.BaseExpression | None = None
 
 
 @dataclass

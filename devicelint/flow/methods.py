@@ -321,8 +321,21 @@ class Methods:
     def _proven_grad(self, node, func, recv: Val, name: str, bare: bool) -> None:
         """`loss.backward()` proves `loss` carries a graph, whatever built it (decides nothing)."""
         if (name == "backward" and isinstance(func.value, cst.Name) and recv.kind in (Kind.TENSOR, Kind.UNKNOWN)
-                and not self.no_grad and self.frame.state.vars.get(func.value.value) is recv):
+                and not self.no_grad and self.frame.state.vars.get(func.value.value) is recv
+                and not self._backward_of_argument(node)):
             self.frame.state.vars[func.value.value] = recv.with_(kind=Kind.TENSOR, grad=True)
+
+    def _backward_of_argument(self, node: cst.Call) -> bool:
+        """`accelerator.backward(loss)`, `fabric.backward(loss)`, `engine.backward(loss)`: a
+        training object runs the backward pass of the value it is handed, so the receiver is no
+        tensor. A tensor's own `y.backward(v)` takes a gradient, a tensor with no graph: only
+        then (or with no argument) is the receiver proven a tensor; a name whose value we cannot
+        tell, or that carries a graph itself, leaves the receiver what it was."""
+        first = next((a for a in node.args if a.keyword is None or a.keyword.value == "gradient"), None)
+        if first is None or first.star or not isinstance(first.value, cst.Name):
+            return False
+        handed = self.frame.lookup(first.value.value)
+        return handed is None or handed.kind is not Kind.TENSOR or handed.grad
 
     def _placed_format_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
         """`ds.with_format("torch", device=device)` / `ds.set_format(..., device=device)` on a
@@ -518,6 +531,20 @@ class Methods:
             return self._unseen_model_method(node, recv, name)
         return self._torch_module_method(node, recv, name)
 
+    def _helper_object(self, recv: Val) -> bool:
+        """What a builder of any object made (`utils = torch.hub.load(repo, "..._utils")`,
+        kb.torch_core.ANY_OBJECT_BUILDERS) that the previous run never saw used as a model: never
+        called itself nor moved. Its methods are the helper's own, not a model's weights."""
+        mid = recv.mid
+        if not isinstance(mid, cst.Call) or (self.imports.qualname(mid.func) or "") not in \
+                kb.torch_core.ANY_OBJECT_BUILDERS:
+            return False
+        if self.known is None:
+            return True  # the first run: nothing seen yet, nothing claimed
+        used = mid in self.known.model_moves or mid in self.known.escaped or any(
+            c.model.mid is mid and c.method is None for c in self.known.module_calls)
+        return not used
+
     def _unseen_model_method(self, node: cst.Call, recv: Val, name: str) -> Val:
         """`self.model.get_last_selfattention(img)` on a model from code we cannot see."""
         pos, kw = self.args(node)
@@ -574,7 +601,8 @@ class Methods:
             # move what it is given to the host itself (PyG's Node2Vec fits scikit-learn) and
             # may hand back host numbers (`torch.tensor([mrr, hits])`): nothing sure either way
             return UNKNOWN
-        if any(v.kind is Kind.TENSOR or contents_on_accel(v) or host_batch_in(v) is not None for v in vals):
+        if any(v.kind is Kind.TENSOR or contents_on_accel(v) or host_batch_in(v) is not None for v in vals) \
+                and not self._helper_object(recv):
             # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
             return self.module_call(node, recv, forward=False, evaluated=vals, method=name)
         if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):

@@ -44,11 +44,27 @@ def placed_by_load(kw: dict) -> Val | None:
     return None
 
 
+def _container_parts(pos: list, kw: dict) -> list:
+    """The layers a container is given: its arguments, or the parts of a list handed in."""
+    return [p for a in pos + list(kw.values()) for p in (a.parts or (a.elem,) if a.kind is Kind.SEQ else (a,))]
+
+
 def _holds_only_param_free(pos: list, kw: dict) -> bool:
     """A container (`nn.Sequential(...)`) is param-free only when every part is seen to be:
     `ModuleDict(dict(wte=...))` holds layers."""
-    parts = [p for a in pos + list(kw.values()) for p in (a.parts or (a.elem,) if a.kind is Kind.SEQ else (a,))]
+    parts = _container_parts(pos, kw)
     return bool(parts) and all(p is not None and p.kind is Kind.MODULE and p.param_free for p in parts)
+
+
+def _holds_only_placed_layers(pos: list, kw: dict) -> bool:
+    """A container whose every layer with weights was moved as it was built
+    (`nn.Sequential(nn.Dropout(0.2), nn.Linear(1280, 3).to(device))`): none of its weights is
+    on the host, so it is no new host layer; where it is as a whole we do not claim."""
+    parts = _container_parts(pos, kw)
+    if any(p is None for p in parts):
+        return False
+    weighted = [p for p in parts if not (p.kind is Kind.MODULE and p.param_free)]
+    return bool(weighted) and all(p.kind is Kind.MODULE and p.dev is Dev.ACCEL for p in weighted)
 
 
 class ModelHost(Protocol):
@@ -96,6 +112,8 @@ class Models:
             return self._loss_module(node, cls, kw)
         if cls in kb.nn.CONTAINERS and _holds_only_param_free(pos, kw):
             return Val(Kind.MODULE, param_free=True, name=cls)
+        if cls in kb.nn.CONTAINERS and _holds_only_placed_layers(pos, kw):
+            return Val(Kind.MODULE, name=cls)
         if cls in ("Module",):
             return Val(Kind.MODULE)
         return self.new_model(node, built=True, name=cls, kw=kw)

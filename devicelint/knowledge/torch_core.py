@@ -197,6 +197,10 @@ OBJECT_MODULE_RUNNERS = {
 
 # The one-name model builders the cross-file summaries know (project.py): a host model.
 MODEL_BUILDERS = frozenset({"torch.hub.load"})
+# Builders that hand back whatever the named entry point returns: a model mostly, but also
+# pre- and post-processing helpers (`torch.hub.load(repo, "..._processing_utils")`). What they
+# build is taken for a model only where the code uses it as one (calls it, moves it).
+ANY_OBJECT_BUILDERS = frozenset({"torch.hub.load"})
 
 # `torch.load` by its qualified names.
 LOADS = frozenset({"torch.load", "torch.serialization.load"})

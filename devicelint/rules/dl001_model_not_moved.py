@@ -249,6 +249,8 @@ def _call_message(ctx, call, in_moved_module: bool) -> str:
         func = func.value  # `model.generate(ids)`: the model is the receiver, not its method
     if call.runner is not None:
         func = call.node.args[0].value  # `summary(model, size)`: the model is the argument
+    if call.handed is not None:
+        func = call.handed  # `writer.add_graph(model=net, ...)`: the model is the argument, not the callee
     shown = dotted(func) or "the model"
     if in_moved_module:
         container = "dict" if isinstance(m.src, cst.Dict) else "list"
