@@ -33,10 +33,12 @@ import argparse
 import json
 import os
 import platform
+import queue
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -46,12 +48,18 @@ from lsp_project import MODELS, PLACED, UNMOVED, large_script  # noqa: E402  the
 
 
 class Client:
-    """Just enough of an LSP client: framed JSON-RPC over the server's stdin/stdout."""
+    """Just enough of an LSP client: framed JSON-RPC over the server's stdin/stdout. Every wait
+    for the server is bounded by `timeout` seconds (TimeoutError): a server that stops
+    answering fails the test or the benchmark that drives it instead of hanging it."""
 
-    def __init__(self, cmd: list, cwd: str) -> None:
+    def __init__(self, cmd: list, cwd: str, timeout: float = 120) -> None:
         env = {**os.environ, "XDG_CACHE_HOME": os.path.join(cwd, ".xdg-cache")}
         self.proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.next_id = 0
+        self.timeout = timeout
+        # a thread reads the server's messages as they come: a wait for the next one can time out
+        self._messages: queue.Queue = queue.Queue()
+        threading.Thread(target=self._pump, name="lsp-client-reader", daemon=True).start()
 
     def send(self, obj: dict) -> None:
         body = json.dumps(obj).encode()
@@ -70,6 +78,24 @@ class Client:
                 return msg.get("result")
 
     def read(self) -> dict:
+        """The server's next message."""
+        try:
+            msg = self._messages.get(timeout=self.timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no message from the server within {self.timeout} s") from None
+        if isinstance(msg, Exception):
+            self._messages.put(msg)  # every later read fails the same way
+            raise msg
+        return msg
+
+    def _pump(self) -> None:
+        try:
+            while True:
+                self._messages.put(self._read_one())
+        except Exception as e:  # the server closed its output: said to the reader
+            self._messages.put(e)
+
+    def _read_one(self) -> dict:
         length = None
         while True:
             line = self.proc.stdout.readline()

@@ -25,6 +25,9 @@ from lsp_project import MODELS, MOVED, PLACED, UNMOVED  # noqa: E402
 # the async tests share the module-scoped server and its event loop
 lsp_test = pytest.mark.asyncio(loop_scope="module")
 TIMEOUT = 60  # seconds for one awaited notification: generous for a loaded 2-core machine
+# seconds for one request's answer (a code action may analyse a 2,000-line file again, round
+# after round) and for start and shutdown: a bound against a hang, not a timing
+REQUEST_TIMEOUT = 5 * TIMEOUT
 ROOT = Path(__file__).resolve().parent.parent
 
 PYPROJECT = '[project]\nname = "trainer"\n\n[tool.devicelint]\nper-file-ignores = {"scratch_*.py" = ["DL007"]}\n'
@@ -52,15 +55,29 @@ async def start(cache: Path, capabilities=None):
         lsp.registrations.extend(params.registrations)
 
     capabilities = capabilities if capabilities is not None else client_capabilities("visual-studio-code")
-    await lsp.initialize_session(types.InitializeParams(capabilities=capabilities))
+    try:
+        await asyncio.wait_for(lsp.initialize_session(types.InitializeParams(capabilities=capabilities)),
+                               REQUEST_TIMEOUT)
+    except asyncio.TimeoutError:
+        await stop(lsp)
+        pytest.fail(f"the server did not answer initialize within {REQUEST_TIMEOUT} s")
     lsp.docs_cache = cache
     return lsp
 
 
 async def stop(lsp) -> None:
-    if not lsp.stopped:
-        await lsp.shutdown_session()
-        await lsp.stop()
+    """Shutdown and exit, each bounded: a server that does not answer is killed (and the test
+    fails on what it was waiting for, not on a hang)."""
+    if lsp.stopped:
+        return
+    try:
+        await asyncio.wait_for(lsp.shutdown_session(), REQUEST_TIMEOUT)
+    except asyncio.TimeoutError:
+        if lsp._server is not None and lsp._server.returncode is None:
+            lsp._server.kill()
+        raise
+    finally:
+        await asyncio.wait_for(lsp.stop(), REQUEST_TIMEOUT)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -113,10 +130,10 @@ def apply(text: str, edits) -> str:
 
 async def actions(client, uri: str, diagnostics, only=None):
     end = types.Position(line=10_000, character=0)
-    return await client.text_document_code_action_async(types.CodeActionParams(
+    return await asyncio.wait_for(client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         range=types.Range(types.Position(0, 0), end),
-        context=types.CodeActionContext(diagnostics=list(diagnostics), only=only)))
+        context=types.CodeActionContext(diagnostics=list(diagnostics), only=only))), REQUEST_TIMEOUT)
 
 
 @lsp_test

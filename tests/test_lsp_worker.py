@@ -8,6 +8,7 @@ import asyncio
 import gc
 import sys
 import threading
+import time
 from pathlib import Path
 
 from devicelint import engine
@@ -114,3 +115,65 @@ def test_a_request_run_in_a_thread_gives_its_value_or_its_error():
             return str(e)
 
     assert "ZeroDivisionError" in asyncio.run(scenario())
+
+
+def _descheduled_at_start(monkeypatch, seconds: float) -> None:
+    """Each thread started from now on waits `seconds` between its start() returning and its
+    first line of Job._run (in threading's start-up code): what a loaded machine does to a
+    thread it does not schedule at once."""
+    run = threading.Thread.run
+
+    def late(thread):
+        time.sleep(seconds)
+        run(thread)
+
+    monkeypatch.setattr(threading.Thread, "run", late)
+
+
+def test_a_stop_before_the_thread_runs_its_first_line_still_ends_the_job(monkeypatch):
+    # the keystroke after a document's lint started came before its thread ran: the stop must
+    # not end the thread in threading's start-up code, unreported (the server would wait for
+    # that job forever and never lint the document again)
+    hooked = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: hooked.append(args.exc_type))
+    _descheduled_at_start(monkeypatch, 0.2)
+    ran = []
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        ended = loop.create_future()
+        job = worker.Job(lambda: ran.append(1), lambda _j, outcome, v: ended.set_result(outcome), loop).start()
+        job.cancel()
+        job.cancel()  # each keystroke stops the running lint again
+        return await asyncio.wait_for(ended, 10)
+
+    assert asyncio.run(scenario()) == worker.CANCELLED
+    assert ran == [] and hooked == []  # stopped before its work began: no work done for nothing
+
+
+def test_a_stop_for_a_job_that_ended_never_lands_in_another_thread(monkeypatch):
+    # the server stops a document's job again at each keystroke; once its thread is gone,
+    # another job's thread may have the same identity (the C library reuses them): a stop
+    # aimed at the old job must not stop the other document's lint
+    hooked = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: hooked.append(args.exc_type))
+    _descheduled_at_start(monkeypatch, 0.2)
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        first = worker.Job(lambda: None, lambda *_: None, loop).start()
+        first.cancel()
+        await asyncio.sleep(0.5)  # its thread is gone
+        outcomes = []
+        for _ in range(5):
+            ended = loop.create_future()
+            other = worker.Job(lambda: _spin(3_000_000), lambda _j, outcome, v, f=ended: f.set_result(outcome),
+                               loop).start()
+            await asyncio.sleep(0.3)  # the other's work runs now
+            first.cancel()
+            outcomes.append((other._thread.ident == first._thread.ident, await asyncio.wait_for(ended, 30)))
+        return outcomes
+
+    outcomes = asyncio.run(scenario())
+    assert [outcome for _same, outcome in outcomes] == [worker.DONE] * 5, outcomes
+    assert hooked == []

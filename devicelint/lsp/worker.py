@@ -46,13 +46,22 @@ def _raise_in(ident: int, exc) -> None:
 
 class Job:
     """`work()` run in a new thread; `done(job, outcome, value)` then called on `loop` with
-    outcome DONE (value: what work returned), FAILED (value: the traceback) or CANCELLED."""
+    outcome DONE (value: what work returned), FAILED (value: the traceback) or CANCELLED.
+
+    Every job reports, whenever its stop comes. A stop raises `Cancelled` in the thread only
+    while the thread is inside `_run`'s `try` (from `_enter` to `_leave`), and at most once:
+    one raised earlier would land in threading's own start-up code (a loaded machine runs a
+    new thread late, after `start()` returned and the next keystroke came), one raised later
+    in a thread that reuses this one's identity (the C library reuses them: another
+    document's lint), and a second one could land in the `except` that caught the first. Each
+    of those ended a thread unreported, and its document was never linted again."""
 
     def __init__(self, work, done, loop, name: str = "devicelint-lint") -> None:
         self.work, self.done, self.loop, self.name = work, done, loop, name
         self.cancelled = False
-        self._lock = threading.Lock()  # between cancel() and the thread's end
-        self._finished = False
+        self._lock = threading.Lock()  # between cancel() and the thread's _enter and _leave
+        self._ident: int | None = None  # the thread's, while a stop may be raised in it
+        self._raised = False
         self._thread: threading.Thread | None = None
 
     def start(self) -> Job:
@@ -61,22 +70,19 @@ class Job:
 
     def cancel(self) -> None:
         """Stop the work if it still runs. Whatever it returns from now on is CANCELLED."""
-        self.cancelled = True
         with self._lock:
-            if not self._finished and self._thread is not None and self._thread.ident is not None:
-                _raise_in(self._thread.ident, Cancelled)
+            self.cancelled = True
+            if self._ident is not None and not self._raised:
+                self._raised = True
+                _raise_in(self._ident, Cancelled)
 
     def _run(self) -> None:
         outcome = None
-        while True:  # until the end is recorded with no cancellation left pending
+        while True:  # until the end is recorded (the one Cancelled may land anywhere in here)
             try:
                 if outcome is None:
-                    outcome = self._attempt()
-                with self._lock:
-                    self._finished = True
-                    # one that landed after the work returned would end the thread with a
-                    # traceback on stderr: cancel() raises no more once _finished is set
-                    _raise_in(threading.get_ident(), None)
+                    outcome = self._attempt() if self._enter() else (CANCELLED, None)
+                self._leave()
                 break
             except Cancelled:
                 outcome = (CANCELLED, None)
@@ -90,12 +96,24 @@ class Job:
         except RuntimeError:  # the loop closed: the server is shutting down
             pass
 
+    def _enter(self) -> bool:
+        """From now on cancel() raises in this thread. False: stopped before it began."""
+        with self._lock:
+            self._ident = threading.get_ident()
+            return not self.cancelled
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._ident = None  # cancel() raises no more
+            # one raised as the work returned would end the thread with a traceback on stderr
+            _raise_in(threading.get_ident(), None)
+
     def _attempt(self) -> tuple:
         try:
             return DONE, self.work()
         except Cancelled:
             return CANCELLED, None
-        except Exception:
+        except BaseException:  # even SystemExit: a thread that ends unreported leaves its document unlinted
             return FAILED, traceback.format_exc()
 
 
