@@ -24,10 +24,12 @@ from lsp_project import MODELS, MOVED, PLACED, UNMOVED  # noqa: E402
 
 # the async tests share the module-scoped server and its event loop
 lsp_test = pytest.mark.asyncio(loop_scope="module")
-TIMEOUT = 60  # seconds for one awaited notification: generous for a loaded 2-core machine
+# seconds for one awaited notification: a bound against a hang, not a timing. 60 s was once
+# too short for 22 files on a 2-core machine at load average 13 (test_lsp_concurrency)
+TIMEOUT = 180
 # seconds for one request's answer (a code action may analyse a 2,000-line file again, round
 # after round) and for start and shutdown: a bound against a hang, not a timing
-REQUEST_TIMEOUT = 5 * TIMEOUT
+REQUEST_TIMEOUT = 300
 ROOT = Path(__file__).resolve().parent.parent
 
 PYPROJECT = '[project]\nname = "trainer"\n\n[tool.devicelint]\nper-file-ignores = {"scratch_*.py" = ["DL007"]}\n'
