@@ -338,3 +338,21 @@ def test_optimizer_state_loaded_before_the_model_moves_stays_on_the_host():
         model(torch.randn(3, 4, device="cuda")).sum().backward()
         with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
             opt.step()
+
+
+def test_saving_device_tensors_counts_one_copy_to_the_host_per_storage(tmp_path):
+    """torch.save writes each CUDA storage through storage.cpu(): real CUDA counts one
+    device-to-host copy (a sync) per distinct storage, host storages and repeats none."""
+    rec = Recorder(__file__)
+    with Simulator(rec):
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1)).cuda()
+        optimizer = torch.optim.Adam(model.parameters())
+        model(torch.randn(2, 3, device="cuda")).sum().backward()
+        optimizer.step()  # exp_avg and exp_avg_sq on the device, step on the host
+        state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "again": model[0].weight,
+                 "host": torch.ones(3)}
+        torch.save(state, tmp_path / "ckpt.pt")
+        loaded = torch.load(tmp_path / "ckpt.pt", map_location="cpu")
+    assert sum(rec.copies["d2h"].values()) == 4 + 8
+    assert sum(rec.syncs.values()) == 4 + 8
+    assert torch.equal(loaded["model"]["0.weight"], model[0].weight.detach())

@@ -135,6 +135,10 @@ class _StorageTags:
         s = self._storage(t)
         return None if s is None else s._cdata
 
+    def of_storage(self, storage) -> str | None:
+        entry = self._tags.get(storage._cdata)
+        return entry[1] if entry is not None else None
+
     def live_bytes(self) -> int:
         total = sum(n for ref, dev, n in self._tags.values() if dev.startswith("cuda") and not ref.expired())
         self.peak = max(self.peak, total)
@@ -636,12 +640,45 @@ def _patch_torch(sim, stack):
     import torch.utils.data._utils.pin_memory as pin
 
     targets.append((pin, {"pin_memory": lambda data, device=None: sim.mark_pinned(data)}))
+    targets.append((torch.serialization, _saving_patches(sim)))
     for module, names in targets:
         for name, value in names.items():
             if hasattr(module, name) or module is torch.cuda:
                 stack.enter_context(_patched(module, name, value))
     for module, name, value in dist_patches(sim.gpus, sim.device_str):
         stack.enter_context(_patched(module, name, value))
+
+
+def _saving_patches(sim) -> dict:
+    """`torch.save` writes each storage on the device through `storage.cpu()`: one
+    device-to-host copy (a sync) per distinct storage, counted on the script's save line.
+    Simulated storages are host memory already, so those copies are counted here: the
+    storages pickled by one save are collected where it asks for their location, and
+    counted when it returns. The location written stays the host's, so what the script
+    loads back is what the CPU build can restore."""
+    import torch.serialization as ser
+
+    location_tag, saves = ser.location_tag, []
+
+    def tag(storage):
+        if saves and (sim.tags.of_storage(storage) or CPU).startswith("cuda"):
+            saves[-1][storage._cdata] = sim.tags.of_storage(storage)
+        return location_tag(storage)
+
+    def counting(save):
+        def wrapped(*args, **kwargs):
+            saves.append({})
+            try:
+                out = save(*args, **kwargs)
+            finally:
+                written = saves.pop()
+            for device in written.values():
+                sim._count_copy(device, CPU)
+            return out
+
+        return wrapped
+
+    return {"location_tag": tag, "_save": counting(ser._save), "_legacy_save": counting(ser._legacy_save)}
 
 
 @contextlib.contextmanager
