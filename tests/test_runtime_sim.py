@@ -356,3 +356,41 @@ def test_saving_device_tensors_counts_one_copy_to_the_host_per_storage(tmp_path)
     assert sum(rec.copies["d2h"].values()) == 4 + 8
     assert sum(rec.syncs.values()) == 4 + 8
     assert torch.equal(loaded["model"]["0.weight"], model[0].weight.detach())
+
+
+def test_data_parallel_on_one_simulated_gpu_moves_the_module_and_runs_it_there():
+    """nn.DataParallel on one GPU (what the DL012 fixtures run): its constructor moves the
+    module to GPU 0, its forward scatters the batch there (no copy: it is there already)."""
+    rec = Recorder(__file__)
+    with Simulator(rec):
+        model = torch.nn.DataParallel(torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Linear(8, 2)))
+        assert {p.device.type for p in model.parameters()} == {"cuda"}
+        assert sum(rec.copies["h2d"].values()) == 4
+        out = model(torch.randn(5, 3, device="cuda"))
+        out.sum().backward()
+        assert out.device.type == "cuda" and out.shape == (5, 2)
+        assert model.module[0].weight.grad.device.type == "cuda"
+    assert sum(rec.copies["h2d"].values()) == 4
+
+
+def test_ddp_in_a_world_of_one_copies_no_gradient_across_devices(tmp_path):
+    """DDP's gradient buckets are made in C++ with no tensor operand: they are on the
+    parameters' GPU, so copying gradients in and out of them crosses nothing."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    rec = Recorder(__file__)
+    with Simulator(rec):
+        torch.cuda.set_device(0)
+        dist.init_process_group("nccl", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+        try:
+            model = DDP(torch.nn.Linear(4, 2).to("cuda"), device_ids=[0])
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for _ in range(3):
+                optimizer.zero_grad()
+                model(torch.randn(8, 4, device="cuda")).sum().backward()
+                optimizer.step()
+            assert model.module.weight.grad.device.type == "cuda"
+        finally:
+            dist.destroy_process_group()
+    assert sum(rec.copies["h2d"].values()) == 2  # the weight and the bias, once

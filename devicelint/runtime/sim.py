@@ -229,7 +229,9 @@ class Simulator:
         tensors = _tensors((args, kwargs))
         devs = [self.raw_device(t) for t in tensors]
         if packet in _CROSS_OK:
-            if packet is aten.copy_ and len(tensors) >= 2:
+            # a tensor whose device no one decided (FLOAT: made by C++ with no operand, such
+            # as DDP's gradient buckets) is where the copy's other side is: nothing crosses
+            if packet is aten.copy_ and len(tensors) >= 2 and FLOAT not in devs[:2]:
                 self._count_copy(self.device_str(args[1]), self.device_str(args[0]), args[1])
             out = func(*args, **kwargs)
             self._tag_fresh(out, devs[0] if devs else FLOAT)
@@ -641,12 +643,27 @@ def _patch_torch(sim, stack):
 
     targets.append((pin, {"pin_memory": lambda data, device=None: sim.mark_pinned(data)}))
     targets.append((torch.serialization, _saving_patches(sim)))
+    targets.append((torch._C, {"_scatter": _scatter, "_gather": _gather}))
     for module, names in targets:
         for name, value in names.items():
-            if hasattr(module, name) or module is torch.cuda:
+            if hasattr(module, name) or module in (torch.cuda, torch._C):
                 stack.enter_context(_patched(module, name, value))
     for module, name, value in dist_patches(sim.gpus, sim.device_str):
         stack.enter_context(_patched(module, name, value))
+
+
+def _scatter(tensor, devices, chunk_sizes=None, dim=0, streams=None):
+    """`nn.DataParallel`'s scatter (a CUDA build's C++ op, absent from a CPU build): the
+    input split along `dim`, each chunk moved to its GPU; `.to` counts what crosses."""
+    chunks = tensor.split(list(chunk_sizes), dim) if chunk_sizes else tensor.chunk(len(devices), dim)
+    return [chunk.to(f"cuda:{device}") for chunk, device in zip(chunks, devices)]
+
+
+def _gather(tensors, dim=0, destination=None):
+    """Its gather: every piece moved to `destination` (-1: the host, None: the current
+    GPU) and joined there."""
+    target = CPU if destination == -1 else _current() if destination is None else f"cuda:{destination}"
+    return torch.cat([t.to(target) for t in tensors], dim)
 
 
 def _saving_patches(sim) -> dict:
