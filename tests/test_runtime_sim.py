@@ -394,3 +394,43 @@ def test_ddp_in_a_world_of_one_copies_no_gradient_across_devices(tmp_path):
         finally:
             dist.destroy_process_group()
     assert sum(rec.copies["h2d"].values()) == 2  # the weight and the bias, once
+
+
+class _HostItems(torch.utils.data.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return torch.full((3,), float(i))
+
+
+def _fork_warnings(monkeypatch, python_warns: bool, use_cuda_first: bool) -> list[str]:
+    from devicelint.runtime import sim as sim_module
+
+    monkeypatch.setattr(sim_module, "FORK_WARNS", python_warns)
+    monkeypatch.setattr(sim_module, "_threads", lambda: 1)  # the test process may keep threads of its own
+    rec = Recorder(__file__)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: rec.warning(
+            message, category, filename, lineno)
+        with Simulator(rec):
+            model = torch.nn.Linear(3, 1)
+            if use_cuda_first:
+                model.to("cuda")
+            for _ in range(2):
+                for batch in torch.utils.data.DataLoader(_HostItems(), batch_size=4, num_workers=2):
+                    batch.to(next(model.parameters()).device)
+    return [w["message"] for w in rec.warnings.values() if w["category"] == "DeprecationWarning"]
+
+
+def test_forking_dataloader_workers_once_cuda_is_in_use_warns_as_python_312_does(monkeypatch):
+    """CPython 3.12+ warns when a multi-threaded process forks, and a process using CUDA has
+    the runtime's threads: DL017's fixed scripts (workers forked after the model went to the
+    GPU) get one such warning on real CUDA. Forks before CUDA, or on Python 3.11, get none."""
+    import os
+
+    expected = f"This process (pid={os.getpid()}) is multi-threaded, use of fork() may lead to deadlocks in the child."
+    assert _fork_warnings(monkeypatch, python_warns=True, use_cuda_first=True) == [expected]
+    assert _fork_warnings(monkeypatch, python_warns=True, use_cuda_first=False) == []
+    assert _fork_warnings(monkeypatch, python_warns=False, use_cuda_first=True) == []

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 import types
+import warnings
 
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
@@ -383,8 +385,31 @@ def _child_after_fork() -> None:
         _ACTIVE._after_fork_in_child()
 
 
+# CPython 3.12+ warns when a multi-threaded process forks; an initialised CUDA runtime keeps
+# threads of its own, so a DataLoader forking its workers after CUDA is in use warns on real
+# CUDA. The simulated runtime starts no thread: the warning is CPython's, given here.
+FORK_WARNS = sys.version_info >= (3, 12)
+FORK_WARNING = "This process (pid={}) is multi-threaded, use of fork() may lead to deadlocks in the child."
+
+
+def _parent_after_fork() -> None:
+    if _ACTIVE is None or not (FORK_WARNS and _ACTIVE.cuda_initialized) or _threads() > 1:
+        return  # (with threads of its own, the process gets CPython's warning already)
+    # stacklevel 2: the frame that called os.fork, as CPython's own warning names
+    warnings.warn(FORK_WARNING.format(os.getpid()), DeprecationWarning, stacklevel=2)
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_child_after_fork)
+    os.register_at_fork(after_in_child=_child_after_fork, after_in_parent=_parent_after_fork)
 
 
 class _SimFunctionMode(TorchFunctionMode):
