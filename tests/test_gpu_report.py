@@ -82,6 +82,36 @@ def test_compare_names_a_changed_verdict_line_count_or_a_missing_script():
                      ("DL009-load-without-map-location/bad.py", "present")}
 
 
+def test_compare_does_not_hold_the_simulator_to_a_script_the_real_run_had_too_few_gpus_for(tmp_path, capsys):
+    from devicelint.runtime.ranks import NEEDS
+
+    real, sim = copy.deepcopy(REAL), copy.deepcopy(REAL)
+    before = compare.not_compared(REAL)  # the one-GPU machine's DL020 pairs
+    for name in ("DL001-model-not-moved/bad.py", "DL002-batch-not-moved/fixed.py"):
+        _result(real, name).update(observed=NEEDS.format(2, 1), verdict="no-runtime-proof", line=None)
+    _result(sim, "DL001-model-not-moved/fixed.py")["observed"] = NEEDS.format(2, 1)  # the simulator needs no GPU
+    assert set(compare.not_compared(real)) - set(before) == {"DL001-model-not-moved/bad.py",
+                                                             "DL002-batch-not-moved/fixed.py"}
+    assert {(d.fixture, d.field) for d in compare.differences(real, sim)} == {
+        ("DL001-model-not-moved/fixed.py", "observed")}
+    sim = copy.deepcopy(REAL)
+    (tmp_path / "real.json").write_text(json.dumps(real))
+    (tmp_path / "sim.json").write_text(json.dumps(sim))
+    assert compare.main([str(tmp_path / "real.json"), str(tmp_path / "sim.json")]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "not compared" in x)
+    assert line.startswith(f"{len(before) + 2} scripts not compared: the real run had too few GPUs (")
+    assert "DL001-model-not-moved/bad.py" in line and "DL002-batch-not-moved/fixed.py" in line
+
+
+def test_compare_notes_a_torch_or_python_version_unlike_the_real_runs():
+    sim = dict(copy.deepcopy(REAL), torch="9.9.0+cpu")
+    assert compare.environment_notes(REAL, REAL) == []
+    assert compare.environment_notes(REAL, sim) == [
+        f"note: torch {REAL['torch']} on the real run, 9.9.0+cpu on the simulated one: "
+        "what the library's own code does may differ"]
+
+
 def test_compare_accepts_another_wording_of_the_same_exception():
     sim = copy.deepcopy(REAL)
     bad = _result(sim, "DL001-model-not-moved/bad.py")

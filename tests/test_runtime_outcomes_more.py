@@ -59,7 +59,7 @@ def test_parse_new_kinds():
     for bad in ("none", "none ()", "none reason without parentheses", "raises-without-cuda 3x: y"):
         with pytest.raises(FixtureError):
             parse_outcome(bad)
-    assert set(REAL_RUNS) == {"raises-without-cuda", "none"} and REAL_RUNS["raises-without-cuda"] == {"CUDA_VISIBLE_DEVICES": ""}
+    assert set(REAL_RUNS) == {"raises-without-cuda"} and REAL_RUNS["raises-without-cuda"] == {"CUDA_VISIBLE_DEVICES": ""}
 
 
 def test_raises_without_cuda_accepts_any_listed_type(pair, flagged):
@@ -143,3 +143,37 @@ def test_real_run_hides_cuda_and_skips_the_simulator(tmp_path):
     assert run.record["simulated"] is False
     assert run.exception["type"] == "RuntimeError" and "probe ran for real" in run.exception["message"], run.exception
     assert sys.executable  # the harness ran under this interpreter
+
+
+def test_a_none_pair_runs_simulated_under_simulate_so_its_fixed_script_counts_what_cuda_would(tmp_path, flagged):
+    """`runtime: none` (DL012) pairs are no longer run for real on the host when simulating:
+    on a CPU-only machine that counted no copy at all, where real CUDA counts the model's."""
+    folder = tmp_path / "DL012-data-parallel"
+    folder.mkdir()
+    body = textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        inputs = torch.randn(16, 4, device=device)
+        model = {model}
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            optimizer.zero_grad()
+            loss = model(inputs).pow(2).mean()
+            loss.backward()
+            optimizer.step()
+        print(f"loss {{loss.item():.3f}}")
+    """)
+    header = "# devicelint-fixture\n# expect: DL012 at 9\n# runtime: none (DataParallel runs on one GPU)\n"
+    (folder / "bad.py").write_text(header + body.format(model="nn.DataParallel(nn.Linear(4, 2)).to(device)"))
+    (folder / "fixed.py").write_text(body.format(model="nn.Linear(4, 2).to(device)"))
+    flagged.append(9)
+    (pair,) = discover_pairs(tmp_path)
+    pairs = runner.PairRunner(simulate=True, warm=False, autofix=False)
+    try:
+        bad, fixed = pairs.results(pair)
+    finally:
+        pairs.close()
+    assert (bad.verdict, bad.simulated) == ("no-runtime-proof", True), bad
+    assert (fixed.verdict, fixed.observed, fixed.simulated) == ("clean", "exit 0 (h2d 2, syncs 1, warnings 0)", True)

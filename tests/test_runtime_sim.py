@@ -338,3 +338,99 @@ def test_optimizer_state_loaded_before_the_model_moves_stays_on_the_host():
         model(torch.randn(3, 4, device="cuda")).sum().backward()
         with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
             opt.step()
+
+
+def test_saving_device_tensors_counts_one_copy_to_the_host_per_storage(tmp_path):
+    """torch.save writes each CUDA storage through storage.cpu(): real CUDA counts one
+    device-to-host copy (a sync) per distinct storage, host storages and repeats none."""
+    rec = Recorder(__file__)
+    with Simulator(rec):
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1)).cuda()
+        optimizer = torch.optim.Adam(model.parameters())
+        model(torch.randn(2, 3, device="cuda")).sum().backward()
+        optimizer.step()  # exp_avg and exp_avg_sq on the device, step on the host
+        state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "again": model[0].weight,
+                 "host": torch.ones(3)}
+        torch.save(state, tmp_path / "ckpt.pt")
+        loaded = torch.load(tmp_path / "ckpt.pt", map_location="cpu")
+    assert sum(rec.copies["d2h"].values()) == 4 + 8
+    assert sum(rec.syncs.values()) == 4 + 8
+    assert torch.equal(loaded["model"]["0.weight"], model[0].weight.detach())
+
+
+def test_data_parallel_on_one_simulated_gpu_moves_the_module_and_runs_it_there():
+    """nn.DataParallel on one GPU (what the DL012 fixtures run): its constructor moves the
+    module to GPU 0, its forward scatters the batch there (no copy: it is there already)."""
+    rec = Recorder(__file__)
+    with Simulator(rec):
+        model = torch.nn.DataParallel(torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Linear(8, 2)))
+        assert {p.device.type for p in model.parameters()} == {"cuda"}
+        assert sum(rec.copies["h2d"].values()) == 4
+        out = model(torch.randn(5, 3, device="cuda"))
+        out.sum().backward()
+        assert out.device.type == "cuda" and out.shape == (5, 2)
+        assert model.module[0].weight.grad.device.type == "cuda"
+    assert sum(rec.copies["h2d"].values()) == 4
+
+
+def test_ddp_in_a_world_of_one_copies_no_gradient_across_devices(tmp_path):
+    """DDP's gradient buckets are made in C++ with no tensor operand: they are on the
+    parameters' GPU, so copying gradients in and out of them crosses nothing."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    rec = Recorder(__file__)
+    with Simulator(rec):
+        torch.cuda.set_device(0)
+        dist.init_process_group("nccl", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+        try:
+            model = DDP(torch.nn.Linear(4, 2).to("cuda"), device_ids=[0])
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for _ in range(3):
+                optimizer.zero_grad()
+                model(torch.randn(8, 4, device="cuda")).sum().backward()
+                optimizer.step()
+            assert model.module.weight.grad.device.type == "cuda"
+        finally:
+            dist.destroy_process_group()
+    assert sum(rec.copies["h2d"].values()) == 2  # the weight and the bias, once
+
+
+class _HostItems(torch.utils.data.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return torch.full((3,), float(i))
+
+
+def _fork_warnings(monkeypatch, python_warns: bool, use_cuda_first: bool) -> list[str]:
+    from devicelint.runtime import sim as sim_module
+
+    monkeypatch.setattr(sim_module, "FORK_WARNS", python_warns)
+    monkeypatch.setattr(sim_module, "_threads", lambda: 1)  # the test process may keep threads of its own
+    rec = Recorder(__file__)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: rec.warning(
+            message, category, filename, lineno)
+        with Simulator(rec):
+            model = torch.nn.Linear(3, 1)
+            if use_cuda_first:
+                model.to("cuda")
+            for _ in range(2):
+                for batch in torch.utils.data.DataLoader(_HostItems(), batch_size=4, num_workers=2):
+                    batch.to(next(model.parameters()).device)
+    return [w["message"] for w in rec.warnings.values() if w["category"] == "DeprecationWarning"]
+
+
+def test_forking_dataloader_workers_once_cuda_is_in_use_warns_as_python_312_does(monkeypatch):
+    """CPython 3.12+ warns when a multi-threaded process forks, and a process using CUDA has
+    the runtime's threads: DL017's fixed scripts (workers forked after the model went to the
+    GPU) get one such warning on real CUDA. Forks before CUDA, or on Python 3.11, get none."""
+    import os
+
+    expected = f"This process (pid={os.getpid()}) is multi-threaded, use of fork() may lead to deadlocks in the child."
+    assert _fork_warnings(monkeypatch, python_warns=True, use_cuda_first=True) == [expected]
+    assert _fork_warnings(monkeypatch, python_warns=True, use_cuda_first=False) == []
+    assert _fork_warnings(monkeypatch, python_warns=False, use_cuda_first=True) == []

@@ -7,17 +7,24 @@ reports, and so must what a waste pair and a fixed script observe (copies and sy
 counted per line on both sides). Exception texts may differ in wording (each fixture
 header names the alternatives), memory figures in size (the simulator counts only its
 logical device's bytes), timings exist only on the GPU. Each difference is a simulator
-bug or a fixture header that names one side's wording only. Exit code 1 when they
+bug or a fixture header that names one side's wording only. A script the real run did
+not run for want of GPUs (a ``ranks: N`` pair on a machine with fewer) has nothing to hold
+the simulator to: it is not compared, and the output names it. Exit code 1 when they
 differ, 0 when they agree.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass
 
+from devicelint.runtime.ranks import NEEDS
+
 COMPARED = ("verdict", "line", "autofix")
+# ranks.NEEDS as written on a real run that had too few GPUs for the pair
+_TOO_FEW_GPUS = re.compile(re.escape(NEEDS).replace(re.escape("{}"), r"\d+"))
 
 
 @dataclass(frozen=True)
@@ -31,11 +38,19 @@ class Difference:
         return f"{self.fixture}: {self.field} real {self.real!r}, simulated {self.simulated!r}"
 
 
+def not_compared(real: dict) -> list[str]:
+    """The scripts the real run did not run because the machine had too few GPUs."""
+    return [r["fixture"] for r in real["results"] if _TOO_FEW_GPUS.fullmatch(r.get("observed") or "")]
+
+
 def differences(real: dict, simulated: dict) -> list[Difference]:
     sim = {r["fixture"]: r for r in simulated["results"]}
+    skipped = set(not_compared(real))
     out = []
     for r in real["results"]:
         s = sim.pop(r["fixture"], None)
+        if r["fixture"] in skipped:
+            continue
         if s is None:
             out.append(Difference(r["fixture"], "present", True, False))
             continue
@@ -49,6 +64,18 @@ def differences(real: dict, simulated: dict) -> list[Difference]:
 def _counted(result: dict) -> bool:
     """Its observed text is copy and sync counts, which the simulator must reproduce."""
     return result["role"] == "fixed" or result["expected"].startswith("wastes")
+
+
+def environment_notes(real: dict, simulated: dict) -> list[str]:
+    """The simulation runs the installed torch's and Python's own code (optimizer state,
+    DataLoader, fork), so a torch or Python version unlike the real run's can change what
+    is counted: said, so that a difference is not read as a simulator bug too soon."""
+    notes = []
+    for key, name in (("torch", "torch"), ("python", "Python")):
+        if real.get(key) and simulated.get(key) and str(real[key]).split("+")[0] != str(simulated[key]).split("+")[0]:
+            notes.append(f"note: {name} {real[key]} on the real run, {simulated[key]} on the simulated one: "
+                         "what the library's own code does may differ")
+    return notes
 
 
 def main(argv=None) -> int:
@@ -66,6 +93,12 @@ def main(argv=None) -> int:
           f"{real['summary']['passed']}/{real['summary']['scripts']} passed; simulated: "
           f"{simulated['summary']['passed']}/{simulated['summary']['scripts']} passed")
     print(f"{len(diffs)} difference(s) in {', '.join(COMPARED)} and the counts of waste pairs and fixed scripts")
+    skipped = not_compared(real)
+    if skipped:
+        print(f"{len(skipped)} script{'s' if len(skipped) != 1 else ''} not compared: the real run had too few GPUs "
+              f"({', '.join(skipped)})")
+    for line in environment_notes(real, simulated):
+        print(line)
     for diff in diffs:
         print(f"  {diff}")
     return 1 if diffs else 0

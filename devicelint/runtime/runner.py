@@ -26,8 +26,9 @@ New outcome kinds: add a parser in fixture.PARSERS and a judge in JUDGES below.
 
 Outcome kinds in ``REAL_RUNS`` never use the simulator: ``raises-without-cuda`` runs both
 scripts for real with CUDA hidden (``CUDA_VISIBLE_DEVICES=""``), which on a CPU-only box is
-simply the truth; ``none`` runs them for real as they are (the simulator cannot model
-``nn.DataParallel``). Their results say ``simulated: false``.
+simply the truth. Their results say ``simulated: false``. A ``none`` pair runs like any
+other (simulated under ``--simulate``, which models ``nn.DataParallel`` on its GPUs): its
+fixed script's copies and syncs are held to real CUDA's, wherever the simulation runs.
 """
 
 from __future__ import annotations
@@ -57,7 +58,6 @@ PASSING = ("confirmed", "clean", "no-runtime-proof")
 # outcome kind -> environment for a real (never simulated) run of both scripts
 REAL_RUNS = {
     "raises-without-cuda": {"CUDA_VISIBLE_DEVICES": ""},
-    "none": {},
 }
 
 

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 import types
+import warnings
 
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
@@ -135,6 +137,10 @@ class _StorageTags:
         s = self._storage(t)
         return None if s is None else s._cdata
 
+    def of_storage(self, storage) -> str | None:
+        entry = self._tags.get(storage._cdata)
+        return entry[1] if entry is not None else None
+
     def live_bytes(self) -> int:
         total = sum(n for ref, dev, n in self._tags.values() if dev.startswith("cuda") and not ref.expired())
         self.peak = max(self.peak, total)
@@ -225,7 +231,9 @@ class Simulator:
         tensors = _tensors((args, kwargs))
         devs = [self.raw_device(t) for t in tensors]
         if packet in _CROSS_OK:
-            if packet is aten.copy_ and len(tensors) >= 2:
+            # a tensor whose device no one decided (FLOAT: made by C++ with no operand, such
+            # as DDP's gradient buckets) is where the copy's other side is: nothing crosses
+            if packet is aten.copy_ and len(tensors) >= 2 and FLOAT not in devs[:2]:
                 self._count_copy(self.device_str(args[1]), self.device_str(args[0]), args[1])
             out = func(*args, **kwargs)
             self._tag_fresh(out, devs[0] if devs else FLOAT)
@@ -377,8 +385,31 @@ def _child_after_fork() -> None:
         _ACTIVE._after_fork_in_child()
 
 
+# CPython 3.12+ warns when a multi-threaded process forks; an initialised CUDA runtime keeps
+# threads of its own, so a DataLoader forking its workers after CUDA is in use warns on real
+# CUDA. The simulated runtime starts no thread: the warning is CPython's, given here.
+FORK_WARNS = sys.version_info >= (3, 12)
+FORK_WARNING = "This process (pid={}) is multi-threaded, use of fork() may lead to deadlocks in the child."
+
+
+def _parent_after_fork() -> None:
+    if _ACTIVE is None or not (FORK_WARNS and _ACTIVE.cuda_initialized) or _threads() > 1:
+        return  # (with threads of its own, the process gets CPython's warning already)
+    # stacklevel 2: the frame that called os.fork, as CPython's own warning names
+    warnings.warn(FORK_WARNING.format(os.getpid()), DeprecationWarning, stacklevel=2)
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_child_after_fork)
+    os.register_at_fork(after_in_child=_child_after_fork, after_in_parent=_parent_after_fork)
 
 
 class _SimFunctionMode(TorchFunctionMode):
@@ -636,12 +667,60 @@ def _patch_torch(sim, stack):
     import torch.utils.data._utils.pin_memory as pin
 
     targets.append((pin, {"pin_memory": lambda data, device=None: sim.mark_pinned(data)}))
+    targets.append((torch.serialization, _saving_patches(sim)))
+    targets.append((torch._C, {"_scatter": _scatter, "_gather": _gather}))
     for module, names in targets:
         for name, value in names.items():
-            if hasattr(module, name) or module is torch.cuda:
+            if hasattr(module, name) or module in (torch.cuda, torch._C):
                 stack.enter_context(_patched(module, name, value))
     for module, name, value in dist_patches(sim.gpus, sim.device_str):
         stack.enter_context(_patched(module, name, value))
+
+
+def _scatter(tensor, devices, chunk_sizes=None, dim=0, streams=None):
+    """`nn.DataParallel`'s scatter (a CUDA build's C++ op, absent from a CPU build): the
+    input split along `dim`, each chunk moved to its GPU; `.to` counts what crosses."""
+    chunks = tensor.split(list(chunk_sizes), dim) if chunk_sizes else tensor.chunk(len(devices), dim)
+    return [chunk.to(f"cuda:{device}") for chunk, device in zip(chunks, devices)]
+
+
+def _gather(tensors, dim=0, destination=None):
+    """Its gather: every piece moved to `destination` (-1: the host, None: the current
+    GPU) and joined there."""
+    target = CPU if destination == -1 else _current() if destination is None else f"cuda:{destination}"
+    return torch.cat([t.to(target) for t in tensors], dim)
+
+
+def _saving_patches(sim) -> dict:
+    """`torch.save` writes each storage on the device through `storage.cpu()`: one
+    device-to-host copy (a sync) per distinct storage, counted on the script's save line.
+    Simulated storages are host memory already, so those copies are counted here: the
+    storages pickled by one save are collected where it asks for their location, and
+    counted when it returns. The location written stays the host's, so what the script
+    loads back is what the CPU build can restore."""
+    import torch.serialization as ser
+
+    location_tag, saves = ser.location_tag, []
+
+    def tag(storage):
+        if saves and (sim.tags.of_storage(storage) or CPU).startswith("cuda"):
+            saves[-1][storage._cdata] = sim.tags.of_storage(storage)
+        return location_tag(storage)
+
+    def counting(save):
+        def wrapped(*args, **kwargs):
+            saves.append({})
+            try:
+                out = save(*args, **kwargs)
+            finally:
+                written = saves.pop()
+            for device in written.values():
+                sim._count_copy(device, CPU)
+            return out
+
+        return wrapped
+
+    return {"location_tag": tag, "_save": counting(ser._save), "_legacy_save": counting(ser._legacy_save)}
 
 
 @contextlib.contextmanager
