@@ -400,3 +400,34 @@ def test_a_host_element_updated_with_host_values_or_numbers_is_no_finding():
         assert findings_at(_MASK.replace("UPDATE", update), ["DL011"]) == set(), update
     on_device = _MASK.replace("torch.zeros(batch)", "torch.zeros(batch, device=max_probs.device)")
     assert findings_at(on_device.replace("UPDATE", "mask_ori[idx[k]] += m[k]"), ["DL011"]) == set()
+
+
+def test_a_classmethod_called_through_the_class_gets_the_class_first():
+    # `cls` is the class; the model and the loader are the call's arguments
+    src = '''
+import torch
+import torch.nn as nn
+
+from data import make_loaders
+
+
+class Evaluator:
+    threshold = 0.5
+
+    @classmethod
+    def evaluate(cls, model, loader, criterion):
+        model.eval()
+        total = 0
+        for x, y in loader:
+            x, y = x.cuda(non_blocking=True), y.cuda(non_blocking=True)
+            total += criterion(model(x), y)  # <- DL010
+        return total / len(loader), cls.threshold
+
+
+def main():
+    train_loader, val_loader = make_loaders()
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 2)).cuda()
+    loss, threshold = Evaluator.evaluate(model, val_loader, nn.CrossEntropyLoss())
+    print(loss.item(), threshold)
+'''
+    assert findings_at(src, ["DL010"]) == expected(src)

@@ -489,4 +489,5 @@ class UserCode:
 
     def _harmless_decorator(self, d) -> bool:
         text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""
-        return text.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "staticmethod", "enable_grad", "wraps", "cache", "lru_cache")
+        return text.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "staticmethod", "classmethod", "enable_grad", "wraps",
+                                           "cache", "lru_cache")
