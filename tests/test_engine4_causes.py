@@ -812,9 +812,16 @@ def test_a_running_sum_of_a_loss_the_step_backpropagates_keeps_every_graph():
         assert findings_at(src, ["DL010"]) == expected(src), backward
 
 
-def test_a_detached_sum_or_a_loss_nobody_backpropagates_is_no_finding():
+def test_a_detached_sum_is_no_finding():
     assert findings_at(_accelerate(added="loss.detach()"), ["DL010"]) == set()
-    assert findings_at(_accelerate(backward="pass"), ["DL010"]) == set()
+
+
+def test_the_loss_of_a_prepared_model_keeps_its_graph_even_unbackpropagated():
+    # the model accelerate hands back is still a module (recall6): its output carries a graph
+    # whether or not the step backpropagates it, as a plain model's does in an evaluation loop
+    # without no_grad (silent before: the prepared model was an unknown value)
+    src = _accelerate(backward="pass", mark="# <- DL010")
+    assert findings_at(src, ["DL010"]) == expected(src)
 
 
 # --- DL011: token id tensors of unknown rank padded into one batch (case 074) --------------------

@@ -112,10 +112,17 @@ def test_dl010_unseen_loss_that_the_step_differentiates():
     assert findings_at(_ACCELERATE_LOSS_SUM, ["DL010"]) == expected(_ACCELERATE_LOSS_SUM)
 
 
-def test_dl010_unseen_value_nobody_differentiates_stays_silent():
-    # `outputs.logits` is summed, only `outputs.loss` is differentiated: unknown, so silent
-    src = _ACCELERATE_LOSS_SUM.replace("loss_sum += loss  # <- DL010", "loss_sum += outputs.logits.mean()")
-    assert findings_at(src, ["DL010"]) == set()
+def test_dl010_output_of_the_prepared_model_summed_keeps_its_graph():
+    # `outputs.logits` is summed, only `outputs.loss` is differentiated: silent while the model
+    # accelerate hands back was an unknown value; it is a module (recall6), so its logits carry
+    # the step's graph as a plain model's do (`total += model(x).mean()` is DL010 too)
+    src = _ACCELERATE_LOSS_SUM.replace("loss_sum += loss  # <- DL010", "loss_sum += outputs.logits.mean()  # <- DL010")
+    assert findings_at(src, ["DL010"]) == expected(src)
+
+
+def test_dl010_logits_summed_as_numbers_stay_silent():
+    detached = _ACCELERATE_LOSS_SUM.replace("loss_sum += loss  # <- DL010", "loss_sum += outputs.logits.mean().item()")
+    assert findings_at(detached, ["DL010"]) == set()
 
 
 # --- DL003: a number before the loop, a sum of device tensors after it ---

@@ -9,7 +9,7 @@ from devicelint import contexts, crossfile
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
-from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val
+from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, mid_parts
 from devicelint.flow import items
 from devicelint.flow.facts import PlacedItems
 from devicelint.flow.state import Frame
@@ -419,6 +419,7 @@ class UserCode:
             self.no_grad -= no_grad
         self._forget_rebuilt_args(node, fn, params, pos)
         self._refill_items_of_args(node, fn, frame, params, pos)
+        self._moved_args(node, frame, params, pos)
         if frame.generator:
             return UNKNOWN
         out = frame.returned()
@@ -463,6 +464,22 @@ class UserCode:
                     and v.moved_at is not None and isinstance(positional[i].value, (cst.Name, cst.Attribute))):
                 self.rebind_text(positional[i].value, v.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
 
+    def _moved_args(self, node: cst.Call, frame: Frame, params: list, pos: list) -> None:
+        """`place(model, device)` running `model.to(device)`: a module moves in place, so the
+        caller's model is where the callee left it (moved on every path), or of unknown place
+        (moved on some path only, or wrapped and moved there)."""
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        for i, p in enumerate(params[: len(positional)]):
+            v = pos[i] if i < len(pos) else None
+            if v is None or v.mid is None or v.kind not in (Kind.MODULE, Kind.UNKNOWN) \
+                    or not (mid_parts(v.mid) & frame.moved_models) or not isinstance(positional[i].value, cst.Name):
+                continue
+            after = None if frame.state.dead else frame.state.vars.get(p.name.value)
+            if after is not None and after.mid == v.mid and after.moved_at is not None:
+                self.rebind_text(positional[i].value, after)
+            else:
+                self.rebind_text(positional[i].value, v.with_(dev=Dev.UNKNOWN, moved_at=None, key=None))
+
     def _refill_items_of_args(self, node: cst.Call, fn: cst.FunctionDef, frame: Frame, params: list,
                               pos: list) -> None:
         """`move_device(batch, keys, device)` doing `x[k] = v.to(device)`: the caller's batch
@@ -481,4 +498,5 @@ class UserCode:
 
     def _harmless_decorator(self, d) -> bool:
         text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""
-        return text.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "staticmethod", "enable_grad", "wraps", "cache", "lru_cache")
+        return text.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "staticmethod", "classmethod", "enable_grad", "wraps",
+                                           "cache", "lru_cache")

@@ -169,6 +169,10 @@ class Facts:
     # functions (FunctionDef, None for the module) whose code moved it
     move_conds: dict = field(default_factory=dict)
     move_funcs: dict = field(default_factory=dict)
+    # model identity -> one frozenset per move: the functions on the call path the move ran
+    # in (its own and every caller it was inlined into), so a move made by a helper the model
+    # was handed to is seen as coming after the build in the builder
+    move_paths: dict = field(default_factory=dict)
     escaped: set = field(default_factory=set)
     api_calls: list = field(default_factory=list)  # (call node, qualified name) of every library call
     # torch.load call -> one {name: Val} per context it ran in: the device-named variables in

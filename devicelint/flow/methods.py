@@ -312,11 +312,20 @@ class Methods:
         return UNKNOWN
 
     def _class_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
-        if recv.kind is Kind.CLASS and name == "apply" and self._autograd_function(recv.ref):
+        if recv.kind is not Kind.CLASS:
+            return None
+        if name == "apply" and self._autograd_function(recv.ref):
             # `SpecialSpmmFunction.apply(indices, values, shape, b)`: runs the Function's forward
             # (with a context object we do not follow)
             return self.inline(node, self.class_of(recv.ref)["methods"]["forward"], self.module_frame, None, ctx=UNKNOWN)
-        return None
+        fn = self.class_of(recv.ref)["methods"].get(name)
+        if fn is None or _decorated(fn, "property"):
+            return None
+        # `Trainer.epoch_val(model, loader, loss)`: a function of the class called through the
+        # class (a staticmethod, or a plain function of the class body written without `self`):
+        # it runs with these arguments, the first one bound to its first parameter; a
+        # classmethod's first parameter is the class itself
+        return self.inline(node, fn, self.module_frame, None, ctx=recv if _decorated(fn, "classmethod") else None)
 
     def _proven_grad(self, node, func, recv: Val, name: str, bare: bool) -> None:
         """`loss.backward()` proves `loss` carries a graph, whatever built it (decides nothing)."""
@@ -428,7 +437,7 @@ class Methods:
         # accepts device tensors gives device tensors (unless its name says it converts, or
         # it is a framework preparing models, optimizers and loaders: `accelerator.prepare`)
         if kb.frameworks.FRAMEWORK_CALL.search(expr_text(func) or name):
-            return UNKNOWN
+            return _prepared(node, func, name, pos, kw)
         return self.unseen_call_result(node, args) or UNKNOWN
 
     def part_call(self, node: cst.Call, name: str, args: list) -> Val:
@@ -608,3 +617,20 @@ class Methods:
         if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
             self.escape([recv])
         return UNKNOWN
+
+
+def _prepared(node: cst.Call, func: cst.Attribute, name: str, pos: list, kw: dict) -> Val:
+    """`model, optimizer, loader = accelerator.prepare(model, optimizer, loader)`: what a
+    framework hands back, in the order it was handed: a model stays a model (the framework
+    places it: where, unknown; its calls still build autograd graphs), anything else is not
+    followed. Only the preparing calls that return their arguments this way."""
+    if kw or not pos or not kb.frameworks.returns_its_arguments(name, expr_text(func.value) or ""):
+        return UNKNOWN
+    parts = tuple(Val(Kind.MODULE, Dev.UNKNOWN, mid=p.mid, name=p.name) if p.kind is Kind.MODULE else UNKNOWN
+                  for p in pos)
+    return parts[0] if len(parts) == 1 else Val(Kind.SEQ, parts=parts)
+
+
+def _decorated(fn: cst.FunctionDef, name: str) -> bool:
+    """`@name` (or `@x.name`) among the function's decorators."""
+    return any((dotted(d.decorator) or "").rsplit(".", 1)[-1] == name for d in fn.decorators)

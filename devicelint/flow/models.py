@@ -156,14 +156,23 @@ class Models:
         if cls is not None:
             self.host.facts.mid_class[node] = cls
         self.host.facts.build_scopes.setdefault(node, []).append(self.host.device_names())
-        if self.host.known is not None and node not in self.host.known.escaped and self.host.known.move_funcs.get(node) in (
-                {self.host.frame.func}, self._builder_caller()):
+        if self.host.known is not None and node not in self.host.known.escaped and (
+                self.host.known.move_funcs.get(node) in ({self.host.frame.func}, self._builder_caller())
+                or self._moved_only_downstream(node)):
             # moved only by the code that builds it: on the host until that move runs (a shape
             # probe, a use in `__init__` or an earlier notebook cell sees it there); or only by
             # the function a factory of this file (`model = create_model(args)`) returned it to
             return Val(Kind.MODULE, Dev.CPU, mid=node, name=name, ref=cls)
         return Val(Kind.MODULE, self.model_dev(node), key=self.model_key(node), mid=node, name=name, ref=cls,
                    cond=self.model_cond(node))
+
+    def _moved_only_downstream(self, mid) -> bool:
+        """Every move of this model ran while the function building it was on the call path:
+        its own code, or a helper it hands the model to (`do_train(model, ...)` whose
+        `create_trainer` runs `model.to(device)`): on the host until that call runs."""
+        paths = self.host.known.move_paths.get(mid)
+        func = self.host.frame.func
+        return bool(paths) and func is not None and all(func in path for path in paths)
 
     def _builder_caller(self):
         """{the function} this frame was inlined into, when it is one (a factory called from

@@ -236,6 +236,7 @@ class Moves:
         )
         self.host.facts.move_conds.setdefault(recv.mid, set()).add(cond)
         self.host.facts.move_funcs.setdefault(recv.mid, set()).add(self.host.frame.func)
+        self.host.facts.move_paths.setdefault(recv.mid, set()).add(self.host.frame.call_path())
 
     def _note_transfer(self, node: cst.Call, recv: Val, target: Val, method: str) -> None:
         """A tensor brought back to the host (a sync, DL010/DL012), a loader batch sent to the

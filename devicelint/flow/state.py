@@ -49,6 +49,15 @@ class Frame:
         self.conds = 0  # how many `if` branches enclose the statement being run
         self.loop_conds: list = []  # `conds` at the entry of each enclosing loop
 
+    def call_path(self) -> frozenset:
+        """The functions this frame runs in: its own and every caller it was inlined into."""
+        funcs = []
+        frame = self
+        while frame is not None:
+            funcs.append(frame.func)
+            frame = frame.parent
+        return frozenset(funcs)
+
     def returned(self):
         """What the function returns on any of its paths (their join), or None."""
         out = None

@@ -205,6 +205,13 @@ class Statements:
             target = expr_text(small.target) or _slot_text(small.target)
             if target is not None:
                 self.note_accum(small, target, right)
+        if isinstance(small.target, cst.Subscript):
+            base = self.eval(small.target.value)
+            if base.kind is Kind.TENSOR and base.fresh:
+                # `mask[idx[k]] += m[k]`: an in-place update of a part of a host tensor made
+                # here; the part is 0-dim, but an in-place op keeps its host output, so a
+                # device operand fails there as it does for `mask += m`
+                self.combine(small, [base, right])
         self.bind(small.target, self.combine(small, [left, right]))
 
     def _exec_expr(self, small: cst.Expr, st: State) -> None:

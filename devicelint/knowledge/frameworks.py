@@ -12,6 +12,19 @@ LIBRARY = "frameworks"
 # Calls of frameworks that prepare models, optimizers and loaders and place them themselves.
 FRAMEWORK_CALL = re.compile(r"prepare|accelerat|fabric|setup|trainer|strategy", re.IGNORECASE)
 
+# Of those, the calls that hand back what they were given, one for one and in order
+# (`accelerator.prepare(model, optimizer, loader)`, `fabric.setup(model, optimizer)`): the
+# method's name, and for the generic `setup` names, what the receiver must be called.
+_RETURNS_ARGUMENTS = {"prepare": None, "prepare_model": None, "setup": "fabric", "setup_module": "fabric"}
+
+
+def returns_its_arguments(method: str, receiver: str) -> bool:
+    """Whether `receiver.method(a, b, ...)` returns `(a', b', ...)`, each the prepared argument."""
+    if method not in _RETURNS_ARGUMENTS:
+        return False
+    needs = _RETURNS_ARGUMENTS[method]
+    return needs is None or needs in receiver.lower()
+
 # Roots whose objects place what they are given, or that we model elsewhere: a class or
 # function imported from one of them is no model builder of the project's.
 NOT_MODEL_ROOTS = ("torch", "numpy", "accelerate", *lightning.ROOTS, *lightning.FABRIC_ROOTS, "deepspeed",

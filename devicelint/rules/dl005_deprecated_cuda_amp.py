@@ -58,7 +58,9 @@ class DeprecatedCudaAmp(Rule):
     and new signatures), and a `torch` that is a parameter or local variable (not flagged
     either). Compatibility code for older torch (under a version or `hasattr`
     check, or in an `except (AttributeError, ImportError, TypeError):` fallback) is
-    neither flagged nor fixed.
+    neither flagged nor fixed; but a use in the branch a readable torch-version comparison
+    takes only on torch 2.4 or later (`if TORCH_VERSION >= version.parse("2.4"):`, the
+    `else` of a `< "2.4"` test) is flagged: it is no fallback, it runs on every new torch.
     """
 
     code = "DL005"
@@ -266,8 +268,79 @@ def _in_shim(ctx, around: list) -> bool:
         if t is cst.ExceptHandler and _compat_handler(a):
             return True
         if (t is cst.If or t is cst.IfExp) and _VERSION_TEST.search(ctx.module.code_for_node(a.test)):
-            return True
+            if not _branch_for_new_torch(ctx, a, around):
+                return True
     return False
+
+
+# The first torch release whose `torch.cuda.amp.*` warns.
+_DEPRECATED_SINCE = (2, 4)
+_VERSION_LITERAL = re.compile(r"^\s*(\d+(?:\.\d+)*)")
+# `V op L` read as: the test holds only for versions at or above L (True), only below it (False)
+_AT_OR_ABOVE = {cst.GreaterThanEqual: True, cst.GreaterThan: True, cst.LessThan: False, cst.LessThanEqual: False}
+_FLIPPED = {cst.GreaterThanEqual: cst.LessThanEqual, cst.GreaterThan: cst.LessThan,
+            cst.LessThan: cst.GreaterThan, cst.LessThanEqual: cst.GreaterThanEqual}
+
+
+def _branch_for_new_torch(ctx, branch_node, around: list) -> bool:
+    """The use sits in the branch a readable torch-version test takes only on a torch where the
+    API is deprecated (`if TORCH_VERSION >= version.parse("2.4"): torch.cuda.amp.autocast(...)`,
+    the `else` of a `< 2.4` test): no compatibility shim but the deprecated call on every new
+    torch. False where the test is not such a comparison (a `hasattr` check, an unknown flag),
+    or the use is in its test or in the branch older torch takes."""
+    if branch_node.body in around:
+        holds = True
+    elif branch_node.orelse is not None and branch_node.orelse in around:
+        holds = False
+    else:
+        return False
+    above = _version_floor_test(ctx, branch_node.test)
+    if above is None:
+        return False
+    at_or_above, floor = above
+    return at_or_above is holds and floor >= _DEPRECATED_SINCE
+
+
+def _version_floor_test(ctx, test, depth: int = 0):
+    """(True, L) for a test that holds exactly when torch's version is at or above L, (False, L)
+    for one that holds exactly below it; None when it cannot be read that way. A name bound
+    once, at module level, to such a comparison is read through (`TORCH_GE_2_4`), and `not`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _version_floor_test(ctx, test.expression, depth)
+        return None if inner is None else (not inner[0], inner[1])
+    if isinstance(test, cst.Name) and depth == 0:
+        bound = [n.value for n in find(ctx.module, cst.Assign) if len(n.targets) == 1
+                 and isinstance(n.targets[0].target, cst.Name) and n.targets[0].target.value == test.value]
+        return _version_floor_test(ctx, bound[0], depth + 1) if len(bound) == 1 else None
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    left, op, right = test.left, type(test.comparisons[0].operator), test.comparisons[0].comparator
+    if op not in _AT_OR_ABOVE:
+        return None
+    floor = _version_literal(right)
+    torch_side = left
+    if floor is None:
+        floor, torch_side, op = _version_literal(left), right, _FLIPPED[op]
+    if floor is None or _version_literal(torch_side) is not None:
+        return None
+    if "torch" not in ctx.module.code_for_node(torch_side).lower():
+        return None  # `sys.version_info >= (3, 8)`: not torch's version
+    return _AT_OR_ABOVE[op], floor
+
+
+def _version_literal(expr):
+    """(2, 4) for `"2.4"`, `version.parse("2.4.0")`, `LooseVersion("2.4")` or `(2, 4)`; None otherwise."""
+    if isinstance(expr, cst.Tuple):
+        nums = [e.value for e in expr.elements]
+        if nums and all(isinstance(n, cst.Integer) for n in nums):
+            return tuple(int(n.value) for n in nums)
+        return None
+    if isinstance(expr, cst.Call) and len(expr.args) == 1:
+        expr = expr.args[0].value
+    if isinstance(expr, cst.SimpleString):
+        m = _VERSION_LITERAL.match(expr.evaluated_value)
+        return tuple(int(x) for x in m.group(1).split(".")) if m else None
+    return None
 
 
 def _shadowed(node, around: list) -> bool:
