@@ -14,7 +14,7 @@ from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, jo
 from devicelint.flow import items
 from devicelint.flow.classes import places_on_device
 from devicelint.flow.facts import PlacedItems, PlacingLoader
-from devicelint.flow.nodes import is_string, walk
+from devicelint.flow.nodes import find, is_string, walk
 
 
 def _spelling(node) -> str:
@@ -414,10 +414,10 @@ class Library:
         loader handed in as a parameter may yield device batches, whatever its name says."""
         found = self.body_cache.get("placing_collate")
         if found is None:
-            defs = {n.name.value: n for n in walk(self.module) if isinstance(n, cst.FunctionDef)}
+            defs = {n.name.value: n for n in find(self.module, cst.FunctionDef)}
             found = self.body_cache["placing_collate"] = any(
                 self._collate_fn_places(a.value, defs)
-                for n in walk(self.module) if isinstance(n, cst.Call)
+                for n in find(self.module, cst.Call)
                 for a in n.args if a.keyword is not None and a.keyword.value == "collate_fn"
             )
         return found
