@@ -118,6 +118,28 @@ def test_enclosing_nodes_from_the_index_are_the_parent_chain():
     assert max(map(len, expected)) > 5 and expected[0] == []  # nested nodes; the module itself has none
 
 
+def test_scopes_read_parents_off_the_index_as_the_parent_map_gives_them(monkeypatch):
+    """While a file is linted, Scopes answers parent, ancestors and scope from the module
+    index, node by node, without the map of the whole module; the answers are the map's."""
+    from devicelint import rewrite
+
+    module = cst.parse_module(NESTED + TRAIN)
+    every = list(nodes._walk(module))
+    mapped = rewrite.Scopes(module)
+    expected = [(mapped.parent(n), list(mapped.ancestors(n)), mapped.scope_of(n)) for n in every]
+
+    def no_map(root):
+        raise AssertionError("the whole module's parent map was built")
+
+    monkeypatch.setattr(rewrite, "parent_map", no_map)
+    with nodes.indexed(module):
+        indexed = rewrite.Scopes(module)
+        got = [(indexed.parent(n), list(indexed.ancestors(n)), indexed.scope_of(n)) for n in every]
+    assert all(a[0] is b[0] and list(map(id, a[1])) == list(map(id, b[1])) and a[2] is b[2]
+               for a, b in zip(got, expected))
+    assert got[0] == (None, [], module) and max(len(a[1]) for a in got) > 10
+
+
 def test_string_literals_read_without_literal_eval_match_it():
     module = cst.parse_module(TRAIN + 'odd = ("tab\\there", "\\N{BULLET}", R"x", U"y", "", \'\', """""", rb"z")\n')
     strings = [n for n in nodes._walk(module) if isinstance(n, cst.SimpleString)]
@@ -145,6 +167,55 @@ def test_positions_match_libcsts_provider():
         assert got.get(node) == expected.get(node)
 
 
+# Statements in blocks: blocks indented by tabs, by 2 and by 8 spaces in one file, a block's
+# comment indented unlike its statements, `elif`/`else`/`except`/`finally` arms, a one-line
+# suite (`if x: y`), a `match` (it indents its cases itself), continuation lines, and lines
+# spelled alike in two functions (with their indentation: only the function tells which).
+NESTED = '''import torch
+
+
+class Trainer:
+	def step(self, batch):
+		if batch is None:
+			return None
+		elif len(batch) > 2: batch = batch[:2]
+		else:
+			# a comment of the else arm
+			pass
+		x = batch[0].to(self.device)
+		return self.model(x)
+
+
+def train(model, loader, device):
+  for batch in loader:
+    try:
+        x = batch["x"].to(device)
+    except KeyError:
+            # a deeper comment
+        x = batch[0]
+    finally:
+        model.train()
+    loss = model(x).sum(
+        dim=0,
+    )
+    with torch.no_grad():
+        total = loss.item()
+  match total:
+    case 0:
+      print("zero")
+    case _:
+      print(total)
+
+
+def evaluate(model, loader, device):
+  for batch in loader:
+    try:
+        x = batch["x"].to(device)
+    except KeyError:
+        x = batch[1]
+'''
+
+
 # Sources where a statement's place is easy to get wrong: a header comment and blank lines
 # before it, decorators, a block's trailing comment (LibCST's footer of that block), "\r\n"
 # and lone "\r" line ends, a last line without its newline, tabs, two statements spelled
@@ -157,13 +228,16 @@ _PLACES = [
     "import torch\r\nx = torch.zeros(3)\ry = x.cuda()\r\nz = (1 +\r\n     2)\r\n",
     "import torch\nmodel.cuda()\nx = 1\nmodel.cuda()\nmodel.cuda()",
     "x = torch.ones(2).cuda()",
+    NESTED,
+    NESTED.replace("\n", "\r\n"),
+    NESTED.rstrip("\n"),
 ]
 
 
 @pytest.mark.parametrize("source", _PLACES)
 def test_lazy_positions_match_libcsts_provider_and_generate_only_the_statement_asked(source):
-    """Context.position code-generates only the top-level statements holding the nodes asked
-    about (LazyRanges), with the provider's ranges, asked in any order."""
+    """Context.position code-generates only the statements holding the nodes asked about
+    (LazyRanges), with the provider's ranges, asked in any order."""
     import random
 
     from libcst.metadata import MetadataWrapper, PositionProvider
@@ -189,6 +263,44 @@ def test_lazy_positions_match_libcsts_provider_and_generate_only_the_statement_a
             twins = [s for s in module.body if module.code_for_node(s) == module.code_for_node(stmt)]
             assert (lazy._whole is None) == (len(twins) == 1), i
             assert len(lazy._parts) == (1 if len(twins) == 1 else 0)
+
+
+def test_a_node_in_a_block_generates_only_its_innermost_statement_found_once():
+    """A node deep in a function: only the innermost statement around it is code-generated
+    (with the indentation of its blocks), unless that statement is spelled like another one
+    with the same indentation; then the one around it, and so on up."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+    from devicelint.positions import LazyRanges
+
+    module = cst.parse_module(NESTED)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    train, evaluate = (s for s in module.body if isinstance(s, cst.FunctionDef))
+    with nodes.indexed(module):
+        index = nodes.current_index()
+
+        def generated(node, stmt):
+            """Whether asking for `node` code-generated `stmt` and nothing around it."""
+            lazy = LazyRanges(module, NESTED.encode(), index)
+            assert lazy.get(node) == expected.get(node) and lazy._whole is None
+            (part, _line), = lazy._parts
+            return stmt in part and nodes.enclosing(module, stmt)[-1] not in part
+
+        def named(fn, name):
+            return [n for n in nodes.find(fn, cst.Name) if n.value == name]
+
+        def line_of(node):
+            return next(a for a in reversed(nodes.enclosing(module, node)) if type(a) is cst.SimpleStatementLine)
+
+        item = named(train, "item")[0]  # `total = loss.item()` in a `with`
+        assert generated(item, line_of(item))
+        print_ = named(train, "print")[-1]  # in a `match` case
+        assert generated(print_, line_of(print_))
+        # `x = batch["x"].to(device)`: the same line, indented alike, in both functions: the
+        # `try` around each (their arms differ) tells them apart
+        for fn in (train, evaluate):
+            to = named(fn, "to")[0]
+            assert module.code.count(module.code_for_node(line_of(to))) == 2
+            assert generated(to, nodes.find(fn, cst.Try)[0])
 
 
 def test_a_lint_code_generates_only_the_statements_of_its_findings(monkeypatch):

@@ -83,6 +83,30 @@ def test_every_table_module_names_its_library_and_its_call_rows_stay_under_its_r
             assert plain.startswith(mod.CALL_ROOTS), (mod.__name__, pattern)
 
 
+def test_a_name_compiles_only_its_librarys_call_patterns_and_gets_the_kind_all_of_them_give():
+    """kind_of_call compiles a table's patterns when a name under its roots is first asked
+    about (not all 40 at import), and answers what the first match over every table gives."""
+    every = [(re.compile(p + "$"), kind) for table in kb._CALL_TABLES for p, kind in table.CALL_KINDS]
+
+    def first_of_all(q):
+        return next((kind for pattern, kind in every if pattern.match(q)), None) if ".__" not in q else None
+
+    kb._CACHE.clear()
+    kb._patterns.cache_clear()
+    assert kb.kind_of_call("torchvision.models.resnet50") == "module"
+    assert kb._patterns.cache_info().currsize == 1  # torchvision's alone
+    names = ["torchvision.models.feature_extraction.create_feature_extractor", "torchvision.models.__dict__",
+             "transformers.AutoModelForCausalLM.from_pretrained", "transformers.pipeline", "diffusers.DiffusionPipeline",
+             "PIL.Image.open", "sklearn.manifold.TSNE", "sklearn.metrics.f1_score", "matplotlib.pyplot.subplots",
+             "torch.utils.data.DataLoader", "torch.utils.data.default_collate", "torch.hub.load", "timm.create_model",
+             "torch_geometric.data.Data", "torchtext.data.BucketIterator", "torch.nn.Linear", "os.path.join", ""]
+    # each pattern spelled out as a name, roughly (some match it, some not)
+    names += [p.replace("\\.", ".").replace("\\w+", "Thing").replace("\\w*", "")
+              for table in kb._CALL_TABLES for p, _kind in table.CALL_KINDS]
+    assert [kb.kind_of_call(q) for q in names] == [first_of_all(q) for q in names]
+    assert sum(kind is not None for kind in map(kb.kind_of_call, names)) > 15
+
+
 @pytest.mark.parametrize("qualname, fields", [
     ("torch.nn.Linear", {"is_module_class": True, "owns_weights": True, "is_loss_without_weights": False}),
     ("torch.nn.ReLU", {"is_module_class": True, "owns_weights": False, "is_loss_without_weights": True}),

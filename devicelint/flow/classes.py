@@ -285,16 +285,16 @@ class UserCode:
         parts = set(methods) - {"__init__", "to", "cuda", "cpu", "train", "eval"}
         layers = set()
         init = methods.get("__init__")
-        for n in walk(init) if init is not None else ():
-            if isinstance(n, cst.Assign):
-                for t in n.targets:
-                    for target, value in _assigned_pairs(t, n.value):
-                        if _is_self_attribute(target):
-                            parts.add(target.attr.value)
-                            if value is not None and self._torch_layer(value):
-                                layers.add(target.attr.value)
-            elif isinstance(n, cst.AnnAssign) and _is_self_attribute(n.target):
-                parts.add(n.target.attr.value)
+        if init is None:
+            return parts, layers
+        for n in find(init, cst.Assign):
+            for t in n.targets:
+                for target, value in _assigned_pairs(t, n.value):
+                    if _is_self_attribute(target):
+                        parts.add(target.attr.value)
+                        if value is not None and self._torch_layer(value):
+                            layers.add(target.attr.value)
+        parts.update(n.target.attr.value for n in find(init, cst.AnnAssign) if _is_self_attribute(n.target))
         return parts, layers
 
     def _torch_layer(self, value) -> bool:

@@ -17,7 +17,7 @@ from devicelint.flow import items
 from devicelint.flow.classes import places_on_device
 from devicelint.flow.facts import Facts, PlacedItems, PlacingLoader
 from devicelint.flow.models import Models
-from devicelint.flow.nodes import is_string, keyword_value, walk
+from devicelint.flow.nodes import find, is_string, keyword_value, walk
 from devicelint.flow.state import Frame
 
 
@@ -411,10 +411,10 @@ class Library:
         loader handed in as a parameter may yield device batches, whatever its name says."""
         found = self.placing_collate
         if found is None:
-            defs = {n.name.value: n for n in walk(self.host.module) if isinstance(n, cst.FunctionDef)}
+            defs = {n.name.value: n for n in find(self.host.module, cst.FunctionDef)}
             found = self.placing_collate = any(
                 self._collate_fn_places(a.value, defs)
-                for n in walk(self.host.module) if isinstance(n, cst.Call)
+                for n in find(self.host.module, cst.Call)
                 for a in n.args if a.keyword is not None and a.keyword.value == "collate_fn"
             )
         return found

@@ -187,6 +187,22 @@ class _Index:
             return i, self.ends[i]
         return None
 
+    def enclosing(self, root, node):
+        """`enclosing(root, node)` (below) from this index; None when it does not hold both."""
+        span, at = self.span(root), self.span(node)
+        if span is None or at is None:
+            return None
+        here, ends, nodes = at[0], self.ends, self.nodes
+        if not span[0] <= here < span[1]:
+            return []
+        out, i = [], span[0]
+        while i != here:
+            out.append(nodes[i])
+            i += 1  # the first child's run
+            while ends[i] <= here:
+                i = ends[i]  # the next child's
+        return out
+
 
 # The index of the module being linted, per thread (the runtime checker lints in threads).
 _current = threading.local()
@@ -231,16 +247,14 @@ def contains(outer, inner) -> bool:
 
 def enclosing(root, node) -> list:
     """The nodes of `root`'s subtree that hold `node` below them, outermost first (`root`
-    itself among them; [] when `node` is not below `root`). With the index, a look back from
-    `node`'s place in the preorder: a node before it is an ancestor when its subtree runs
-    past it. Cheap for the few nodes a rule asks about, where a parent map of the whole
-    module would cost a walk of it."""
+    itself among them; [] when `node` is not below `root`). With the index, a descent from
+    `root`: a node's children are consecutive runs of the preorder (each one its subtree), so
+    at each level the one to go down into is found by hopping from run to run. Cheap for the
+    few nodes a rule asks about, where a parent map of the whole module would cost a walk of it."""
     index = getattr(_current, "index", None)
-    if index is not None:
-        span, at = index.span(root), index.span(node)
-        if span is not None and at is not None:
-            here, ends, nodes = at[0], index.ends, index.nodes
-            return [nodes[i] for i in range(span[0], here) if ends[i] > here]
+    found = index.enclosing(root, node) if index is not None else None
+    if found is not None:
+        return found
     path: list = []
     stack = [(root, 0)]
     while stack:

@@ -9,7 +9,7 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, contents_on_accel
 from devicelint.flow.facts import Accum, Back, Mix, ParamMix, Sync
-from devicelint.flow.nodes import expr_text, text_root, walk
+from devicelint.flow.nodes import expr_text, find, text_root
 
 
 class Recording:
@@ -106,27 +106,26 @@ class Recording:
         if info is None:
             subjects, deps, steps, backward = set(), {}, False, False
             body = node.body if node is not None else self.module
-            for n in walk(body):
-                if isinstance(n, cst.Assign):
-                    used = None
-                    for t in n.targets:
-                        if isinstance(t.target, cst.Name):
-                            if used is None:
-                                used = {x.value for x in walk(n.value) if isinstance(x, cst.Name)}
-                            deps.setdefault(t.target.value, set()).update(used)
-                elif isinstance(n, cst.Call):
-                    name = n.func.attr.value if isinstance(n.func, cst.Attribute) else dotted(n.func) or ""
-                    if name.endswith("backward"):
-                        steps = backward = True
-                        # what is differentiated: `X.backward()`, `scaler.scale(X).backward()`, `backward(X)`
-                        parts = [n.func.value] if isinstance(n.func, cst.Attribute) else []
-                        parts += [a.value for a in n.args]
-                        if parts and isinstance(parts[0], cst.Call):
-                            parts += [a.value for a in parts[0].args]
-                        for part in parts:
-                            subjects.update(x.value for x in walk(part) if isinstance(x, cst.Name))
-                    elif name == "step" and isinstance(n.func, cst.Attribute):
-                        steps = True
+            for n in find(body, cst.Assign):
+                used = None
+                for t in n.targets:
+                    if isinstance(t.target, cst.Name):
+                        if used is None:
+                            used = {x.value for x in find(n.value, cst.Name)}
+                        deps.setdefault(t.target.value, set()).update(used)
+            for n in find(body, cst.Call):
+                name = n.func.attr.value if isinstance(n.func, cst.Attribute) else dotted(n.func) or ""
+                if name.endswith("backward"):
+                    steps = backward = True
+                    # what is differentiated: `X.backward()`, `scaler.scale(X).backward()`, `backward(X)`
+                    parts = [n.func.value] if isinstance(n.func, cst.Attribute) else []
+                    parts += [a.value for a in n.args]
+                    if parts and isinstance(parts[0], cst.Call):
+                        parts += [a.value for a in parts[0].args]
+                    for part in parts:
+                        subjects.update(x.value for x in find(part, cst.Name))
+                elif name == "step" and isinstance(n.func, cst.Attribute):
+                    steps = True
             info = self.body_cache[id(node)] = {"subjects": subjects, "deps": deps,
                                                 "steps": steps, "backward": backward}
         return info

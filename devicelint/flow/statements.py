@@ -15,7 +15,7 @@ from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_ba
 from devicelint.flow import containers, defaults
 from devicelint.flow.facts import NumpyConv
 from devicelint.flow.state import State
-from devicelint.flow.nodes import expr_text, mentions_no_grad, text_root, walk
+from devicelint.flow.nodes import expr_text, find, mentions_no_grad, text_root, walk
 from devicelint.flow.flags import flag_merge, number_to_tensor_merge, partial_move_merge
 
 
@@ -60,8 +60,8 @@ def _accumulated(after: State, before: State, body: State, loop) -> State:
 
 
 def _added_to(loop) -> set:
-    return {n.target.value for n in walk(loop.body)
-            if type(n) is cst.AugAssign and type(n.operator) is cst.AddAssign and type(n.target) is cst.Name}
+    return {n.target.value for n in find(loop.body, cst.AugAssign)
+            if type(n.operator) is cst.AddAssign and type(n.target) is cst.Name}
 
 
 def _stores_several(target: cst.Subscript, ndim: int | None) -> bool:
@@ -587,11 +587,11 @@ class Statements:
         found = self.body_cache.get("moves_batches")
         if found is None:
             found = False
-            for n in walk(self.module):
-                if isinstance(n, cst.For) and naming.looks_like_loader_name(_iter_source(n.iter)):
-                    targets = {x.value for x in walk(n.target) if isinstance(x, cst.Name)}
-                    for m in walk(n.body):
-                        if (isinstance(m, cst.Call) and isinstance(m.func, cst.Attribute)
+            for n in find(self.module, cst.For):
+                if naming.looks_like_loader_name(_iter_source(n.iter)):
+                    targets = {x.value for x in find(n.target, cst.Name)}
+                    for m in find(n.body, cst.Call):
+                        if (isinstance(m.func, cst.Attribute)
                                 and m.func.attr.value in ("to", "cuda")
                                 and text_root(expr_text(m.func.value) or "?") in targets):
                             found = True

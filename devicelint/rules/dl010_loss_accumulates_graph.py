@@ -1,6 +1,7 @@
 import libcst as cst
 
 from devicelint.flow import child_nodes, walk
+from devicelint.flow.nodes import find
 from devicelint.names import dotted, source_of
 from devicelint.rewrite import Scopes, method_call
 from devicelint.rules.base import Report, Rule
@@ -233,7 +234,8 @@ def _assigned_values(scope, name: str):
     """(statement, value) for every `name = value` (also `a, name = x, value`) in `scope`,
     nested scopes left out; value None when it cannot be told apart."""
     for n in _own_nodes(scope):
-        if isinstance(n, cst.Assign):
+        kind = type(n)  # exact types, as in _own_nodes
+        if kind is cst.Assign:
             for t in n.targets:
                 if isinstance(t.target, cst.Name) and t.target.value == name:
                     yield n, n.value
@@ -243,8 +245,8 @@ def _assigned_values(scope, name: str):
                             yield n, val.value
                 elif name in {x.value for x in walk(t.target) if isinstance(x, cst.Name)}:
                     yield n, None
-        elif isinstance(n, (cst.AnnAssign, cst.For, cst.WithItem)):
-            target = n.asname.name if isinstance(n, cst.WithItem) and n.asname else getattr(n, "target", None)
+        elif kind is cst.AnnAssign or kind is cst.For or kind is cst.WithItem:
+            target = n.asname.name if kind is cst.WithItem and n.asname else getattr(n, "target", None)
             if target is not None and name in {x.value for x in walk(target) if isinstance(x, cst.Name)}:
                 yield n, getattr(n, "value", None)
 
@@ -255,9 +257,12 @@ def _own_nodes(scope):
     while stack:
         n = stack.pop()
         yield n
-        if not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
-                              cst.GeneratorExp)):
+        if type(n) not in _NESTED_SCOPES:  # exact types: an isinstance on LibCST's classes calls into ABCMeta
             stack.extend(child_nodes(n))
+
+
+_NESTED_SCOPES = frozenset((cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                            cst.GeneratorExp))
 
 
 def _starts_as_number(scope, name: str, accum) -> bool:
@@ -276,8 +281,8 @@ def _used_as_number(scopes: Scopes, scope, name: str, accum, depth: int) -> bool
     own = set()
     for n in _own_nodes(scope):
         own.add(id(n))
-    for n in walk(scope):
-        if not (isinstance(n, cst.Name) and n.value == name):
+    for n in find(scope, cst.Name):
+        if n.value != name:
             continue
         if id(n) not in own:
             return False  # read by a nested function or comprehension: not followed
@@ -368,7 +373,7 @@ def _unreduced(call: cst.Call) -> bool:
 
 def _assigned_anywhere(module, name: str) -> list:
     """Values bound to `name` in the whole file (a criterion is usually built elsewhere)."""
-    return [n.value for n in walk(module) if isinstance(n, cst.Assign)
+    return [n.value for n in find(module, cst.Assign)
             for t in n.targets if isinstance(t.target, cst.Name) and t.target.value == name]
 
 
