@@ -155,8 +155,10 @@ def entry() -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except OSError:
-        sys.exit(code)  # a closed pipe: the ordinary exit says so as it always did
+    except (OSError, ValueError):
+        # a closed pipe (OSError) or a stream its user closed (ValueError: an editor client
+        # that ends the language server): the ordinary exit, which skips closed streams
+        sys.exit(code)
     os._exit(code)
 
 

@@ -194,3 +194,13 @@ def test_a_broken_pipe_ends_quietly_with_exit_1(proj):
         p.stdout.close()
         err = p.stderr.read().decode()
         assert p.wait(timeout=300) == 1 and "Traceback" not in err and "Exception ignored" not in err, (entry, err)
+
+
+def test_a_stream_closed_before_the_exit_ends_quietly_with_the_run_s_code():
+    """An editor client that ends the language server leaves its stdout closed: the exit must
+    not print a traceback from flushing it (`ValueError: I/O operation on closed file`)."""
+    code = ("import sys\nfrom devicelint import cli\n"
+            "def main():\n    sys.stdout.close()\n    raise SystemExit(0)\n"
+            "cli.main = main\ncli.entry()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "ValueError" not in done.stderr, done.stderr
