@@ -13,7 +13,7 @@ import libcst as cst
 
 from devicelint import naming
 from devicelint.values import Kind, Val
-from devicelint.flow.nodes import param_names, walk
+from devicelint.flow.nodes import last_name, param_names, walk
 
 
 def _root_name(expr) -> str | None:
@@ -108,16 +108,11 @@ def instances_moved(module: cst.Module, cls: cst.ClassDef) -> bool:
     name = cls.name.value
     made = set()
     for n in walk(module):
-        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) and _callee(n.value) == name:
+        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) and last_name(n.value.func) == name:
             made |= {t.target.value for t in n.targets if isinstance(t.target, cst.Name)}
     for n in walk(module):
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _MOVES:
             recv = n.func.value
-            if (isinstance(recv, cst.Name) and recv.value in made) or (isinstance(recv, cst.Call) and _callee(recv) == name):
+            if (isinstance(recv, cst.Name) and recv.value in made) or (isinstance(recv, cst.Call) and last_name(recv.func) == name):
                 return True
     return False
-
-
-def _callee(call: cst.Call) -> str | None:
-    f = call.func
-    return f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else None

@@ -25,6 +25,15 @@ def keyword_value(call: cst.Call, name: str):
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
+def last_name(node) -> str | None:
+    """The name a callee is spelled by, its last part: `f` for `f`, `step` for `opt.step`."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
 def is_string(node) -> str | None:
     if isinstance(node, cst.SimpleString):
         return string_value(node)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint import naming
-from devicelint.flow import walk
+from devicelint.flow.nodes import find, last_name
 
 
 def _params(fn: cst.FunctionDef) -> list:
@@ -27,17 +27,9 @@ def _callee_name(fn: cst.FunctionDef, cls: cst.ClassDef | None) -> tuple[str, in
     many leading parameters no positional argument fills (`self`)."""
     if cls is None:
         return fn.name.value, 0
-    static = any(dotted_name(d.decorator) == "staticmethod" for d in fn.decorators)
+    static = any(last_name(d.decorator) == "staticmethod" for d in fn.decorators)
     name = cls.name.value if fn.name.value == "__init__" else fn.name.value
     return name, 0 if static else 1
-
-
-def dotted_name(node) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
 
 
 def _passes(call: cst.Call, name: str, index: int) -> bool:
@@ -63,11 +55,10 @@ def _default_used(calls: list, name: str, index: int, entry: bool) -> bool:
 
 def _calls_by_name(module: cst.Module) -> dict:
     out: dict = {}
-    for n in walk(module):
-        if isinstance(n, cst.Call):
-            name = dotted_name(n.func)
-            if name is not None:
-                out.setdefault(name, []).append(n)
+    for n in find(module, cst.Call):
+        name = last_name(n.func)
+        if name is not None:
+            out.setdefault(name, []).append(n)
     return out
 
 
