@@ -11,6 +11,7 @@ import inspect
 
 import pytest
 
+from devicelint.flow.api_calls import ApiCalls, ApiHost
 from devicelint.flow.flags import DeviceFlags, FlagHost
 from devicelint.flow.interpreter import Interpreter
 from devicelint.flow.library import Library, LibraryHost
@@ -18,7 +19,7 @@ from devicelint.flow.models import ModelHost, Models
 from devicelint.flow.moves import MoveHost, Moves
 
 PARTS = [(DeviceFlags, FlagHost, "flags"), (Models, ModelHost, "models"), (Moves, MoveHost, "moves"),
-         (Library, LibraryHost, "library")]
+         (Library, LibraryHost, "library"), (ApiCalls, ApiHost, "api")]
 
 
 def _declared(host) -> set:

@@ -119,7 +119,7 @@ class Calls:
         if q in AVAILABILITY and not node.args:
             return Val(Kind.OTHER, flag=(q, True))  # `train_on_gpu = torch.cuda.is_available()`
         if q is not None:
-            return self.call_api(node, q)
+            return self.api.call_api(node, q)
         if isinstance(func, cst.Attribute):
             recv = self.eval(func.value)
             return self.call_method(node, func, recv, func.attr.value, bare)
@@ -258,7 +258,7 @@ class Calls:
         if name == "sum" and pos:
             return containers.summed(pos[0])
         if name == "dict" and len(pos) == 1 and not kw:
-            return self.mapping_of(pos[0])
+            return self.api.mapping_of(pos[0])
         if name == "dict" and not pos and "**" not in kw:
             return containers.mapping_of_keywords(list(kw.values()))  # `dict()`, `dict(x=t)`
         return None
@@ -298,7 +298,7 @@ class Calls:
             if call is not None:
                 return self.inline(node, call, self.module_frame, v)
         if isinstance(v.ref, PresetFactory):
-            return self.factory(node, v.ref)
+            return self.api.factory(node, v.ref)
         if v.ref in kb.OBJECT_KINDS:
             return self.library.call_library_object(node, v, "__call__")
         return None

@@ -1,16 +1,17 @@
 """The interpreter: one object composed of the parts of the language and of torch it knows.
 
-Most parts are mixins in their own modules (statements, expressions, calls, methods,
-api_calls, classes, recording); they share the state kept here (frames, the facts being
-recorded, the caches) and call each other through `self`. Four are composed instead, objects
-held here and handed the interpreter through a declared interface (a Protocol): `self.flags`
+Some parts are mixins in their own modules (statements, expressions, calls, methods,
+classes, recording); they share the state kept here (frames, the facts being recorded, the
+caches) and call each other through `self`. The others are composed, objects held here and
+handed the interpreter through a declared interface (a Protocol): `self.flags`
 (flags.DeviceFlags, the device flags of the path being run), `self.models` (models.Models, a
 model's identity and placement), `self.moves` (moves.Moves, what a `.to()`/`.cuda()`/`.cpu()`
-gives and the record of each move) and `self.library` (library.Library, what library calls
-build, DataLoaders and their collate functions); the other mixins become parts the same
-way, one per step (docs/ARCHITECTURE.md §3 step 6). This module holds the entry points:
-running a file's body and every function and method, and `infer`, which runs the
-interpreter twice and returns the facts."""
+gives and the record of each move), `self.library` (library.Library, what library calls
+build, DataLoaders and their collate functions) and `self.api` (api_calls.ApiCalls, calls of
+torch and other libraries by qualified name); the other mixins become parts the same way,
+one per step (docs/ARCHITECTURE.md §3 step 6). This module holds the entry points: running a
+file's body and every function and method, and `infer`, which runs the interpreter twice and
+returns the facts."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def _is_staticmethod(fn: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
-class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, UserCode):
+class Interpreter(Statements, Recording, Expressions, Calls, Methods, UserCode):
     def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
         self.module = module
         self.imports = imports
@@ -81,6 +82,7 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, 
         self.models = Models(self)  # models built here: identity and placement
         self.library = Library(self)  # what library calls build, DataLoaders and their collate functions
         self.moves = Moves(self)  # `.to()`/`.cuda()`/`.cpu()`: where a value lands, which moves repeat
+        self.api = ApiCalls(self)  # calls of torch and other libraries by qualified name
         self.assigning = None  # the value node of the `=` statement being bound
         self.assigning_to = None  # its target, when it is bound whole (one target, no unpacking)
 

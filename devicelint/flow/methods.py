@@ -251,7 +251,7 @@ class Methods:
         if not opt.stateful:
             return
         model = self._current(opt.model_text)
-        if model is not None and model.mid == opt.mid and self.host_model_moved_later(model):
+        if model is not None and model.mid == opt.mid and self.api.host_model_moved_later(model):
             self.facts.optimizer_loads.append(OptimizerLoad(node, model, opt.model_text))
 
     def _current(self, text: str) -> Val | None:
