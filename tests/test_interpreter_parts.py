@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from devicelint.flow.api_calls import ApiCalls, ApiHost
+from devicelint.flow.classes import ClassHost, Classes, UserCode, UserCodeHost
 from devicelint.flow.flags import DeviceFlags, FlagHost
 from devicelint.flow.interpreter import Interpreter
 from devicelint.flow.library import Library, LibraryHost
@@ -20,7 +21,8 @@ from devicelint.flow.models import ModelHost, Models
 from devicelint.flow.moves import MoveHost, Moves
 
 PARTS = [(DeviceFlags, FlagHost, "flags"), (Models, ModelHost, "models"), (Moves, MoveHost, "moves"),
-         (Library, LibraryHost, "library"), (ApiCalls, ApiHost, "api")]
+         (Library, LibraryHost, "library"), (ApiCalls, ApiHost, "api"),
+         (Classes, ClassHost, "classes"), (UserCode, UserCodeHost, "user_code")]
 
 
 def _declared(host) -> set:

@@ -267,7 +267,7 @@ class Calls:
         if v.kind is Kind.FUNC:
             return self._call_function(node, v)
         if v.kind is Kind.CLASS:
-            return self.construct(node, v.ref)
+            return self.user_code.construct(node, v.ref)
         if v.kind is Kind.MODULE or (v.kind is Kind.UNKNOWN and v.dev is Dev.ACCEL):
             return self.module_call(node, v if v.kind is Kind.MODULE else v.with_(kind=Kind.MODULE))
         out = self._call_object(node, v) if v.kind is Kind.OBJECT else None
@@ -282,7 +282,7 @@ class Calls:
 
     def _call_function(self, node: cst.Call, v: Val) -> Val:
         fn, closure = v.ref
-        out = self.inline(node, fn, closure, None)
+        out = self.user_code.inline(node, fn, closure, None)
         if out.kind is Kind.MODULE and isinstance(out.mid, cst.Call):
             # `model = build_model(args)`: where DL001's fix may move a model built out of reach
             self.facts.helper_builds.setdefault(node, []).append((out.mid, self.device_names()))
@@ -292,11 +292,11 @@ class Calls:
         """An instance of a class of this file with a `__call__`, a factory with preset keywords,
         a library object (`tokenizer(texts)`); None for any other object."""
         if isinstance(v.ref, Instance):
-            info = self.class_of(v.ref.cls)
+            info = self.classes.class_of(v.ref.cls)
             # `self(x, hidden)` in a module's own method runs `forward`, as `self.forward(...)` does
             call = info["methods"].get("__call__") or (info["methods"].get("forward") if info["module"] else None)
             if call is not None:
-                return self.inline(node, call, self.module_frame, v)
+                return self.user_code.inline(node, call, self.module_frame, v)
         if isinstance(v.ref, PresetFactory):
             return self.api.factory(node, v.ref)
         if v.ref in kb.OBJECT_KINDS:
@@ -397,8 +397,8 @@ class Calls:
         """The values a module is run on, and those of them that may stay off its device (host
         lengths; inputs DataParallel or the forward itself moves)."""
         args, exempt = [], []
-        fwd = self.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
-        methods = self.class_of(model.ref)["methods"] if fwd is not None else None
+        fwd = self.classes.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
+        methods = self.classes.class_of(model.ref)["methods"] if fwd is not None else None
         length_params, moved = self._forward_inputs(fwd, methods) if fwd is not None else (set(), frozenset())
         positional = [p.name.value for p in fwd.params.params[1:]] if fwd is not None else []
         for i, a in enumerate(node.args):
@@ -440,7 +440,7 @@ class Calls:
     def _forward_shape(self, model: Val):
         if not isinstance(model.ref, cst.ClassDef):
             return None
-        fwd = self.class_of(model.ref)["methods"].get("forward")
+        fwd = self.classes.class_of(model.ref)["methods"].get("forward")
         if fwd is None:
             return None
         r = self.facts.forward_returns.get(fwd)

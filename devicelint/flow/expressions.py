@@ -258,9 +258,9 @@ class Expressions:
     def _instance_attribute(self, node: cst.Attribute, base: Val, attr: str) -> Val:
         """`obj.attr` of an instance of a class of this file: a property run, an attribute
         stored, a method, else a guess from how the code names it."""
-        getter = self.class_of(base.ref.cls)["methods"].get(attr) if attr not in base.ref.attrs else None
+        getter = self.classes.class_of(base.ref.cls)["methods"].get(attr) if attr not in base.ref.attrs else None
         if getter is not None and _is_property(getter):
-            return self.property_value(node, getter, base)
+            return self.user_code.property_value(node, getter, base)
         v = self.instance_attr(base.ref, attr)
         if v is not None:
             return self.flags.under(v)
@@ -276,7 +276,7 @@ class Expressions:
             # a layer's own parameters: where the layer is (in a module method, with the module)
             return Val(Kind.TENSOR, base.dev, key=base.key, grad=not self.no_grad,
                        on_module=self._mod_cls() is not None)
-        if isinstance(base.ref, cst.ClassDef) and attr in self.class_of(base.ref)["layers"]:
+        if isinstance(base.ref, cst.ClassDef) and attr in self.classes.class_of(base.ref)["layers"]:
             # `model.fc1` of our own class: a torch layer its __init__ registered, moved with it
             return Val(Kind.MODULE, base.dev, key=base.key, moved_at=base.moved_at, cond=base.cond)
         return UNKNOWN
@@ -298,7 +298,7 @@ class Expressions:
         v = inst.attrs.get(attr)
         if v is not None:
             return v
-        info = self.class_of(inst.cls)
+        info = self.classes.class_of(inst.cls)
         if attr in info["buffers"]:
             return Val(Kind.TENSOR, on_module=True)  # a registered buffer: moved with the module
         fn = info["methods"].get(attr)

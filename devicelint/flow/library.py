@@ -14,7 +14,7 @@ from devicelint import naming
 from devicelint.names import Imports, dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, join
 from devicelint.flow import items
-from devicelint.flow.classes import places_on_device
+from devicelint.flow.classes import Classes, places_on_device
 from devicelint.flow.facts import Facts, NumpyConv, PlacedItems, PlacingLoader
 from devicelint.flow.models import Models
 from devicelint.flow.nodes import find, is_string, keyword_value, walk
@@ -80,7 +80,7 @@ _EVALUATED_ARGUMENTS = {
 class LibraryHost(Protocol):
     """What the library part asks of the interpreter that holds it: the module, its import
     table and the frames being run, the facts being recorded, the model part (a library's
-    model is built there), and eight of its transfer functions."""
+    model is built there), the class summaries, and seven of its transfer functions."""
 
     module: cst.Module
     imports: Imports
@@ -88,14 +88,13 @@ class LibraryHost(Protocol):
     module_frame: Frame | None
     facts: Facts
     models: Models
+    classes: Classes
 
     def args(self, node: cst.Call) -> tuple: ...
 
     def escape(self, vals) -> None: ...
 
     def qual(self, node) -> str | None: ...
-
-    def class_of(self, cls: cst.ClassDef) -> dict: ...
 
     def rebind_text(self, node, value: Val) -> None: ...
 
@@ -384,7 +383,7 @@ class Library:
         (`class ToCuda: def __call__(self, t): return t.cuda()`)."""
         if step.kind is not Kind.OBJECT or not isinstance(step.ref, Instance):
             return False
-        call = self.host.class_of(step.ref.cls)["methods"].get("__call__")
+        call = self.host.classes.class_of(step.ref.cls)["methods"].get("__call__")
         return call is not None and _places_anything(call)
 
     @staticmethod
@@ -420,7 +419,7 @@ class Library:
             fns = [collate.ref[0]]
         elif collate.kind is Kind.OBJECT and isinstance(collate.ref, Instance):
             # `collate_fn=Collater(...)`, an object of a class of this file: its `__call__` collates
-            methods = self.host.class_of(collate.ref.cls)["methods"]
+            methods = self.host.classes.class_of(collate.ref.cls)["methods"]
             if "__call__" not in methods:
                 return False
             fns = list(methods.values())

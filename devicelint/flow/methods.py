@@ -293,10 +293,10 @@ class Methods:
         """A method of an object of a class of this file."""
         if not (recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)):
             return None
-        info = self.class_of(recv.ref.cls)
+        info = self.classes.class_of(recv.ref.cls)
         fn = info["methods"].get(name)
         if fn is not None:
-            return self.inline(node, fn, self.module_frame, recv)
+            return self.user_code.inline(node, fn, self.module_frame, recv)
         if name in ("to", "cuda", "cpu") and info["module"]:
             return self.moves.move(node, func, recv, name, bare)
         held = recv.ref.attrs.get(name)
@@ -317,15 +317,15 @@ class Methods:
         if name == "apply" and self._autograd_function(recv.ref):
             # `SpecialSpmmFunction.apply(indices, values, shape, b)`: runs the Function's forward
             # (with a context object we do not follow)
-            return self.inline(node, self.class_of(recv.ref)["methods"]["forward"], self.module_frame, None, ctx=UNKNOWN)
-        fn = self.class_of(recv.ref)["methods"].get(name)
+            return self.user_code.inline(node, self.classes.class_of(recv.ref)["methods"]["forward"], self.module_frame, None, ctx=UNKNOWN)
+        fn = self.classes.class_of(recv.ref)["methods"].get(name)
         if fn is None or _decorated(fn, "property"):
             return None
         # `Trainer.epoch_val(model, loader, loss)`: a function of the class called through the
         # class (a staticmethod, or a plain function of the class body written without `self`):
         # it runs with these arguments, the first one bound to its first parameter; a
         # classmethod's first parameter is the class itself
-        return self.inline(node, fn, self.module_frame, None, ctx=recv if _decorated(fn, "classmethod") else None)
+        return self.user_code.inline(node, fn, self.module_frame, None, ctx=recv if _decorated(fn, "classmethod") else None)
 
     def _proven_grad(self, node, func, recv: Val, name: str, bare: bool) -> None:
         """`loss.backward()` proves `loss` carries a graph, whatever built it (decides nothing)."""
@@ -472,21 +472,21 @@ class Methods:
         if cls is None:
             return None
         method = self._method_frame().func
-        if method is not None and method.name.value in kb.lightning.STEP_HOOKS and self.class_of(cls)["framework"]:
+        if method is not None and method.name.value in kb.lightning.STEP_HOOKS and self.classes.class_of(cls)["framework"]:
             return "lightning"
         if not self._in_forward():
             return None
         key = ("aware", id(cls))
         found = self.body_cache.get(key)
         if found is None:
-            info = self.class_of(cls)
+            info = self.classes.class_of(cls)
             found = self.body_cache[key] = any(
                 creates_on_input_device(info["methods"][m]) for m in info["forward_path"] if m in info["methods"])
         return "aware" if found else None
 
     def _autograd_function(self, cls) -> bool:
         """A class of this file deriving from `torch.autograd.Function`, with its own forward."""
-        if not isinstance(cls, cst.ClassDef) or "forward" not in self.class_of(cls)["methods"]:
+        if not isinstance(cls, cst.ClassDef) or "forward" not in self.classes.class_of(cls)["methods"]:
             return False
         return any((self.imports.qualname(b.value) or "") in ("torch.autograd.Function", "torch.autograd.function.Function")
                    for b in cls.bases)
@@ -530,7 +530,7 @@ class Methods:
     def module_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str) -> Val:
         if name in ("forward", "generate", "predict_step", "__call__"):
             return self.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
-        if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
+        if isinstance(recv.ref, cst.ClassDef) and name in self.classes.class_of(recv.ref)["parts"]:
             return self._own_module_method(node, recv, name)
         may_compute = not isinstance(recv.ref, cst.ClassDef) and name not in kb.nn.MODULE_PROOF \
             and not name.startswith(_NOT_COMPUTE)
@@ -580,7 +580,7 @@ class Methods:
 
     def _own_module_method(self, node: cst.Call, recv: Val, name: str) -> Val:
         """A method or part of a module class of this file: `model.encoder(x)`, `model.init_hidden(n)`."""
-        fn = self.class_of(recv.ref)["methods"].get(name)
+        fn = self.classes.class_of(recv.ref)["methods"].get(name)
         if fn is not None and _places_inputs(fn):
             # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
             self.args(node)
@@ -590,7 +590,7 @@ class Methods:
             if not any(v.kind in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING) or v.dev is not Dev.UNKNOWN for v in vals):
                 # `hidden = model.init_hidden(batch_size)`: given no data, the method may build
                 # tensors of its own; run it, on the model as it is here, to see where
-                out = self.inline(node, fn, self.module_frame, recv)
+                out = self.user_code.inline(node, fn, self.module_frame, recv)
                 if _built_on_host(out):
                     return out
             out = self.module_call(node, recv.with_(param_free=False), forward=False, evaluated=vals, method=name)

@@ -12,6 +12,7 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, mid_parts
 from devicelint.flow import bindings
+from devicelint.flow.classes import Classes
 from devicelint.flow.facts import Facts, LoaderMove, Move
 from devicelint.flow.flags import DeviceFlags
 from devicelint.flow.models import Models
@@ -88,8 +89,9 @@ def _names_attributes(node: cst.Call) -> bool:
 class MoveHost(Protocol):
     """What the move part asks of the interpreter that holds it: the module and the frame
     being run, the facts of the previous run (`known`, None in the first) and of this one,
-    the two other parts it consults (the device flags for a move's condition, the models for
-    one's placement), and five of its transfer functions."""
+    the three other parts it consults (the device flags for a move's condition, the models for
+    one's placement, the class summaries for what a class is), and six of its transfer
+    functions."""
 
     module: cst.Module
     frame: Frame | None
@@ -97,6 +99,7 @@ class MoveHost(Protocol):
     facts: Facts
     flags: DeviceFlags
     models: Models
+    classes: Classes
 
     def eval(self, node) -> Val: ...
 
@@ -109,8 +112,6 @@ class MoveHost(Protocol):
     def note_back(self, node, what: str, val: Val) -> None: ...
 
     def rebind_text(self, node, value: Val) -> None: ...
-
-    def class_of(self, cls: cst.ClassDef) -> dict: ...
 
 
 class Moves:
@@ -315,7 +316,7 @@ class Moves:
         inst = self.host.frame.self_val.ref if self.host.frame.self_val is not None else None
         if not isinstance(inst, Instance) or recv_text is None or not recv_text.startswith("self.") or recv_text.count(".") != 1:
             return False
-        info = self.host.class_of(inst.cls)
+        info = self.host.classes.class_of(inst.cls)
         init = info["methods"].get("__init__")
         if info["module"] or info["opaque"] or init is None or self.host.frame.func is init:
             return False

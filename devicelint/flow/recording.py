@@ -20,7 +20,7 @@ class Recording:
         sv = f.self_val if f is not None else None
         if sv is not None and sv.kind is Kind.OBJECT and isinstance(sv.ref, Instance):
             cls = sv.ref.cls
-            if self.class_of(cls)["module"]:
+            if self.classes.class_of(cls)["module"]:
                 return cls
         return None
 
@@ -57,7 +57,7 @@ class Recording:
         (`self.feature_size()` probing a layer's output shape with a host tensor)."""
         cls = self._mod_cls()
         func = self._method_frame().func if cls is not None else None
-        if func is not None and (func.name.value == "__init__" or func.name.value in self.class_of(cls)["init_only"]):
+        if func is not None and (func.name.value == "__init__" or func.name.value in self.classes.class_of(cls)["init_only"]):
             return None
         return cls
 
@@ -74,7 +74,7 @@ class Recording:
                 continue
             if f.func is None or sv is None or sv.kind is not Kind.OBJECT or not isinstance(sv.ref, Instance):
                 return False
-            info = self.class_of(sv.ref.cls)
+            info = self.classes.class_of(sv.ref.cls)
             name = f.func.name.value
             if not info["module"] or name not in info["forward_path"] or name in info["init_only"]:
                 return False

@@ -495,7 +495,7 @@ class Statements:
     def attribute_value(self, inst: Instance, attr: str, value: Val) -> Val:
         """What an attribute of `inst` holds when given `value`: on an `nn.Module`, what
         registering it as a submodule (or not) makes of it."""
-        info = self.class_of(inst.cls)
+        info = self.classes.class_of(inst.cls)
         if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
             # a submodule follows its parent: its own placement means nothing
             # (a class of this file stays known: what its forward does with its inputs),
