@@ -19,10 +19,12 @@ from devicelint.flow.interpreter import Interpreter
 from devicelint.flow.library import Library, LibraryHost
 from devicelint.flow.models import ModelHost, Models
 from devicelint.flow.moves import MoveHost, Moves
+from devicelint.flow.recording import Recording, RecordingHost
 
 PARTS = [(DeviceFlags, FlagHost, "flags"), (Models, ModelHost, "models"), (Moves, MoveHost, "moves"),
          (Library, LibraryHost, "library"), (ApiCalls, ApiHost, "api"),
-         (Classes, ClassHost, "classes"), (UserCode, UserCodeHost, "user_code")]
+         (Classes, ClassHost, "classes"), (UserCode, UserCodeHost, "user_code"),
+         (Recording, RecordingHost, "recording")]
 
 
 def _declared(host) -> set:

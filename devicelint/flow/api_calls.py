@@ -19,6 +19,7 @@ from devicelint.flow.flags import DeviceFlags
 from devicelint.flow.library import Library
 from devicelint.flow.models import Models
 from devicelint.flow.moves import Moves
+from devicelint.flow.recording import Recording
 from devicelint.flow.state import Frame
 from devicelint.flow.nodes import keyword_value, walk
 
@@ -146,9 +147,9 @@ class ApiHost(Protocol):
     """What the library-call part asks of the interpreter that holds it: the import table, the
     frame being run, the facts of the previous run (`known`, None in the first) and of this
     one, what the run has seen so far (models handed to code we cannot see, the default device
-    and its `with torch.device(...)` scopes, gradients off), the four other parts it hands
-    calls to, and the transfer functions that evaluate a call's arguments, hand values to code
-    we cannot see, and record what meets the device."""
+    and its `with torch.device(...)` scopes, gradients off), the five other parts it hands
+    calls to or records through, and the transfer functions that evaluate a call's arguments
+    and hand values to code we cannot see."""
 
     imports: Imports
     frame: Frame | None
@@ -162,6 +163,7 @@ class ApiHost(Protocol):
     models: Models
     moves: Moves
     library: Library
+    recording: Recording
 
     def args(self, node: cst.Call) -> tuple: ...
 
@@ -182,12 +184,6 @@ class ApiHost(Protocol):
     def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict, via: str | None = None) -> bool: ...
 
     def _current(self, text: str) -> Val | None: ...
-
-    def _in_forward(self) -> bool: ...
-
-    def record_mix(self, node, operands, in_forward: bool | None = None) -> None: ...
-
-    def note_numpy(self, conv) -> None: ...
 
 
 class ApiCalls:
@@ -320,7 +316,7 @@ class ApiCalls:
         if q in kb.consumers.ARRAY_CONSTRUCTORS:
             pos, kw = self.host.args(node)
             if pos:
-                self.host.note_numpy(NumpyConv(node, pos[0]))
+                self.host.recording.note_numpy(NumpyConv(node, pos[0]))
             return NDARRAY
         return None
 
@@ -378,7 +374,7 @@ class ApiCalls:
             return UNKNOWN
         tensors = [v for v in _tensor_inputs(pos, kw) if v.kind is Kind.TENSOR]
         if len(tensors) >= 2 and kb.combines_its_tensors(q):
-            self.host.record_mix(node, tensors)
+            self.host.recording.record_mix(node, tensors)
         self.host.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
             return OTHER
@@ -429,7 +425,7 @@ class ApiCalls:
         flat = _tensor_inputs(pos, kw)
         tensors = [v for v in flat if v.kind is Kind.TENSOR]
         if len(tensors) >= 2 and _mixes_its_inputs(parts):
-            self.host.record_mix(node, tensors)
+            self.host.recording.record_mix(node, tensors)
         if not tensors:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
@@ -494,7 +490,7 @@ class ApiCalls:
         file that moves its model there), where the process group is NCCL's: the tensors it
         is handed must be on the GPU, so a host tensor meets the device here."""
         known = self.host.known or self.host.facts
-        on_gpu = self.host._in_forward() or any(
+        on_gpu = self.host.recording.in_forward() or any(
             d is Dev.ACCEL for moves in known.model_moves.values() for d, _ in moves)
         if not on_gpu:
             return
@@ -506,7 +502,7 @@ class ApiCalls:
                 handed.append(v)
         tensors = [v for v in handed if v.kind is Kind.TENSOR]
         if tensors:
-            self.host.record_mix(node, [*tensors, NCCL_GROUP])
+            self.host.recording.record_mix(node, [*tensors, NCCL_GROUP])
 
     def partial_factory(self, node: cst.Call, factory: str) -> Val:
         """`arange = partial(torch.arange, device=device)`: a factory with its keywords set."""

@@ -224,7 +224,7 @@ class Calls:
             return pos[0]
         if name == "next" and pos:
             return self.iter_elem(pos[0])
-        if name == "map" and len(pos) == 2 and self._in_forward():
+        if name == "map" and len(pos) == 2 and self.recording.in_forward():
             # `q, k, v = map(lambda t: rearrange(t, ...), qkv)` in a forward: the module's tensors
             elem = self.iter_elem(pos[1])
             if elem.kind is Kind.TENSOR and elem.on_module and elem.dev is not Dev.CPU:
@@ -234,7 +234,7 @@ class Calls:
         if name == "print":
             for v in pos:
                 if v.kind is Kind.TENSOR:
-                    self.note_sync(node, "print", v)
+                    self.recording.note_sync(node, "print", v)
         if name in naming.NON_ESCAPING_BUILTINS or name in ("dict", "getattr", "setattr"):
             return OTHER if name != "getattr" else UNKNOWN
         self.escape(pos + list(kw.values()))
@@ -308,7 +308,7 @@ class Calls:
         `forward` a name may be a block of the module; else what an unseen call returns."""
         if _LOSS_NAME.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
             self._unseen_loss(node, pos, kw)
-        if isinstance(node.func, cst.Name) and v.dev is Dev.UNKNOWN and self._in_forward():
+        if isinstance(node.func, cst.Name) and v.dev is Dev.UNKNOWN and self.recording.in_forward():
             # `for attn, ff in self.layers: x = attn(x, mask=mask) + x`: a block of the module
             out = self.part_call(node, node.func.value, args)
             if out is not UNKNOWN:
@@ -327,7 +327,7 @@ class Calls:
                     and not naming.LENGTHS.search(spelled(a)):  # CTC losses take lengths on the host
                 data.append(v)
         if len(data) >= 2:
-            self.record_mix(node, data)
+            self.recording.record_mix(node, data)
 
     def unseen_call_result(self, node: cst.Call, args: list, kind: str = "other") -> Val | None:
         """A callable we cannot see (a model passed in) that accepts device tensors returns
@@ -348,7 +348,7 @@ class Calls:
         # output home itself; only device tensors handed in tell where the result is
         if any(contents_on_accel(a) and not _a_model(a) for a in args):
             return Val(Kind.TENSOR, Dev.ACCEL)
-        if self._in_forward() and any(a.kind is Kind.TENSOR and a.on_module and a.dev is not Dev.CPU for a in args):
+        if self.recording.in_forward() and any(a.kind is Kind.TENSOR and a.on_module and a.dev is not Dev.CPU for a in args):
             # inside `forward`: what an unseen helper makes of the module's tensors lives with them
             return Val(Kind.TENSOR, on_module=True)
         return None
@@ -368,18 +368,18 @@ class Calls:
         self.facts.module_calls.append(ModuleCall(node, model, args, node, via=via, handed=_arg_node(node, at, name)))
         operands = _module_operands(model, args, [])
         if len(operands) >= 2:
-            self.record_mix(node, operands)
+            self.recording.record_mix(node, operands)
         return True
 
     def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated=None,
                     method: str | None = None) -> Val:
         args, exempt = self._module_inputs(node, model, forward, evaluated)
         self.facts.module_calls.append(ModuleCall(node, model, args, self._blamed_call(node, model), method,
-                                                  self._mod_cls() if self._in_forward() else None))
+                                                  self.recording.mod_cls() if self.recording.in_forward() else None))
         operands = _module_operands(model, args, exempt)
-        cls = self._mod_cls()
+        cls = self.recording.mod_cls()
         if len(operands) >= 2:
-            self.record_mix(node, operands)
+            self.recording.record_mix(node, operands)
         if model.param_free:
             out = result_of(args)
             return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN

@@ -15,7 +15,6 @@ from devicelint.names import Imports, dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, mid_parts
 from devicelint.flow import items
 from devicelint.flow.facts import PlacedItems
-from devicelint.flow.models import Models
 from devicelint.flow.state import Frame
 from devicelint.flow.held import handed_model, instances_moved, places_its_inputs
 from devicelint.flow.nodes import find, is_string, no_grad_decorated, param_names, walk
@@ -365,6 +364,14 @@ class Classes:
         return True  # a factory we cannot see: assume it builds weights
 
 
+class ModelMaker(Protocol):
+    """What the inline part asks of the model part: a model built by a constructor of this file
+    (declared here, not imported: flow/models.py reaches this module through the recording
+    part, so importing it back would make a cycle)."""
+
+    def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val: ...
+
+
 class UserCodeHost(Protocol):
     """What the inline part asks of the interpreter that holds it: the frame being run (it
     runs a callee in a frame of its own and restores the caller's), the module's frame, the
@@ -377,7 +384,7 @@ class UserCodeHost(Protocol):
     steps: int
     no_grad: int
     classes: Classes
-    models: Models
+    models: ModelMaker
 
     def args(self, node: cst.Call) -> tuple: ...
 

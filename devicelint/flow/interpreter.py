@@ -1,19 +1,19 @@
 """The interpreter: one object composed of the parts of the language and of torch it knows.
 
-Some parts are mixins in their own modules (statements, expressions, calls, methods,
-recording); they share the state kept here (frames, the facts being recorded, the caches)
-and call each other through `self`. The others are composed, objects held here and handed
-the interpreter through a declared interface (a Protocol): `self.flags` (flags.DeviceFlags,
-the device flags of the path being run), `self.models` (models.Models, a model's identity
-and placement), `self.moves` (moves.Moves, what a `.to()`/`.cuda()`/`.cpu()` gives and the
-record of each move), `self.library` (library.Library, what library calls build,
-DataLoaders and their collate functions), `self.api` (api_calls.ApiCalls, calls of torch and
-other libraries by qualified name), `self.classes` (classes.Classes, the summary of each
-class of the file) and `self.user_code` (classes.UserCode, calls of the file's functions and
-classes run inline); the other mixins become parts the same way, one per step
-(docs/ARCHITECTURE.md §3 step 6). This module holds the entry points: running a file's body
-and every function and method, and `infer`, which runs the interpreter twice and returns the
-facts."""
+Four parts are mixins in their own modules (statements, expressions, calls, methods): they
+share the state kept here (frames, the facts being recorded, the caches) and call each other
+through `self`. The others are composed, objects held here and handed the interpreter
+through a declared interface (a Protocol): `self.flags` (flags.DeviceFlags, the device flags
+of the path being run), `self.recording` (recording.Recording, where the run stands and the
+facts it records there), `self.models` (models.Models, a model's identity and placement),
+`self.moves` (moves.Moves, what a `.to()`/`.cuda()`/`.cpu()` gives and the record of each
+move), `self.library` (library.Library, what library calls build, DataLoaders and their
+collate functions), `self.api` (api_calls.ApiCalls, calls of torch and other libraries by
+qualified name), `self.classes` (classes.Classes, the summary of each class of the file) and
+`self.user_code` (classes.UserCode, calls of the file's functions and classes run inline);
+the other mixins become parts the same way, one per step (docs/ARCHITECTURE.md §3 step 6).
+This module holds the entry points: running a file's body and every function and method,
+and `infer`, which runs the interpreter twice and returns the facts."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def _is_staticmethod(fn: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
-class Interpreter(Statements, Recording, Expressions, Calls, Methods):
+class Interpreter(Statements, Expressions, Calls, Methods):
     def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
         self.module = module
         self.imports = imports
@@ -80,6 +80,7 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods):
         self.body_cache: dict = {}
         # the parts (passed explicitly, each with its declared interface, not mixed in)
         self.flags = DeviceFlags(self)  # device flags assumed on the path being run
+        self.recording = Recording(self)  # where the run stands, and the facts it records there
         self.models = Models(self)  # models built here: identity and placement
         self.library = Library(self)  # what library calls build, DataLoaders and their collate functions
         self.moves = Moves(self)  # `.to()`/`.cuda()`/`.cpu()`: where a value lands, which moves repeat
@@ -144,8 +145,8 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods):
     def bind_params(self, fn: cst.FunctionDef, params, closure: Frame, self_val: Val | None) -> None:
         """The parameters of `fn` run on its own: what its callers agree on (contexts.py), else
         a guess by default value and name."""
-        module_method = self._mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
-        if module_method and fn.name.value != "forward" and fn.name.value in self.classes.class_of(self._mod_cls())["forward_path"]:
+        module_method = self.recording.mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
+        if module_method and fn.name.value != "forward" and fn.name.value in self.classes.class_of(self.recording.mod_cls())["forward_path"]:
             # a helper `forward` calls runs inlined there with the real arguments; on its own
             # its parameters are no more inputs than counts or windows (`left_chunk`)
             module_method = False

@@ -17,6 +17,7 @@ from devicelint.flow import items
 from devicelint.flow.classes import Classes, places_on_device
 from devicelint.flow.facts import Facts, NumpyConv, PlacedItems, PlacingLoader
 from devicelint.flow.models import Models
+from devicelint.flow.recording import Recording
 from devicelint.flow.nodes import find, is_string, keyword_value, walk
 from devicelint.flow.state import Frame
 
@@ -80,7 +81,8 @@ _EVALUATED_ARGUMENTS = {
 class LibraryHost(Protocol):
     """What the library part asks of the interpreter that holds it: the module, its import
     table and the frames being run, the facts being recorded, the model part (a library's
-    model is built there), the class summaries, and seven of its transfer functions."""
+    model is built there), the class summaries, the record of what meets the device, and six
+    of its transfer functions."""
 
     module: cst.Module
     imports: Imports
@@ -89,6 +91,7 @@ class LibraryHost(Protocol):
     facts: Facts
     models: Models
     classes: Classes
+    recording: Recording
 
     def args(self, node: cst.Call) -> tuple: ...
 
@@ -101,8 +104,6 @@ class LibraryHost(Protocol):
     def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict, via: str | None = None) -> bool: ...
 
     def _aware_module_input(self, recv: Val) -> str | None: ...
-
-    def note_numpy(self, conv) -> None: ...
 
 
 class Library:
@@ -297,7 +298,7 @@ class Library:
                 # `np.ceil(H / self.window_size)` takes ints as well, where `.numpy()` would
                 # prove a tensor: only the trainer's batch of a step is known to be data
                 reason = None
-            self.host.note_numpy(NumpyConv(node, v, arg=a.value, module_input=reason))
+            self.host.recording.note_numpy(NumpyConv(node, v, arg=a.value, module_input=reason))
 
     def _text_iterator(self, node: cst.Call, lib: str, q: str) -> Val:
         """A torchtext iterator (or the tuple its `.splits(...)` gives): a host loader, or one

@@ -303,11 +303,11 @@ class Methods:
         if held is not None:  # self.model(x): calling what the attribute holds
             return self.call_value(node, held)
         pos, kw = self.args(node)
-        if name in ("parameters", "buffers") and info["module"] and self._mod_cls() is not None:
+        if name in ("parameters", "buffers") and info["module"] and self.recording.mod_cls() is not None:
             # `next(self.parameters()).device` in the module's own code: where the module is
             return Val(Kind.SEQ, elem=Val(Kind.TENSOR, on_module=True))
         self.escape(pos + list(kw.values()))
-        if self._in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if self.recording.in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
             return self.part_call(node, name, pos + list(kw.values()))
         return UNKNOWN
 
@@ -396,7 +396,7 @@ class Methods:
                 target = expr_text(func.value)
                 if target is not None:
                     # `losses.append(loss)` keeps each step's graph alive, as `total += loss` does
-                    self.note_accum(node, target, pos[0])
+                    self.recording.note_accum(node, target, pos[0])
             if containers.grow(self, func.value, recv, name, pos):
                 return OTHER
             return self.unpack(recv, None) if name == "pop" else UNKNOWN
@@ -455,7 +455,7 @@ class Methods:
             return UNKNOWN
         module_tensors = [a for a in tensors if a.on_module and a.dev is not Dev.CPU]
         if module_tensors:
-            self.record_mix(node, [*made, *module_tensors])
+            self.recording.record_mix(node, [*made, *module_tensors])
             return UNKNOWN
         if len(made) == len(tensors) and all(a.kind in (Kind.TENSOR, Kind.OTHER) for a in args):
             return Val(Kind.TENSOR, Dev.CPU, fresh=True, born=made[0].born)
@@ -468,13 +468,13 @@ class Methods:
         the trainer hands batches on the module's device; None otherwise."""
         if recv.kind is not Kind.TENSOR or not recv.on_module or recv.dev is not Dev.UNKNOWN:
             return None
-        cls = self._mod_cls()
+        cls = self.recording.mod_cls()
         if cls is None:
             return None
-        method = self._method_frame().func
+        method = self.recording.method_frame().func
         if method is not None and method.name.value in kb.lightning.STEP_HOOKS and self.classes.class_of(cls)["framework"]:
             return "lightning"
-        if not self._in_forward():
+        if not self.recording.in_forward():
             return None
         key = ("aware", id(cls))
         found = self.body_cache.get(key)
@@ -495,11 +495,11 @@ class Methods:
         pos, kw = self.args(node)
         if name == "numpy":
             if not any(a.keyword is not None and a.keyword.value == "force" for a in node.args):
-                self.note_numpy(NumpyConv(node, recv, module_input=self._aware_module_input(recv)))
+                self.recording.note_numpy(NumpyConv(node, recv, module_input=self._aware_module_input(recv)))
             return OTHER
         if name in ("item", "tolist"):
-            self.note_sync(node, name, recv)
-            self.note_back(node, name, recv)
+            self.recording.note_sync(node, name, recv)
+            self.recording.note_back(node, name, recv)
         if name in kb.torch_core.NON_TENSOR_METHODS and not (name == "type" and _dtype_cast(node)):
             # `x.type()` is a string; `x.type(torch.long)` a cast, where x is (but
             # `x.type(torch.cuda.FloatTensor)` may move it)
@@ -518,7 +518,7 @@ class Methods:
         argument gives a device result; None where the usual result rule applies."""
         tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
         if len(tensors) >= 2:
-            self.record_mix(node, tensors)
+            self.recording.record_mix(node, tensors)
         placed = [a for a in tensors[1:] if on_device(a)]
         if recv.dev is Dev.CPU and placed:
             # `host.gather(1, device_idx)` fails right here (the finding), unless the host
@@ -534,7 +534,7 @@ class Methods:
             return self._own_module_method(node, recv, name)
         may_compute = not isinstance(recv.ref, cst.ClassDef) and name not in kb.nn.MODULE_PROOF \
             and not name.startswith(_NOT_COMPUTE)
-        if may_compute and (recv.mid is not None or self._in_forward()):
+        if may_compute and (recv.mid is not None or self.recording.in_forward()):
             return self._held_model_method(node, recv, name)
         if may_compute:
             return self._unseen_model_method(node, recv, name)

@@ -16,6 +16,7 @@ from devicelint.flow.classes import Classes
 from devicelint.flow.facts import Facts, LoaderMove, Move
 from devicelint.flow.flags import DeviceFlags
 from devicelint.flow.models import Models
+from devicelint.flow.recording import Recording
 from devicelint.flow.nodes import expr_text, keyword_value, text_root, walk
 from devicelint.flow.state import Frame
 
@@ -89,9 +90,9 @@ def _names_attributes(node: cst.Call) -> bool:
 class MoveHost(Protocol):
     """What the move part asks of the interpreter that holds it: the module and the frame
     being run, the facts of the previous run (`known`, None in the first) and of this one,
-    the three other parts it consults (the device flags for a move's condition, the models for
-    one's placement, the class summaries for what a class is), and six of its transfer
-    functions."""
+    the four other parts it consults (the device flags for a move's condition, the models for
+    one's placement, the class summaries for what a class is, the record of host syncs and
+    copies back), and four of its transfer functions."""
 
     module: cst.Module
     frame: Frame | None
@@ -100,16 +101,13 @@ class MoveHost(Protocol):
     flags: DeviceFlags
     models: Models
     classes: Classes
+    recording: Recording
 
     def eval(self, node) -> Val: ...
 
     def qual(self, node) -> str | None: ...
 
     def txt_key(self, scope, text: str) -> tuple: ...
-
-    def note_sync(self, node, what: str, val: Val) -> None: ...
-
-    def note_back(self, node, what: str, val: Val) -> None: ...
 
     def rebind_text(self, node, value: Val) -> None: ...
 
@@ -243,8 +241,8 @@ class Moves:
         """A tensor brought back to the host (a sync, DL010/DL012), a loader batch sent to the
         device (with `non_blocking=`, DL013)."""
         if target.dev is Dev.CPU and recv.kind is Kind.TENSOR:
-            self.host.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
-            self.host.note_back(node, method if method == "cpu" else "to(cpu)", recv)
+            self.host.recording.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
+            self.host.recording.note_back(node, method if method == "cpu" else "to(cpu)", recv)
         if target.dev is Dev.ACCEL and recv.src is not None and recv.host_batch:
             nb = keyword_value(node, "non_blocking")
             self.host.facts.loader_moves.append(
