@@ -81,7 +81,7 @@ def test_every_call_on_the_interpreter_names_something_it_has():
     internal error and fewer findings. Checked over the mixins and every helper handed the
     interpreter as `interp`."""
     have = _interpreter_attributes()
-    mixins = [c for c in Interpreter.__mro__[1:] if c.__module__.startswith("devicelint.")]
+    mixins = [c for c in Interpreter.__mro__ if c.__module__.startswith("devicelint.")]
     missing = {f"{c.__name__}.{name}" for c in mixins for name in _calls_on(ast.parse(inspect.getsource(c)), "self")
                if name not in have}
     package = Path(inspect.getfile(Interpreter)).resolve().parent.parent
