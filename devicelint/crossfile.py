@@ -98,7 +98,7 @@ def call(interp, node, sym) -> Val | None:
     """The value of calling `sym`; None when the caller's own handling should decide."""
     view = interp.imports.project
     if sym[0] == "lib":
-        return interp.call_api(node, sym[1])
+        return interp.api.call_api(node, sym[1])
     if sym[0] == "class":
         try:
             facts = view.class_facts(sym[1], sym[2])

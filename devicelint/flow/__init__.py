@@ -13,11 +13,13 @@ knowledge. Whenever it cannot tell, a value becomes UNKNOWN, and no rule fires o
 
 Layout: facts.py (what rules read), state.py (names and frames), nodes.py (CST helpers),
 interpreter.py (entry points; the Interpreter class composed of the parts below), and one
-module per part: statements, flags (device-flag paths), expressions, calls, methods, moves,
-api_calls (torch functions), library (library objects, with devicelint/knowledge/ as the
-table), models (model identity and placement), classes (user classes and inlined calls),
-recording (loop facts). flags and models are parts the Interpreter holds (`self.flags`,
-`self.models`), the others mixins of its class.
+module per part: statements, expressions, calls, methods (the four mixins of its class,
+calling each other through `self`), and the parts it holds, each reaching it through a
+declared Protocol: flags (device-flag paths, `self.flags`), recording (where the run stands
+and the facts it records, `self.recording`), models (model identity and placement,
+`self.models`), moves (`self.moves`), library (library objects, with devicelint/knowledge/
+as the table, `self.library`), api_calls (torch functions by name, `self.api`), classes
+(class summaries, `self.classes`, and inlined calls of user code, `self.user_code`).
 """
 
 from devicelint.flow.facts import Facts

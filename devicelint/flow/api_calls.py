@@ -3,17 +3,25 @@ functions, model builders."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import libcst as cst
 
 from devicelint import knowledge as kb
 from devicelint import naming
-from devicelint.names import dotted
+from devicelint.names import Imports, dotted
 from devicelint.values import (NCCL_GROUP, NDARRAY, NONE, OTHER, UNKNOWN, Dev, Kind, PresetFactory, Val, join, mid_parts,
                                ndarray, places_or_holds)
 from devicelint.flow import items
-from devicelint.flow.facts import ModuleCall, NumpyConv, OptimizerOf
+from devicelint.flow.facts import Facts, ModuleCall, NumpyConv, OptimizerOf
 from devicelint.flow.expressions import result_of
-from devicelint.flow.nodes import walk
+from devicelint.flow.flags import DeviceFlags
+from devicelint.flow.library import Library
+from devicelint.flow.models import Models
+from devicelint.flow.moves import Moves
+from devicelint.flow.recording import Recording
+from devicelint.flow.state import Frame
+from devicelint.flow.nodes import keyword_value, walk
 
 
 def _maybe_model_builder(q: str) -> bool:
@@ -135,7 +143,58 @@ _UNBOUND = "torch.Tensor."
 _UNBOUND_SAME_PLACE = frozenset({"detach", "clone", "contiguous"})
 
 
+class ApiHost(Protocol):
+    """What the library-call part asks of the interpreter that holds it: the import table, the
+    frame being run, the facts of the previous run (`known`, None in the first) and of this
+    one, what the run has seen so far (models handed to code we cannot see, the default device
+    and its `with torch.device(...)` scopes, gradients off), the five other parts it hands
+    calls to or records through, and the transfer functions that evaluate a call's arguments
+    and hand values to code we cannot see."""
+
+    imports: Imports
+    frame: Frame | None
+    known: Facts | None
+    facts: Facts
+    escaped_so_far: set
+    default_device_set: bool
+    device_scopes: list
+    no_grad: int
+    flags: DeviceFlags
+    models: Models
+    moves: Moves
+    library: Library
+    recording: Recording
+
+    def args(self, node: cst.Call) -> tuple: ...
+
+    def eval(self, node) -> Val: ...
+
+    def qual(self, node) -> str | None: ...
+
+    def txt_key(self, scope, text: str) -> tuple: ...
+
+    def iter_elem(self, v: Val) -> Val: ...
+
+    def device_names(self) -> dict: ...
+
+    def escape(self, vals) -> None: ...
+
+    def unseen_call_result(self, node: cst.Call, args: list, kind: str = "other") -> Val | None: ...
+
+    def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict, via: str | None = None) -> bool: ...
+
+    def _current(self, text: str) -> Val | None: ...
+
+
 class ApiCalls:
+    """A part of the interpreter (not a mixin): calls of torch, NumPy and other libraries by
+    their qualified name (factories, tensor functions, optimizers, model builders, copies),
+    and the record of what they do for the rules. It reaches the interpreter only through
+    `ApiHost`; the calls of library objects and DataLoaders are the library part's."""
+
+    def __init__(self, host: ApiHost):
+        self.host = host
+
     def _unbound_tensor_method(self, node: cst.Call, method: str) -> Val | None:
         """`Tensor.cpu(x)`, `torch.Tensor.detach(x)`: where `x.cpu()` / `x.detach()` leave it;
         None for the other methods (the generic handling of `torch.*` calls)."""
@@ -143,12 +202,12 @@ class ApiCalls:
             return None
         if not node.args or node.args[0].keyword is not None or node.args[0].star:
             return None
-        pos, _ = self.args(node)
+        pos, _ = self.host.args(node)
         recv = pos[0]
         if method == "cpu":
             if recv.kind not in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING):
                 return UNKNOWN
-            return self.moves.moved_value(node, recv, Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu")
+            return self.host.moves.moved_value(node, recv, Val(Kind.DEVICE, Dev.CPU, key=("lit", "cpu")), "cpu")
         if recv.kind is not Kind.TENSOR:
             return UNKNOWN
         return recv.with_(grad=recv.grad and method != "detach", fresh=False, inplace=False)
@@ -171,9 +230,9 @@ class ApiCalls:
                 return v
         lib = kb.kind_of_call(q)
         if lib is not None:
-            return self.library.library_call(node, lib, q)
+            return self.host.library.library_call(node, lib, q)
         if parts[0] == "tqdm":
-            pos, kw = self.args(node)
+            pos, kw = self.host.args(node)
             return pos[0] if pos else kw.get("iterable", UNKNOWN)
         if parts[0] == "torch":
             return self.torch_function(node, q, parts)
@@ -182,17 +241,17 @@ class ApiCalls:
     def _note_api_call(self, node: cst.Call, q: str) -> None:
         """What the rules read of any call by name: the call itself, where `torch.load` runs
         (DL009), where `random_split` runs (its generator's device)."""
-        self.facts.api_calls.append((node, q))
+        self.host.facts.api_calls.append((node, q))
         if q in kb.torch_core.LOADS:
-            self.facts.load_scopes.setdefault(node, []).append(self.device_names())
+            self.host.facts.load_scopes.setdefault(node, []).append(self.host.device_names())
         if q in kb.data.RANDOM_SPLIT:
-            self.facts.random_splits.append((node, self.device_scopes[-1] if self.device_scopes else None))
+            self.host.facts.random_splits.append((node, self.host.device_scopes[-1] if self.host.device_scopes else None))
 
     def _torch_device(self, node: cst.Call) -> Val:
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         v = pos[0] if pos else kw.get("type", UNKNOWN)
         if v.kind is Kind.DEVICE:
-            return self.flags.flagged_device(v.with_(key=("dev", id(node))))
+            return self.host.flags.flagged_device(v.with_(key=("dev", id(node))))
         return Val(Kind.DEVICE, Dev.ACCEL, key=("dev", id(node)))  # torch.device(args.device): may be an accelerator
 
     def _current_device(self, node: cst.Call) -> Val:
@@ -206,42 +265,42 @@ class ApiCalls:
         is an ordinary call."""
         if not node.args or node.args[0].keyword:
             return None
-        made = self.qual(node.args[0].value) or ""
+        made = self.host.qual(node.args[0].value) or ""
         if made.startswith("torch.") and made.count(".") == 1 and made[6:] in kb.torch_core.TENSOR_FACTORIES:
             return self.partial_factory(node, made[6:])
         return None
 
     def _ordered_dict(self, node: cst.Call) -> Val:
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         return self.mapping_of(pos[0]) if len(pos) == 1 and not kw else UNKNOWN
 
     def _torch_save(self, node: cst.Call) -> Val:
-        pos, kw = self.args(node)
-        self.facts.saves.append((node, pos[0] if pos else kw.get("obj", UNKNOWN)))
+        pos, kw = self.host.args(node)
+        self.host.facts.saves.append((node, pos[0] if pos else kw.get("obj", UNKNOWN)))
         return OTHER
 
     def _first_argument(self, node: cst.Call) -> Val:
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         return pos[0] if pos else UNKNOWN
 
     def _returned_arguments(self, node: cst.Call) -> Val:
         """`model, optimizer = amp.initialize(model, optimizer, opt_level="O1")`: the models and
         optimizers it was handed, where they are (the model alone without optimizers)."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         model = pos[0] if pos else kw.get("models", UNKNOWN)
         optimizers = pos[1] if len(pos) > 1 else kw.get("optimizers")
         return model if optimizers is None else Val(Kind.SEQ, parts=(model, optimizers))
 
     def _wrapper_in_place(self, node: cst.Call) -> Val | None:
         """apex's `DistributedDataParallel(model)`: a wrapper that moves nothing, as torch's."""
-        pos, kw = self.args(node)
-        return self.models.wrap(node, "DistributedDataParallel", pos, kw)
+        pos, kw = self.host.args(node)
+        return self.host.models.wrap(node, "DistributedDataParallel", pos, kw)
 
     def _from_host_data(self, node: cst.Call) -> Val:
         """`torch.from_numpy(a)`: a tensor sharing host memory (unknown where a function may
         have set a default device)."""
-        self.args(node)
-        return Val(Kind.TENSOR, Dev.UNKNOWN if self.frame.default_device_unknown else Dev.CPU, fresh=True)
+        self.host.args(node)
+        return Val(Kind.TENSOR, Dev.UNKNOWN if self.host.frame.default_device_unknown else Dev.CPU, fresh=True)
 
     def _plain_value_call(self, node: cst.Call, q: str, parts: list) -> Val | None:
         """Calls that make no tensor: optimizers and schedules, `math`, `np.array(t)` (which
@@ -249,15 +308,15 @@ class ApiCalls:
         last = parts[-1]
         if q.startswith("torch.optim.") or kb.optim.OPTIMIZER.search(last):
             # an optimizer or a schedule holds the model's parameters but is no tensor itself
-            pos, kw = self.args(node)
+            pos, kw = self.host.args(node)
             return self.optimizer_of(node, last, pos, kw)
         if parts[0] == "math":  # `math.log(10000) / half_dim`: plain numbers, never tensors
-            self.args(node)
+            self.host.args(node)
             return OTHER
         if q in kb.consumers.ARRAY_CONSTRUCTORS:
-            pos, kw = self.args(node)
+            pos, kw = self.host.args(node)
             if pos:
-                self.note_numpy(NumpyConv(node, pos[0]))
+                self.host.recording.note_numpy(NumpyConv(node, pos[0]))
             return NDARRAY
         return None
 
@@ -267,13 +326,13 @@ class ApiCalls:
         same name from anywhere else is unknown.)"""
         last = parts[-1]
         if q in kb.data.DATALOADERS or q in kb.data.TORCH_DATALOADER_SUBCLASSES:
-            return self.library.dataloader(node, q)
+            return self.host.library.dataloader(node, q)
         if parts[0] != "torch":
             return None
         if len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:
             return self.factory(node)
         if len(parts) == 3 and parts[1] == "cuda" and last.endswith("Tensor"):
-            self.args(node)
+            self.host.args(node)
             return Val(Kind.TENSOR, Dev.ACCEL, key=("lit", "cuda"))
         if last in kb.torch_core.LIKE_FACTORIES:
             return self._like_factory(node)
@@ -282,12 +341,12 @@ class ApiCalls:
         if last == "TensorDataset":
             return self._tensor_dataset(node)
         if parts[1:2] == ["nn"] and last[:1].isupper():
-            return self.models.nn_constructor(node, last, q)
+            return self.host.models.nn_constructor(node, last, q)
         return None
 
     def _like_factory(self, node: cst.Call) -> Val:
         """`torch.zeros_like(t, device=d)`: on `d` if given, else where `t` is."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         if "device" in kw:
             d = kw["device"]
             return Val(Kind.TENSOR, d.dev if d.kind is Kind.DEVICE else Dev.UNKNOWN, key=d.key)
@@ -295,7 +354,7 @@ class ApiCalls:
 
     def _tensor_dataset(self, node: cst.Call) -> Val:
         """`TensorDataset(x, y)`: its items are where its tensors are (all on one place, or unknown)."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         out = None
         for p in pos:
             out = join(out, p) if out is not None else p
@@ -307,7 +366,7 @@ class ApiCalls:
         """A call of a library we have no table for, or of code we cannot see: its arguments
         escape, NumPy consumers convert them, and a class imported from elsewhere may be a model."""
         last = parts[-1]
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         if kb.consumers.converts_to_numpy(q):
             return self._consumer_call(node, parts, pos, kw)
         runs = kb.runs_module_on_made_inputs(q)
@@ -315,8 +374,8 @@ class ApiCalls:
             return UNKNOWN
         tensors = [v for v in _tensor_inputs(pos, kw) if v.kind is Kind.TENSOR]
         if len(tensors) >= 2 and kb.combines_its_tensors(q):
-            self.record_mix(node, tensors)
-        self.escape(pos + list(kw.values()))
+            self.host.recording.record_mix(node, tensors)
+        self.host.escape(pos + list(kw.values()))
         if parts[0] == "numpy":
             return OTHER
         if parts[0] == "einops" and pos and pos[0].kind is Kind.TENSOR and last in kb.einops.RESHAPES:
@@ -328,7 +387,7 @@ class ApiCalls:
             # `Teacher(...)` from a file we cannot see: a model only if the code proves it (below);
             # a call handed tensors computes with them (`interpolate(masks, size)`)
             return Val(Kind.UNKNOWN, mid=node, name=last)
-        return self.unseen_call_result(node, args) or UNKNOWN
+        return self.host.unseen_call_result(node, args) or UNKNOWN
 
     def _runs_on_made_inputs(self, node: cst.Call, runs: tuple, pos: list, kw: dict) -> bool:
         """`summary(model, (3, 224, 224))`: the model run on inputs the function builds on its
@@ -343,13 +402,13 @@ class ApiCalls:
         if model is None or "**" in kw or dev is not Dev.ACCEL:
             return False
         inputs = Val(Kind.TENSOR, dev, key=told.key if told is not None else ("lit", default))
-        self.facts.module_calls.append(ModuleCall(node, model, [inputs], node, runner=dotted(node.func)))
-        self.escape([v for v in pos + list(kw.values()) if v is not model])
+        self.host.facts.module_calls.append(ModuleCall(node, model, [inputs], node, runner=dotted(node.func)))
+        self.host.escape([v for v in pos + list(kw.values()) if v is not model])
         return True
 
     def torch_function(self, node: cst.Call, q: str, parts) -> Val:
-        pos, kw = self.args(node)
-        wrapped = self.models.wrap(node, parts[-1], pos, kw)
+        pos, kw = self.host.args(node)
+        wrapped = self.host.models.wrap(node, parts[-1], pos, kw)
         if wrapped is not None:
             return wrapped
         if parts[1:2] == ["distributed"] and parts[-1] in kb.distributed.COLLECTIVES:
@@ -357,16 +416,16 @@ class ApiCalls:
         if q in kb.torch_core.TRACING_FUNCTIONS:
             spec = kb.torch_core.MODULE_RUNNERS.get(q)
             if spec is not None:
-                self.run_module_on_inputs(node, spec, pos, kw)
+                self.host.run_module_on_inputs(node, spec, pos, kw)
             return UNKNOWN
         if q.startswith(kb.torch_core.ESCAPING_TORCH_PREFIXES) or parts[-1] in kb.distributed.WRAPPERS:
-            self.escape(pos + list(kw.values()))
+            self.host.escape(pos + list(kw.values()))
             return Val(Kind.MODULE) if parts[-1] in kb.distributed.WRAPPERS else UNKNOWN
         last = parts[-1]
         flat = _tensor_inputs(pos, kw)
         tensors = [v for v in flat if v.kind is Kind.TENSOR]
         if len(tensors) >= 2 and _mixes_its_inputs(parts):
-            self.record_mix(node, tensors)
+            self.host.recording.record_mix(node, tensors)
         if not tensors:
             return UNKNOWN if parts[1:2] not in (["cuda"], ["backends"]) else OTHER
         if last in ("save", "is_tensor", "numel", "equal", "allclose"):
@@ -386,7 +445,7 @@ class ApiCalls:
         if last in kb.torch_core.REDUCTIONS and len(pos) == 1 and not kw:
             return Val(Kind.TENSOR, out.dev, grad=out.grad)
         tuple_result = last in kb.torch_core.TUPLE_RESULTS or (last in ("max", "min", "median") and len(pos) + len(kw) > 1)
-        if out.kind is Kind.TENSOR and (last in kb.torch_core.NO_HISTORY_METHODS or tuple_result or self.no_grad):
+        if out.kind is Kind.TENSOR and (last in kb.torch_core.NO_HISTORY_METHODS or tuple_result or self.host.no_grad):
             out = out.with_(grad=False, fresh=out.fresh and not tuple_result)
         return out
 
@@ -394,12 +453,12 @@ class ApiCalls:
         """`ema = deepcopy(model)`: a new model where the original is now (copying hands the
         original to no one); a copy of a host model built here is a model of its own, on the
         host until something moves it."""
-        src = self.eval(node.args[0].value)
+        src = self.host.eval(node.args[0].value)
         if src.kind is Kind.MODULE and src.dev is Dev.ACCEL:
             return src.with_(mid=None, moved_at=None)
         if (src.kind is Kind.MODULE and src.dev is Dev.CPU and src.mid is not None and not src.param_free) \
                 or self._not_moved_yet(src):
-            return self.models.new_model(node, built=True, name=src.name,
+            return self.host.models.new_model(node, built=True, name=src.name,
                                   cls=src.ref if isinstance(src.ref, cst.ClassDef) else None).with_(ref=src.ref)
         if src.kind is Kind.UNKNOWN and src.mid is not None and src.dev is Dev.UNKNOWN:
             # a copy of a model candidate from code we cannot see: a candidate of its own
@@ -414,14 +473,14 @@ class ApiCalls:
         (`ema = deepcopy(model)` before `model = DDP(model.to(device))`)."""
         if src.kind is not Kind.MODULE or src.mid is None or src.moved_at is not None or src.param_free:
             return False
-        if any(m in self.escaped_so_far or m in self.frame.moved_models for m in mid_parts(src.mid)):
+        if any(m in self.host.escaped_so_far or m in self.host.frame.moved_models for m in mid_parts(src.mid)):
             return False
-        known = self.known or self.facts
-        return all(known.move_funcs.get(m, set()) <= {self.frame.func} for m in mid_parts(src.mid))
+        known = self.host.known or self.host.facts
+        return all(known.move_funcs.get(m, set()) <= {self.host.frame.func} for m in mid_parts(src.mid))
 
     def mapping_of(self, pairs: Val) -> Val:
         """`dict(model.named_parameters())`, `OrderedDict(pairs)`: a mapping of the pairs' values."""
-        row = self.iter_elem(pairs) if pairs.kind is Kind.SEQ else None
+        row = self.host.iter_elem(pairs) if pairs.kind is Kind.SEQ else None
         if row is not None and row.kind is Kind.SEQ and row.parts and len(row.parts) == 2:
             return Val(Kind.MAPPING, elem=row.parts[1])
         return pairs if pairs.kind is Kind.MAPPING else UNKNOWN
@@ -430,8 +489,8 @@ class ApiCalls:
         """`dist.all_reduce(num_boxes)` in code that runs on the GPU (a module's `forward`, a
         file that moves its model there), where the process group is NCCL's: the tensors it
         is handed must be on the GPU, so a host tensor meets the device here."""
-        known = self.known or self.facts
-        on_gpu = self._in_forward() or any(
+        known = self.host.known or self.host.facts
+        on_gpu = self.host.recording.in_forward() or any(
             d is Dev.ACCEL for moves in known.model_moves.values() for d, _ in moves)
         if not on_gpu:
             return
@@ -443,11 +502,11 @@ class ApiCalls:
                 handed.append(v)
         tensors = [v for v in handed if v.kind is Kind.TENSOR]
         if tensors:
-            self.record_mix(node, [*tensors, NCCL_GROUP])
+            self.host.recording.record_mix(node, [*tensors, NCCL_GROUP])
 
     def partial_factory(self, node: cst.Call, factory: str) -> Val:
         """`arange = partial(torch.arange, device=device)`: a factory with its keywords set."""
-        _, kw = self.args(node)
+        _, kw = self.host.args(node)
         return Val(Kind.OBJECT, ref=PresetFactory(factory, tuple(kw.items())), name=factory)
 
     def _consumer_call(self, node: cst.Call, parts: list, pos: list, kw: dict) -> Val:
@@ -459,31 +518,9 @@ class ApiCalls:
         if numpy and last in kb.consumers.NUMPY_FORWARDING and len(pos) == 1 and pos[0].kind is Kind.TENSOR and not kw:
             return pos[0].with_(inplace=False)
         delegates = numpy and last in kb.consumers.NUMPY_DELEGATING
-        self.note_converted_args(node, pos, kw, tensors_delegate=delegates,
-                                 item_keywords=kb.consumers.ITEM_KEYWORDS.get(parts[0], ()))
+        self.host.library.note_converted_args(node, pos, kw, tensors_delegate=delegates,
+                                              item_keywords=kb.consumers.ITEM_KEYWORDS.get(parts[0], ()))
         return ndarray(_built_dims(node, parts[-1])) if ".".join(parts) in kb.consumers.ARRAY_BUILDERS else OTHER
-
-    def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False,
-                            item_keywords=()) -> None:
-        """Each argument a converting call hands to NumPy, by position or by keyword
-        (`f1_score(y_true=labels, y_pred=preds)`, `np.savez(path, emb=z)`): where it is on the
-        device, or is what a module run on the device computed (a Lightning step's batch).
-        `tensors_delegate`: a NumPy reduction, which calls a lone tensor's own method;
-        `item_keywords`: keywords the library reads with `.item()` (`vmin=`), no conversion."""
-        positional = iter(pos)
-        for a in node.args:
-            v = kw.get(a.keyword.value) if a.keyword is not None else None if a.star == "**" else next(positional, None)
-            if v is None or a.star or (tensors_delegate and v.kind is Kind.TENSOR):
-                continue
-            if a.keyword is not None and a.keyword.value in item_keywords:
-                continue
-            reason = self._aware_module_input(v)
-            if reason == "aware":
-                # a forward's parameters are taken for tensors on the module only by a guess;
-                # `np.ceil(H / self.window_size)` takes ints as well, where `.numpy()` would
-                # prove a tensor: only the trainer's batch of a step is known to be data
-                reason = None
-            self.note_numpy(NumpyConv(node, v, arg=a.value, module_input=reason))
 
     def optimizer_of(self, node: cst.Call, last: str, pos: list, kw: dict) -> Val:
         """An optimizer built from the parameters of a model of this file still on the host
@@ -491,13 +528,13 @@ class ApiCalls:
         timm's `create_optimizer(args, model)`) carries that model (OptimizerOf), for
         `load_state_dict` (DL018); anything else is just no tensor."""
         factory = kb.optim.OPTIMIZER_FACTORY.match(last) is not None
-        if not node.args or "lr_scheduler" in (self.imports.qualname(node.func) or "") or not (
+        if not node.args or "lr_scheduler" in (self.host.imports.qualname(node.func) or "") or not (
                 factory or kb.optim.STATEFUL_OPTIMIZER.match(last)):
             return OTHER
         first = node.args[0].value
         if isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) and first.func.attr.value == "parameters":
             owner = dotted(first.func.value)
-            v = self.frame.lookup(owner) if owner and "." not in owner else self._current(owner) if owner else None
+            v = self.host.frame.lookup(owner) if owner and "." not in owner else self.host._current(owner) if owner else None
             models = {v.mid: owner} if self.host_model_moved_later(v) else {}
         else:
             # parameter groups (`[{"params": conv_weights(net.model)}, ...]`), or a factory's
@@ -505,7 +542,7 @@ class ApiCalls:
             models = {}
             for a in node.args if factory else node.args[:1]:
                 for n in walk(a.value):
-                    v = self.frame.lookup(n.value) if isinstance(n, cst.Name) else None
+                    v = self.host.frame.lookup(n.value) if isinstance(n, cst.Name) else None
                     v, text = self._parameters_owner(v) or (v, n.value if isinstance(n, cst.Name) else None)
                     if self.host_model_moved_later(v):
                         models[v.mid] = text
@@ -522,7 +559,7 @@ class ApiCalls:
         elem = v.elem if v is not None and v.kind is Kind.SEQ else None
         if elem is None or elem.kind is not Kind.TENSOR or elem.mid is None:
             return None
-        named = [(k, m) for k, m in self.frame.state.vars.items() if m.mid is elem.mid and m.kind is not Kind.TENSOR]
+        named = [(k, m) for k, m in self.host.frame.state.vars.items() if m.mid is elem.mid and m.kind is not Kind.TENSOR]
         # aliases of one model (`model_without_ddp = model`, the torchvision references) name
         # the same identity: the first binding names it (the load checks it still holds it)
         return named[0][::-1] if named else None
@@ -532,7 +569,7 @@ class ApiCalls:
         afterwards on this path: known to be on the host here (a model moved only by the code
         that builds it is, until that move runs), or one from code we cannot see that only
         this function moves and has not moved yet."""
-        if v is None or v.mid is None or v.param_free or self.known is None \
+        if v is None or v.mid is None or v.param_free or self.host.known is None \
                 or v.kind not in (Kind.MODULE, Kind.UNKNOWN):
             return False
         # a model built on either branch (`if args.refine: model = A(cfg) else: model = A()`) is
@@ -540,19 +577,19 @@ class ApiCalls:
         parts = mid_parts(v.mid)
         # handed to code we cannot see before this point, it may have been moved there; handed
         # to a training function after the load, the order here still holds
-        if (parts | {v.mid}) & self.escaped_so_far \
-                or not any(d is Dev.ACCEL for d, _ in self.known.model_moves.get(v.mid, ())):
+        if (parts | {v.mid}) & self.host.escaped_so_far \
+                or not any(d is Dev.ACCEL for d, _ in self.host.known.model_moves.get(v.mid, ())):
             return False
         if v.kind is Kind.MODULE and v.dev is Dev.CPU:
             return True
-        return v.dev is Dev.UNKNOWN and v.moved_at is None and self.known.move_funcs.get(v.mid) == {self.frame.func} \
-            and not parts & self.frame.moved_models
+        return v.dev is Dev.UNKNOWN and v.moved_at is None and self.host.known.move_funcs.get(v.mid) == {self.host.frame.func} \
+            and not parts & self.host.frame.moved_models
 
     def _dataset_view(self, last: str, node: cst.Call) -> Val:
         """`random_split(ds, ...)` (a list of parts), `Subset(ds, idx)`, `ConcatDataset([a, b])`:
         their items are where the wrapped datasets' items are; a dataset we cannot see stays
         unknown, which a DataLoader takes for host data as before."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         inner = pos[0] if pos else kw.get("dataset", kw.get("datasets", UNKNOWN))
         if last == "ConcatDataset" or last == "ChainDataset":
             inner = _joined_datasets(inner)
@@ -561,7 +598,7 @@ class ApiCalls:
         return Val(Kind.SEQ, elem=inner) if last == "random_split" else inner
 
     def factory(self, node: cst.Call, preset: "PresetFactory | None" = None) -> Val:
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         name = _factory_name(node) if preset is None else preset.name
         if preset is not None:
             kw = {**dict(preset.keywords), **kw}
@@ -574,22 +611,22 @@ class ApiCalls:
             # `torch.tensor(betas, dtype=torch.float64)` of a tensor: a copy where the tensor is
             return pos[0].with_(inplace=False)
         if d is None:
-            dev = Dev.UNKNOWN if (self.frame.default_device_unknown or self.default_device_set) else Dev.CPU
+            dev = Dev.UNKNOWN if (self.host.frame.default_device_unknown or self.host.default_device_set) else Dev.CPU
             fresh = dev is Dev.CPU and (_surely_not_0dim(node, name) or _holds_a_list(node, pos, name))
             empty = dev is Dev.CPU and not fresh and _empty_placeholder(node, name)
             if fresh or empty:
-                self.facts.factory_scopes.setdefault(node, []).append(self.device_names())
+                self.host.facts.factory_scopes.setdefault(node, []).append(self.host.device_names())
             # `born` also marks a 0-dim host tensor made here: it mixes with device tensors in
             # eager ops, but not in a NCCL collective (`dist.all_reduce(torch.tensor(n))`)
             return Val(Kind.TENSOR, dev, fresh=fresh, empty=empty, born=node if dev is Dev.CPU else None)
         if d.kind is Kind.DEVICE:
-            self.frame.placed.add(id(node))
+            self.host.frame.placed.add(id(node))
             return Val(Kind.TENSOR, d.dev, key=d.key, moved_at=node if d.key is not None else None, cond=d.cond,
                        on_module=d.on_module)
-        text = dotted(self.kwarg_node(node, "device"))
+        text = dotted(keyword_value(node, "device"))
         if text and naming.looks_like_device_name(text):
-            self.frame.placed.add(id(node))
-            return Val(Kind.TENSOR, Dev.ACCEL, key=self.txt_key(self.frame.func, text), moved_at=node)
+            self.host.frame.placed.add(id(node))
+            return Val(Kind.TENSOR, Dev.ACCEL, key=self.host.txt_key(self.host.frame.func, text), moved_at=node)
         return Val(Kind.TENSOR, Dev.UNKNOWN)
 
 

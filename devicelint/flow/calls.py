@@ -119,7 +119,7 @@ class Calls:
         if q in AVAILABILITY and not node.args:
             return Val(Kind.OTHER, flag=(q, True))  # `train_on_gpu = torch.cuda.is_available()`
         if q is not None:
-            return self.call_api(node, q)
+            return self.api.call_api(node, q)
         if isinstance(func, cst.Attribute):
             recv = self.eval(func.value)
             return self.call_method(node, func, recv, func.attr.value, bare)
@@ -224,7 +224,7 @@ class Calls:
             return pos[0]
         if name == "next" and pos:
             return self.iter_elem(pos[0])
-        if name == "map" and len(pos) == 2 and self._in_forward():
+        if name == "map" and len(pos) == 2 and self.recording.in_forward():
             # `q, k, v = map(lambda t: rearrange(t, ...), qkv)` in a forward: the module's tensors
             elem = self.iter_elem(pos[1])
             if elem.kind is Kind.TENSOR and elem.on_module and elem.dev is not Dev.CPU:
@@ -234,7 +234,7 @@ class Calls:
         if name == "print":
             for v in pos:
                 if v.kind is Kind.TENSOR:
-                    self.note_sync(node, "print", v)
+                    self.recording.note_sync(node, "print", v)
         if name in naming.NON_ESCAPING_BUILTINS or name in ("dict", "getattr", "setattr"):
             return OTHER if name != "getattr" else UNKNOWN
         self.escape(pos + list(kw.values()))
@@ -258,7 +258,7 @@ class Calls:
         if name == "sum" and pos:
             return containers.summed(pos[0])
         if name == "dict" and len(pos) == 1 and not kw:
-            return self.mapping_of(pos[0])
+            return self.api.mapping_of(pos[0])
         if name == "dict" and not pos and "**" not in kw:
             return containers.mapping_of_keywords(list(kw.values()))  # `dict()`, `dict(x=t)`
         return None
@@ -267,7 +267,7 @@ class Calls:
         if v.kind is Kind.FUNC:
             return self._call_function(node, v)
         if v.kind is Kind.CLASS:
-            return self.construct(node, v.ref)
+            return self.user_code.construct(node, v.ref)
         if v.kind is Kind.MODULE or (v.kind is Kind.UNKNOWN and v.dev is Dev.ACCEL):
             return self.module_call(node, v if v.kind is Kind.MODULE else v.with_(kind=Kind.MODULE))
         out = self._call_object(node, v) if v.kind is Kind.OBJECT else None
@@ -282,7 +282,7 @@ class Calls:
 
     def _call_function(self, node: cst.Call, v: Val) -> Val:
         fn, closure = v.ref
-        out = self.inline(node, fn, closure, None)
+        out = self.user_code.inline(node, fn, closure, None)
         if out.kind is Kind.MODULE and isinstance(out.mid, cst.Call):
             # `model = build_model(args)`: where DL001's fix may move a model built out of reach
             self.facts.helper_builds.setdefault(node, []).append((out.mid, self.device_names()))
@@ -292,13 +292,13 @@ class Calls:
         """An instance of a class of this file with a `__call__`, a factory with preset keywords,
         a library object (`tokenizer(texts)`); None for any other object."""
         if isinstance(v.ref, Instance):
-            info = self.class_of(v.ref.cls)
+            info = self.classes.class_of(v.ref.cls)
             # `self(x, hidden)` in a module's own method runs `forward`, as `self.forward(...)` does
             call = info["methods"].get("__call__") or (info["methods"].get("forward") if info["module"] else None)
             if call is not None:
-                return self.inline(node, call, self.module_frame, v)
+                return self.user_code.inline(node, call, self.module_frame, v)
         if isinstance(v.ref, PresetFactory):
-            return self.factory(node, v.ref)
+            return self.api.factory(node, v.ref)
         if v.ref in kb.OBJECT_KINDS:
             return self.library.call_library_object(node, v, "__call__")
         return None
@@ -308,7 +308,7 @@ class Calls:
         `forward` a name may be a block of the module; else what an unseen call returns."""
         if _LOSS_NAME.search((dotted(node.func) or "").rsplit(".", 1)[-1]):
             self._unseen_loss(node, pos, kw)
-        if isinstance(node.func, cst.Name) and v.dev is Dev.UNKNOWN and self._in_forward():
+        if isinstance(node.func, cst.Name) and v.dev is Dev.UNKNOWN and self.recording.in_forward():
             # `for attn, ff in self.layers: x = attn(x, mask=mask) + x`: a block of the module
             out = self.part_call(node, node.func.value, args)
             if out is not UNKNOWN:
@@ -327,7 +327,7 @@ class Calls:
                     and not naming.LENGTHS.search(spelled(a)):  # CTC losses take lengths on the host
                 data.append(v)
         if len(data) >= 2:
-            self.record_mix(node, data)
+            self.recording.record_mix(node, data)
 
     def unseen_call_result(self, node: cst.Call, args: list, kind: str = "other") -> Val | None:
         """A callable we cannot see (a model passed in) that accepts device tensors returns
@@ -348,7 +348,7 @@ class Calls:
         # output home itself; only device tensors handed in tell where the result is
         if any(contents_on_accel(a) and not _a_model(a) for a in args):
             return Val(Kind.TENSOR, Dev.ACCEL)
-        if self._in_forward() and any(a.kind is Kind.TENSOR and a.on_module and a.dev is not Dev.CPU for a in args):
+        if self.recording.in_forward() and any(a.kind is Kind.TENSOR and a.on_module and a.dev is not Dev.CPU for a in args):
             # inside `forward`: what an unseen helper makes of the module's tensors lives with them
             return Val(Kind.TENSOR, on_module=True)
         return None
@@ -368,18 +368,18 @@ class Calls:
         self.facts.module_calls.append(ModuleCall(node, model, args, node, via=via, handed=_arg_node(node, at, name)))
         operands = _module_operands(model, args, [])
         if len(operands) >= 2:
-            self.record_mix(node, operands)
+            self.recording.record_mix(node, operands)
         return True
 
     def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated=None,
                     method: str | None = None) -> Val:
         args, exempt = self._module_inputs(node, model, forward, evaluated)
         self.facts.module_calls.append(ModuleCall(node, model, args, self._blamed_call(node, model), method,
-                                                  self._mod_cls() if self._in_forward() else None))
+                                                  self.recording.mod_cls() if self.recording.in_forward() else None))
         operands = _module_operands(model, args, exempt)
-        cls = self._mod_cls()
+        cls = self.recording.mod_cls()
         if len(operands) >= 2:
-            self.record_mix(node, operands)
+            self.recording.record_mix(node, operands)
         if model.param_free:
             out = result_of(args)
             return out.with_(key=None, fresh=False) if out.kind is Kind.TENSOR else UNKNOWN
@@ -397,8 +397,8 @@ class Calls:
         """The values a module is run on, and those of them that may stay off its device (host
         lengths; inputs DataParallel or the forward itself moves)."""
         args, exempt = [], []
-        fwd = self.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
-        methods = self.class_of(model.ref)["methods"] if fwd is not None else None
+        fwd = self.classes.class_of(model.ref)["methods"].get("forward") if forward and isinstance(model.ref, cst.ClassDef) else None
+        methods = self.classes.class_of(model.ref)["methods"] if fwd is not None else None
         length_params, moved = self._forward_inputs(fwd, methods) if fwd is not None else (set(), frozenset())
         positional = [p.name.value for p in fwd.params.params[1:]] if fwd is not None else []
         for i, a in enumerate(node.args):
@@ -440,7 +440,7 @@ class Calls:
     def _forward_shape(self, model: Val):
         if not isinstance(model.ref, cst.ClassDef):
             return None
-        fwd = self.class_of(model.ref)["methods"].get("forward")
+        fwd = self.classes.class_of(model.ref)["methods"].get("forward")
         if fwd is None:
             return None
         r = self.facts.forward_returns.get(fwd)

@@ -1,14 +1,17 @@
-"""User classes and functions of the same file: class summaries (is it an nn.Module, what
-its methods build and reach) and the bounded, context-sensitive inline of calls."""
+"""User classes and functions of the same file, two parts of the interpreter: class
+summaries (`Classes`: is it an nn.Module, what its methods build and reach) and the bounded,
+context-sensitive inline of calls (`UserCode`)."""
 
 from __future__ import annotations
+
+from typing import Protocol
 
 import libcst as cst
 
 from devicelint import contexts, crossfile
 from devicelint import knowledge as kb
 from devicelint import naming
-from devicelint.names import dotted
+from devicelint.names import Imports, dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, mid_parts
 from devicelint.flow import items
 from devicelint.flow.facts import PlacedItems
@@ -211,7 +214,26 @@ def _is_self_attribute(node) -> bool:
     return isinstance(node, cst.Attribute) and dotted(node.value) == "self"
 
 
-class UserCode:
+class ClassHost(Protocol):
+    """What the class-summary part asks of the interpreter that holds it: the module (which
+    classes it moves), its import table (what a base or a layer is) and the module's frame
+    (the classes defined in the file), nothing it runs."""
+
+    module: cst.Module
+    imports: Imports
+    module_frame: Frame | None
+
+
+class Classes:
+    """A part of the interpreter (not a mixin): the summary of each class of the file (is it
+    an nn.Module, with weights, a dataset, a framework class; what it registers, moves and
+    places; which methods `__init__` and `forward` reach), made once per class. It owns those
+    summaries and reaches the interpreter only through `ClassHost`."""
+
+    def __init__(self, host: ClassHost):
+        self.host = host
+        self.class_info: dict = {}  # id(ClassDef) -> its summary
+
     def class_of(self, cls: cst.ClassDef) -> dict:
         info = self.class_info.get(id(cls))
         if info is None:
@@ -241,7 +263,7 @@ class UserCode:
         # a class of an unseen base that places its inputs itself and is never moved here:
         # the models it keeps are where it built them (see held.places_its_inputs)
         places_inputs = inherited["opaque"] and not module and places_its_inputs(methods) \
-            and not instances_moved(self.module, cls)
+            and not instances_moved(self.host.module, cls)
         return {"methods": methods, "module": module, "dataset": dataset, "framework": inherited["framework"],
                 "registers_modules": registers,
                 "buffers": _registered(methods) if module else frozenset(),
@@ -260,11 +282,11 @@ class UserCode:
         return got
 
     def _base_facts(self, cls: cst.ClassDef, base: cst.Arg, methods: dict) -> dict:
-        q = self.imports.qualname(base.value) or ""
+        q = self.host.imports.qualname(base.value) or ""
         text = dotted(base.value) or ""
         last = text.rsplit(".", 1)[-1]
-        local = self.module_frame.state.vars.get(text) if self.module_frame else None
-        ext = crossfile.base_facts(self.imports, base.value) if local is None and self.imports.project else None
+        local = self.host.module_frame.state.vars.get(text) if self.host.module_frame else None
+        ext = crossfile.base_facts(self.host.imports, base.value) if local is None and self.host.imports.project else None
         if ext is not None:  # a base class from another file of the project
             return _project_base(ext)
         if local is not None and local.kind is Kind.CLASS and local.ref is not cls:
@@ -302,7 +324,7 @@ class UserCode:
         with its parent (a plain list of layers is not one)."""
         if not isinstance(value, cst.Call):
             return False
-        q = self.imports.qualname(value.func) or ""
+        q = self.host.imports.qualname(value.func) or ""
         last = q.rsplit(".", 1)[-1]
         return q.startswith("torch.nn.") and last[:1].isupper() and not q.startswith("torch.nn.Parameter") \
             and last not in ("Parameter", "ParameterList", "ParameterDict")
@@ -326,7 +348,7 @@ class UserCode:
             return any(self._stateful_value(e.value) for e in value.elements)
         if not isinstance(value, cst.Call):
             return False
-        q = self.imports.qualname(value.func) or ""
+        q = self.host.imports.qualname(value.func) or ""
         if q.startswith("torch."):
             last = q.rsplit(".", 1)[-1]
             if q.startswith("torch.nn.") and last[:1].isupper():
@@ -335,16 +357,59 @@ class UserCode:
                 return last not in kb.nn.PARAM_FREE_LAYERS and not (kb.nn.is_loss(last) and not value.args)
             return False  # a tensor factory: a plain attribute, not a parameter
         text = dotted(value.func) or ""
-        local = self.module_frame.state.vars.get(text) if self.module_frame else None
+        local = self.host.module_frame.state.vars.get(text) if self.host.module_frame else None
         if local is not None and local.kind is Kind.CLASS:
             info = self.class_of(local.ref)
             return info["module"] and info.get("has_params", True)
         return True  # a factory we cannot see: assume it builds weights
 
+
+class ModelMaker(Protocol):
+    """What the inline part asks of the model part: a model built by a constructor of this file
+    (declared here, not imported: flow/models.py reaches this module through the recording
+    part, so importing it back would make a cycle)."""
+
+    def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val: ...
+
+
+class UserCodeHost(Protocol):
+    """What the inline part asks of the interpreter that holds it: the frame being run (it
+    runs a callee in a frame of its own and restores the caller's), the module's frame, the
+    statements run so far, whether gradients are off, the class summaries and the models, and
+    the transfer functions that evaluate arguments and defaults, run a body, hand values to
+    code we cannot see and rebind the caller's names."""
+
+    frame: Frame | None
+    module_frame: Frame | None
+    steps: int
+    no_grad: int
+    classes: Classes
+    models: ModelMaker
+
+    def args(self, node: cst.Call) -> tuple: ...
+
+    def eval(self, node) -> Val: ...
+
+    def exec_suite(self, suite) -> None: ...
+
+    def escape(self, vals) -> None: ...
+
+    def rebind_text(self, node, value: Val) -> None: ...
+
+
+class UserCode:
+    """A part of the interpreter (not a mixin): a call of a function or class of this file run
+    inline with its arguments (bounded by depth and the run's step budget), a constructor's
+    value, a property's getter; after the call, the caller's arguments are where the callee
+    left them. It reaches the interpreter only through `UserCodeHost`."""
+
+    def __init__(self, host: UserCodeHost):
+        self.host = host
+
     def construct(self, node: cst.Call, cls: cst.ClassDef) -> Val:
-        info = self.class_of(cls)
+        info = self.host.classes.class_of(cls)
         if info["module"]:
-            pos, kw = self.args(node)
+            pos, kw = self.host.args(node)
             if info["framework"] or info["self_moves"] or any(v.kind is Kind.DEVICE for v in pos + list(kw.values())):
                 return Val(Kind.MODULE, name=cls.name.value, ref=cls)
             if not info["has_params"]:
@@ -353,9 +418,9 @@ class UserCode:
                 if held is not None:
                     return held.with_(name=cls.name.value, ref=cls)
                 return Val(Kind.MODULE, param_free=True, name=cls.name.value, ref=cls)
-            return self.models.new_model(node, built=True, name=cls.name.value, cls=cls)
+            return self.host.models.new_model(node, built=True, name=cls.name.value, cls=cls)
         if info["dataset"]:
-            pos, kw = self.args(node)
+            pos, kw = self.host.args(node)
             args = pos + list(kw.values())
             host_told = any(v.kind is Kind.DEVICE and v.dev is Dev.CPU for v in args)  # `Pairs(device="cpu")`
             item = info.get("item") if not host_told and "**" not in kw else None
@@ -369,29 +434,29 @@ class UserCode:
         val = Val(Kind.OBJECT, ref=inst, name=cls.name.value)
         init = info["methods"].get("__init__")
         if init is not None:
-            self.inline(node, init, self.module_frame, val)
+            self.inline(node, init, self.host.module_frame, val)
         else:
-            pos, kw = self.args(node)
+            pos, kw = self.host.args(node)
         return val
 
     def inline(self, node: cst.Call, fn: cst.FunctionDef, closure: Frame, self_val: Val | None,
                ctx: Val | None = None) -> Val:
         """Run `fn` for this call. `self_val` binds its first parameter as the object the method
         runs on; `ctx` binds it to a value that is no such object (an autograd Function's context)."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         if self._too_deep(fn) or any(d.decorator for d in fn.decorators if not self._harmless_decorator(d)):
-            self.escape(pos + list(kw.values()))
+            self.host.escape(pos + list(kw.values()))
             return UNKNOWN
-        frame = Frame(fn, self.frame, node, closure, self_val)
+        frame = Frame(fn, self.host.frame, node, closure, self_val)
         params = param_names(fn)
         first = self_val if self_val is not None else ctx
         if first is not None and params:
             frame.state.vars[params[0].name.value] = first
             params = params[1:]
-        saved = self.frame
-        self.frame = frame
+        saved = self.host.frame
+        self.host.frame = frame
         no_grad = no_grad_decorated(fn)
-        self.no_grad += no_grad
+        self.host.no_grad += no_grad
         try:
             for i, p in enumerate(params):
                 if i < len(pos):
@@ -399,24 +464,24 @@ class UserCode:
                 elif p.name.value in kw:
                     v = kw[p.name.value]
                 elif p.default is not None:
-                    v = self.eval(p.default)
+                    v = self.host.eval(p.default)
                 else:
                     v = UNKNOWN
                 frame.state.vars[p.name.value] = v
                 if v.mid is not None:
                     frame.param_mids.add(v.mid)
             for p in fn.params.kwonly_params:
-                v = kw.get(p.name.value) or (self.eval(p.default) if p.default is not None else UNKNOWN)
+                v = kw.get(p.name.value) or (self.host.eval(p.default) if p.default is not None else UNKNOWN)
                 frame.state.vars[p.name.value] = v
                 if v.mid is not None:
                     frame.param_mids.add(v.mid)
             frame.state.vars.update(contexts.literal_flags(node, fn, first is not None))
             if len(pos) > len(params) or "**" in kw:
-                self.escape(pos[len(params):] + [kw.get("**", UNKNOWN)])
-            self.exec_suite(fn.body)
+                self.host.escape(pos[len(params):] + [kw.get("**", UNKNOWN)])
+            self.host.exec_suite(fn.body)
         finally:
-            self.frame = saved
-            self.no_grad -= no_grad
+            self.host.frame = saved
+            self.host.no_grad -= no_grad
         self._forget_rebuilt_args(node, fn, params, pos)
         self._refill_items_of_args(node, fn, frame, params, pos)
         self._moved_args(node, frame, params, pos)
@@ -428,26 +493,26 @@ class UserCode:
     def _too_deep(self, fn: cst.FunctionDef) -> bool:
         """Running `fn` here would recurse, nest past MAX_INLINE_DEPTH, or overrun the run's
         step budget."""
-        depth, f = 0, self.frame
+        depth, f = 0, self.host.frame
         while f is not None:
             if f.func is fn:
                 return True
             depth += 1
             f = f.parent
-        return depth >= MAX_INLINE_DEPTH or self.steps > STEP_BUDGET
+        return depth >= MAX_INLINE_DEPTH or self.host.steps > STEP_BUDGET
 
     def property_value(self, node: cst.Attribute, fn: cst.FunctionDef, self_val: Val) -> Val:
         """`self.device` of a class whose `device` is a property (`return next(self.parameters()).device`):
         what its getter returns on this object."""
         if self._too_deep(fn) or not fn.params.params:
             return UNKNOWN
-        frame = Frame(fn, self.frame, node, self.module_frame, self_val)
+        frame = Frame(fn, self.host.frame, node, self.host.module_frame, self_val)
         frame.state.vars[fn.params.params[0].name.value] = self_val
-        saved, self.frame = self.frame, frame
+        saved, self.host.frame = self.host.frame, frame
         try:
-            self.exec_suite(fn.body)
+            self.host.exec_suite(fn.body)
         finally:
-            self.frame = saved
+            self.host.frame = saved
         out = frame.returned()
         return out if out is not None and not frame.generator else UNKNOWN
 
@@ -462,7 +527,7 @@ class UserCode:
             v = pos[i] if i < len(pos) else None
             if (p.name.value in rebuilt and v is not None and v.kind in (Kind.MODULE, Kind.OBJECT)
                     and v.moved_at is not None and isinstance(positional[i].value, (cst.Name, cst.Attribute))):
-                self.rebind_text(positional[i].value, v.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
+                self.host.rebind_text(positional[i].value, v.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
 
     def _moved_args(self, node: cst.Call, frame: Frame, params: list, pos: list) -> None:
         """`place(model, device)` running `model.to(device)`: a module moves in place, so the
@@ -476,9 +541,9 @@ class UserCode:
                 continue
             after = None if frame.state.dead else frame.state.vars.get(p.name.value)
             if after is not None and after.mid == v.mid and after.moved_at is not None:
-                self.rebind_text(positional[i].value, after)
+                self.host.rebind_text(positional[i].value, after)
             else:
-                self.rebind_text(positional[i].value, v.with_(dev=Dev.UNKNOWN, moved_at=None, key=None))
+                self.host.rebind_text(positional[i].value, v.with_(dev=Dev.UNKNOWN, moved_at=None, key=None))
 
     def _refill_items_of_args(self, node: cst.Call, fn: cst.FunctionDef, frame: Frame, params: list,
                               pos: list) -> None:
@@ -494,7 +559,7 @@ class UserCode:
             if (p.name.value in filled and v is not None and after is not None
                     and (v.loader is not None or v.kind is Kind.MAPPING)
                     and isinstance(positional[i].value, cst.Name)):
-                self.rebind_text(positional[i].value, after)
+                self.host.rebind_text(positional[i].value, after)
 
     def _harmless_decorator(self, d) -> bool:
         text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""

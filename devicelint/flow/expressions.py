@@ -258,9 +258,9 @@ class Expressions:
     def _instance_attribute(self, node: cst.Attribute, base: Val, attr: str) -> Val:
         """`obj.attr` of an instance of a class of this file: a property run, an attribute
         stored, a method, else a guess from how the code names it."""
-        getter = self.class_of(base.ref.cls)["methods"].get(attr) if attr not in base.ref.attrs else None
+        getter = self.classes.class_of(base.ref.cls)["methods"].get(attr) if attr not in base.ref.attrs else None
         if getter is not None and _is_property(getter):
-            return self.property_value(node, getter, base)
+            return self.user_code.property_value(node, getter, base)
         v = self.instance_attr(base.ref, attr)
         if v is not None:
             return self.flags.under(v)
@@ -275,8 +275,8 @@ class Expressions:
         if attr in ("weight", "bias") and not base.param_free:
             # a layer's own parameters: where the layer is (in a module method, with the module)
             return Val(Kind.TENSOR, base.dev, key=base.key, grad=not self.no_grad,
-                       on_module=self._mod_cls() is not None)
-        if isinstance(base.ref, cst.ClassDef) and attr in self.class_of(base.ref)["layers"]:
+                       on_module=self.recording.mod_cls() is not None)
+        if isinstance(base.ref, cst.ClassDef) and attr in self.classes.class_of(base.ref)["layers"]:
             # `model.fc1` of our own class: a torch layer its __init__ registered, moved with it
             return Val(Kind.MODULE, base.dev, key=base.key, moved_at=base.moved_at, cond=base.cond)
         return UNKNOWN
@@ -298,7 +298,7 @@ class Expressions:
         v = inst.attrs.get(attr)
         if v is not None:
             return v
-        info = self.class_of(inst.cls)
+        info = self.classes.class_of(inst.cls)
         if attr in info["buffers"]:
             return Val(Kind.TENSOR, on_module=True)  # a registered buffer: moved with the module
         fn = info["methods"].get(attr)
@@ -334,7 +334,7 @@ class Expressions:
                         and self._device_index(idx) and not self._element_of(el.slice.value):
                     # `self.alpha[target]`: a host tensor indexed by a device tensor fails on CUDA
                     # (a device tensor indexed by host indices does not)
-                    self.record_mix(node, [base, idx])
+                    self.recording.record_mix(node, [base, idx])
                 if isinstance(el.slice.value, cst.Integer):
                     index = _integer(el.slice.value)
             else:
@@ -359,7 +359,7 @@ class Expressions:
     def _device_index(self, idx: Val) -> bool:
         """An index tensor on the device. Inputs count in `forward` itself; a helper's parameters
         are only guessed to be inputs."""
-        return idx.dev is Dev.ACCEL or (idx.on_module and idx.dev is not Dev.CPU and self._in_forward()
+        return idx.dev is Dev.ACCEL or (idx.on_module and idx.dev is not Dev.CPU and self.recording.in_forward()
                                         and self.frame.func is not None
                                         and self.frame.func.name.value == "forward")
 
@@ -511,10 +511,10 @@ class Expressions:
         """An operation on several values (binary op, torch function): record device mixes."""
         tensors = [v for v in vals if v.kind is Kind.TENSOR or (v.kind in (Kind.SEQ, Kind.MAPPING) and host_batch_in(v))]
         if len(tensors) >= 2:
-            self.record_mix(node, tensors)
+            self.recording.record_mix(node, tensors)
         out = result_of(vals)
         if (out.kind is Kind.TENSOR and out.dev is Dev.UNKNOWN and not out.on_module and tensors
-                and all(v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU for v in tensors) and self._in_forward()):
+                and all(v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU for v in tensors) and self.recording.in_forward()):
             # `torch.arange(half) * -scale` in a forward: its inputs are on_module, so the unknown
             # is a hyper-parameter; had it been a device tensor this very operation would fail
             return Val(Kind.TENSOR, Dev.CPU, fresh=True, grad=out.grad)

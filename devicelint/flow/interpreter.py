@@ -1,16 +1,19 @@
 """The interpreter: one object composed of the parts of the language and of torch it knows.
 
-Most parts are mixins in their own modules (statements, expressions, calls, methods,
-api_calls, classes, recording); they share the state kept here (frames, the facts being
-recorded, the caches) and call each other through `self`. Four are composed instead, objects
-held here and handed the interpreter through a declared interface (a Protocol): `self.flags`
-(flags.DeviceFlags, the device flags of the path being run), `self.models` (models.Models, a
-model's identity and placement), `self.moves` (moves.Moves, what a `.to()`/`.cuda()`/`.cpu()`
-gives and the record of each move) and `self.library` (library.Library, what library calls
-build, DataLoaders and their collate functions); the other mixins become parts the same
-way, one per step (docs/ARCHITECTURE.md §3 step 6). This module holds the entry points:
-running a file's body and every function and method, and `infer`, which runs the
-interpreter twice and returns the facts."""
+Four parts are mixins in their own modules (statements, expressions, calls, methods): they
+share the state kept here (frames, the facts being recorded, the caches) and call each other
+through `self`. The others are composed, objects held here and handed the interpreter
+through a declared interface (a Protocol): `self.flags` (flags.DeviceFlags, the device flags
+of the path being run), `self.recording` (recording.Recording, where the run stands and the
+facts it records there), `self.models` (models.Models, a model's identity and placement),
+`self.moves` (moves.Moves, what a `.to()`/`.cuda()`/`.cpu()` gives and the record of each
+move), `self.library` (library.Library, what library calls build, DataLoaders and their
+collate functions), `self.api` (api_calls.ApiCalls, calls of torch and other libraries by
+qualified name), `self.classes` (classes.Classes, the summary of each class of the file) and
+`self.user_code` (classes.UserCode, calls of the file's functions and classes run inline);
+the other mixins become parts the same way, one per step (docs/ARCHITECTURE.md §3 step 6).
+This module holds the entry points: running a file's body and every function and method,
+and `infer`, which runs the interpreter twice and returns the facts."""
 
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ from devicelint.flow.moves import Moves
 from devicelint.flow.api_calls import ApiCalls
 from devicelint.flow.library import Library
 from devicelint.flow.models import Models
-from devicelint.flow.classes import UserCode
+from devicelint.flow.classes import Classes, UserCode
 from devicelint.flow.setup_order import setup_order
 
 
@@ -55,7 +58,7 @@ def _is_staticmethod(fn: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
-class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, UserCode):
+class Interpreter(Statements, Expressions, Calls, Methods):
     def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
         self.module = module
         self.imports = imports
@@ -66,7 +69,6 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, 
         self.steps = 0  # statements run: inlining stops after STEP_BUDGET
         self.work = 0  # expressions evaluated: the file is too complex after work_limit
         self.work_limit = None
-        self.class_info: dict = {}
         self.escaped_so_far: set = set()  # models handed to code we cannot see, in this run, up to here
         self.default_device_set = False
         self.no_grad = 0  # >0 while gradients are off (dynamic scope, as in torch)
@@ -78,9 +80,13 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, 
         self.body_cache: dict = {}
         # the parts (passed explicitly, each with its declared interface, not mixed in)
         self.flags = DeviceFlags(self)  # device flags assumed on the path being run
+        self.recording = Recording(self)  # where the run stands, and the facts it records there
         self.models = Models(self)  # models built here: identity and placement
         self.library = Library(self)  # what library calls build, DataLoaders and their collate functions
         self.moves = Moves(self)  # `.to()`/`.cuda()`/`.cpu()`: where a value lands, which moves repeat
+        self.api = ApiCalls(self)  # calls of torch and other libraries by qualified name
+        self.classes = Classes(self)  # the summary of each class of the file
+        self.user_code = UserCode(self)  # calls of this file's functions and classes, run inline
         self.assigning = None  # the value node of the `=` statement being bound
         self.assigning_to = None  # its target, when it is bound whole (one target, no unpacking)
 
@@ -95,7 +101,7 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, 
             if isinstance(stmt, cst.FunctionDef):
                 self.analyze_function(stmt, module_frame, None)
             elif isinstance(stmt, cst.ClassDef):
-                info = self.class_of(stmt)
+                info = self.classes.class_of(stmt)
                 inst = Instance(stmt)
                 self_val = Val(Kind.OBJECT, ref=inst)
                 if _is_test_case(stmt):
@@ -139,8 +145,8 @@ class Interpreter(Statements, Recording, Expressions, Calls, Methods, ApiCalls, 
     def bind_params(self, fn: cst.FunctionDef, params, closure: Frame, self_val: Val | None) -> None:
         """The parameters of `fn` run on its own: what its callers agree on (contexts.py), else
         a guess by default value and name."""
-        module_method = self._mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
-        if module_method and fn.name.value != "forward" and fn.name.value in self.class_of(self._mod_cls())["forward_path"]:
+        module_method = self.recording.mod_cls() is not None and fn.name.value not in ("__init__", "__call__")
+        if module_method and fn.name.value != "forward" and fn.name.value in self.classes.class_of(self.recording.mod_cls())["forward_path"]:
             # a helper `forward` calls runs inlined there with the real arguments; on its own
             # its parameters are no more inputs than counts or windows (`left_chunk`)
             module_method = False
@@ -232,13 +238,13 @@ def _accel_classes(facts: Facts, interp: Interpreter) -> set:
              if v.kind is Kind.CLASS}
     while todo:
         cls = todo.pop()
-        init = interp.class_info.get(id(cls), {}).get("methods", {}).get("__init__")
+        init = interp.classes.class_info.get(id(cls), {}).get("methods", {}).get("__init__")
         if init is None:
             continue
         for n in walk(init):
             if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
                 part = local.get(n.func.value)
-                if part is not None and part not in out and interp.class_of(part)["module"]:
+                if part is not None and part not in out and interp.classes.class_of(part)["module"]:
                     out.add(part)
                     todo.append(part)
     return out

@@ -14,9 +14,10 @@ from devicelint import naming
 from devicelint.names import Imports, dotted
 from devicelint.values import OTHER, UNKNOWN, Dev, Instance, Kind, Val, join
 from devicelint.flow import items
-from devicelint.flow.classes import places_on_device
-from devicelint.flow.facts import Facts, PlacedItems, PlacingLoader
+from devicelint.flow.classes import Classes, places_on_device
+from devicelint.flow.facts import Facts, NumpyConv, PlacedItems, PlacingLoader
 from devicelint.flow.models import Models
+from devicelint.flow.recording import Recording
 from devicelint.flow.nodes import find, is_string, keyword_value, walk
 from devicelint.flow.state import Frame
 
@@ -80,7 +81,8 @@ _EVALUATED_ARGUMENTS = {
 class LibraryHost(Protocol):
     """What the library part asks of the interpreter that holds it: the module, its import
     table and the frames being run, the facts being recorded, the model part (a library's
-    model is built there), and seven of its transfer functions."""
+    model is built there), the class summaries, the record of what meets the device, and six
+    of its transfer functions."""
 
     module: cst.Module
     imports: Imports
@@ -88,6 +90,8 @@ class LibraryHost(Protocol):
     module_frame: Frame | None
     facts: Facts
     models: Models
+    classes: Classes
+    recording: Recording
 
     def args(self, node: cst.Call) -> tuple: ...
 
@@ -95,14 +99,11 @@ class LibraryHost(Protocol):
 
     def qual(self, node) -> str | None: ...
 
-    def class_of(self, cls: cst.ClassDef) -> dict: ...
-
     def rebind_text(self, node, value: Val) -> None: ...
 
     def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict, via: str | None = None) -> bool: ...
 
-    def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False,
-                            item_keywords=()) -> None: ...
+    def _aware_module_input(self, recv: Val) -> str | None: ...
 
 
 class Library:
@@ -273,9 +274,31 @@ class Library:
         if made is not None:
             return Val(Kind.OBJECT, ref=made)
         if method in kb.consumers.CONVERTING_METHODS.get(lib, ()):
-            self.host.note_converted_args(node, pos, kw, item_keywords=kb.consumers.ITEM_KEYWORDS.get(lib, ()))
+            self.note_converted_args(node, pos, kw, item_keywords=kb.consumers.ITEM_KEYWORDS.get(lib, ()))
             return OTHER
         return UNKNOWN
+
+    def note_converted_args(self, node: cst.Call, pos: list, kw: dict, tensors_delegate: bool = False,
+                            item_keywords=()) -> None:
+        """Each argument a converting call hands to NumPy, by position or by keyword
+        (`f1_score(y_true=labels, y_pred=preds)`, `np.savez(path, emb=z)`): where it is on the
+        device, or is what a module run on the device computed (a Lightning step's batch).
+        `tensors_delegate`: a NumPy reduction, which calls a lone tensor's own method;
+        `item_keywords`: keywords the library reads with `.item()` (`vmin=`), no conversion."""
+        positional = iter(pos)
+        for a in node.args:
+            v = kw.get(a.keyword.value) if a.keyword is not None else None if a.star == "**" else next(positional, None)
+            if v is None or a.star or (tensors_delegate and v.kind is Kind.TENSOR):
+                continue
+            if a.keyword is not None and a.keyword.value in item_keywords:
+                continue
+            reason = self.host._aware_module_input(v)
+            if reason == "aware":
+                # a forward's parameters are taken for tensors on the module only by a guess;
+                # `np.ceil(H / self.window_size)` takes ints as well, where `.numpy()` would
+                # prove a tensor: only the trainer's batch of a step is known to be data
+                reason = None
+            self.host.recording.note_numpy(NumpyConv(node, v, arg=a.value, module_input=reason))
 
     def _text_iterator(self, node: cst.Call, lib: str, q: str) -> Val:
         """A torchtext iterator (or the tuple its `.splits(...)` gives): a host loader, or one
@@ -361,7 +384,7 @@ class Library:
         (`class ToCuda: def __call__(self, t): return t.cuda()`)."""
         if step.kind is not Kind.OBJECT or not isinstance(step.ref, Instance):
             return False
-        call = self.host.class_of(step.ref.cls)["methods"].get("__call__")
+        call = self.host.classes.class_of(step.ref.cls)["methods"].get("__call__")
         return call is not None and _places_anything(call)
 
     @staticmethod
@@ -397,7 +420,7 @@ class Library:
             fns = [collate.ref[0]]
         elif collate.kind is Kind.OBJECT and isinstance(collate.ref, Instance):
             # `collate_fn=Collater(...)`, an object of a class of this file: its `__call__` collates
-            methods = self.host.class_of(collate.ref.cls)["methods"]
+            methods = self.host.classes.class_of(collate.ref.cls)["methods"]
             if "__call__" not in methods:
                 return False
             fns = list(methods.values())

@@ -251,7 +251,7 @@ class Methods:
         if not opt.stateful:
             return
         model = self._current(opt.model_text)
-        if model is not None and model.mid == opt.mid and self.host_model_moved_later(model):
+        if model is not None and model.mid == opt.mid and self.api.host_model_moved_later(model):
             self.facts.optimizer_loads.append(OptimizerLoad(node, model, opt.model_text))
 
     def _current(self, text: str) -> Val | None:
@@ -293,21 +293,21 @@ class Methods:
         """A method of an object of a class of this file."""
         if not (recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)):
             return None
-        info = self.class_of(recv.ref.cls)
+        info = self.classes.class_of(recv.ref.cls)
         fn = info["methods"].get(name)
         if fn is not None:
-            return self.inline(node, fn, self.module_frame, recv)
+            return self.user_code.inline(node, fn, self.module_frame, recv)
         if name in ("to", "cuda", "cpu") and info["module"]:
             return self.moves.move(node, func, recv, name, bare)
         held = recv.ref.attrs.get(name)
         if held is not None:  # self.model(x): calling what the attribute holds
             return self.call_value(node, held)
         pos, kw = self.args(node)
-        if name in ("parameters", "buffers") and info["module"] and self._mod_cls() is not None:
+        if name in ("parameters", "buffers") and info["module"] and self.recording.mod_cls() is not None:
             # `next(self.parameters()).device` in the module's own code: where the module is
             return Val(Kind.SEQ, elem=Val(Kind.TENSOR, on_module=True))
         self.escape(pos + list(kw.values()))
-        if self._in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if self.recording.in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
             return self.part_call(node, name, pos + list(kw.values()))
         return UNKNOWN
 
@@ -317,15 +317,15 @@ class Methods:
         if name == "apply" and self._autograd_function(recv.ref):
             # `SpecialSpmmFunction.apply(indices, values, shape, b)`: runs the Function's forward
             # (with a context object we do not follow)
-            return self.inline(node, self.class_of(recv.ref)["methods"]["forward"], self.module_frame, None, ctx=UNKNOWN)
-        fn = self.class_of(recv.ref)["methods"].get(name)
+            return self.user_code.inline(node, self.classes.class_of(recv.ref)["methods"]["forward"], self.module_frame, None, ctx=UNKNOWN)
+        fn = self.classes.class_of(recv.ref)["methods"].get(name)
         if fn is None or _decorated(fn, "property"):
             return None
         # `Trainer.epoch_val(model, loader, loss)`: a function of the class called through the
         # class (a staticmethod, or a plain function of the class body written without `self`):
         # it runs with these arguments, the first one bound to its first parameter; a
         # classmethod's first parameter is the class itself
-        return self.inline(node, fn, self.module_frame, None, ctx=recv if _decorated(fn, "classmethod") else None)
+        return self.user_code.inline(node, fn, self.module_frame, None, ctx=recv if _decorated(fn, "classmethod") else None)
 
     def _proven_grad(self, node, func, recv: Val, name: str, bare: bool) -> None:
         """`loss.backward()` proves `loss` carries a graph, whatever built it (decides nothing)."""
@@ -396,7 +396,7 @@ class Methods:
                 target = expr_text(func.value)
                 if target is not None:
                     # `losses.append(loss)` keeps each step's graph alive, as `total += loss` does
-                    self.note_accum(node, target, pos[0])
+                    self.recording.note_accum(node, target, pos[0])
             if containers.grow(self, func.value, recv, name, pos):
                 return OTHER
             return self.unpack(recv, None) if name == "pop" else UNKNOWN
@@ -455,7 +455,7 @@ class Methods:
             return UNKNOWN
         module_tensors = [a for a in tensors if a.on_module and a.dev is not Dev.CPU]
         if module_tensors:
-            self.record_mix(node, [*made, *module_tensors])
+            self.recording.record_mix(node, [*made, *module_tensors])
             return UNKNOWN
         if len(made) == len(tensors) and all(a.kind in (Kind.TENSOR, Kind.OTHER) for a in args):
             return Val(Kind.TENSOR, Dev.CPU, fresh=True, born=made[0].born)
@@ -468,25 +468,25 @@ class Methods:
         the trainer hands batches on the module's device; None otherwise."""
         if recv.kind is not Kind.TENSOR or not recv.on_module or recv.dev is not Dev.UNKNOWN:
             return None
-        cls = self._mod_cls()
+        cls = self.recording.mod_cls()
         if cls is None:
             return None
-        method = self._method_frame().func
-        if method is not None and method.name.value in kb.lightning.STEP_HOOKS and self.class_of(cls)["framework"]:
+        method = self.recording.method_frame().func
+        if method is not None and method.name.value in kb.lightning.STEP_HOOKS and self.classes.class_of(cls)["framework"]:
             return "lightning"
-        if not self._in_forward():
+        if not self.recording.in_forward():
             return None
         key = ("aware", id(cls))
         found = self.body_cache.get(key)
         if found is None:
-            info = self.class_of(cls)
+            info = self.classes.class_of(cls)
             found = self.body_cache[key] = any(
                 creates_on_input_device(info["methods"][m]) for m in info["forward_path"] if m in info["methods"])
         return "aware" if found else None
 
     def _autograd_function(self, cls) -> bool:
         """A class of this file deriving from `torch.autograd.Function`, with its own forward."""
-        if not isinstance(cls, cst.ClassDef) or "forward" not in self.class_of(cls)["methods"]:
+        if not isinstance(cls, cst.ClassDef) or "forward" not in self.classes.class_of(cls)["methods"]:
             return False
         return any((self.imports.qualname(b.value) or "") in ("torch.autograd.Function", "torch.autograd.function.Function")
                    for b in cls.bases)
@@ -495,11 +495,11 @@ class Methods:
         pos, kw = self.args(node)
         if name == "numpy":
             if not any(a.keyword is not None and a.keyword.value == "force" for a in node.args):
-                self.note_numpy(NumpyConv(node, recv, module_input=self._aware_module_input(recv)))
+                self.recording.note_numpy(NumpyConv(node, recv, module_input=self._aware_module_input(recv)))
             return OTHER
         if name in ("item", "tolist"):
-            self.note_sync(node, name, recv)
-            self.note_back(node, name, recv)
+            self.recording.note_sync(node, name, recv)
+            self.recording.note_back(node, name, recv)
         if name in kb.torch_core.NON_TENSOR_METHODS and not (name == "type" and _dtype_cast(node)):
             # `x.type()` is a string; `x.type(torch.long)` a cast, where x is (but
             # `x.type(torch.cuda.FloatTensor)` may move it)
@@ -518,7 +518,7 @@ class Methods:
         argument gives a device result; None where the usual result rule applies."""
         tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
         if len(tensors) >= 2:
-            self.record_mix(node, tensors)
+            self.recording.record_mix(node, tensors)
         placed = [a for a in tensors[1:] if on_device(a)]
         if recv.dev is Dev.CPU and placed:
             # `host.gather(1, device_idx)` fails right here (the finding), unless the host
@@ -530,11 +530,11 @@ class Methods:
     def module_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str) -> Val:
         if name in ("forward", "generate", "predict_step", "__call__"):
             return self.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
-        if isinstance(recv.ref, cst.ClassDef) and name in self.class_of(recv.ref)["parts"]:
+        if isinstance(recv.ref, cst.ClassDef) and name in self.classes.class_of(recv.ref)["parts"]:
             return self._own_module_method(node, recv, name)
         may_compute = not isinstance(recv.ref, cst.ClassDef) and name not in kb.nn.MODULE_PROOF \
             and not name.startswith(_NOT_COMPUTE)
-        if may_compute and (recv.mid is not None or self._in_forward()):
+        if may_compute and (recv.mid is not None or self.recording.in_forward()):
             return self._held_model_method(node, recv, name)
         if may_compute:
             return self._unseen_model_method(node, recv, name)
@@ -580,7 +580,7 @@ class Methods:
 
     def _own_module_method(self, node: cst.Call, recv: Val, name: str) -> Val:
         """A method or part of a module class of this file: `model.encoder(x)`, `model.init_hidden(n)`."""
-        fn = self.class_of(recv.ref)["methods"].get(name)
+        fn = self.classes.class_of(recv.ref)["methods"].get(name)
         if fn is not None and _places_inputs(fn):
             # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
             self.args(node)
@@ -590,7 +590,7 @@ class Methods:
             if not any(v.kind in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING) or v.dev is not Dev.UNKNOWN for v in vals):
                 # `hidden = model.init_hidden(batch_size)`: given no data, the method may build
                 # tensors of its own; run it, on the model as it is here, to see where
-                out = self.inline(node, fn, self.module_frame, recv)
+                out = self.user_code.inline(node, fn, self.module_frame, recv)
                 if _built_on_host(out):
                     return out
             out = self.module_call(node, recv.with_(param_free=False), forward=False, evaluated=vals, method=name)

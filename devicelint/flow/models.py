@@ -10,6 +10,7 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint.values import NONE, Dev, Kind, Val, mid_parts, own_tensor
 from devicelint.flow.facts import Facts
+from devicelint.flow.recording import Recording
 from devicelint.flow.state import Frame
 
 
@@ -70,18 +71,18 @@ def _holds_only_placed_layers(pos: list, kw: dict) -> bool:
 class ModelHost(Protocol):
     """What the model part asks of the interpreter that holds it: the frame being run, the
     facts of the previous run (`known`, None in the first) and of this one, the models handed
-    to code we cannot see so far, and four of its transfer functions."""
+    to code we cannot see so far, where it stands (the recording part), and three of its
+    transfer functions."""
 
     frame: Frame | None
     known: Facts | None
     facts: Facts
     escaped_so_far: set  # models handed to code we cannot see, in this run, up to here
+    recording: Recording  # where the interpreter stands (a module class's method or not)
 
     def args(self, node: cst.Call) -> tuple: ...
 
     def escape(self, vals) -> None: ...
-
-    def _mod_cls(self): ...
 
     def device_names(self) -> dict: ...
 
@@ -103,7 +104,7 @@ class Models:
             self.host.escape(pos + list(kw.values()))
             return Val(Kind.MODULE)
         if cls in ("Parameter", "Buffer"):
-            if self.host._mod_cls() is not None:  # `self.w = nn.Parameter(...)` in a module: moved with it
+            if self.host.recording.mod_cls() is not None:  # `self.w = nn.Parameter(...)` in a module: moved with it
                 return own_tensor(pos[0] if pos else Val(Kind.TENSOR))
             return pos[0].with_(fresh=False) if pos and pos[0].kind is Kind.TENSOR else Val(Kind.TENSOR)
         if cls in kb.nn.PARAM_FREE_LAYERS:

@@ -12,9 +12,11 @@ from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, mid_parts
 from devicelint.flow import bindings
+from devicelint.flow.classes import Classes
 from devicelint.flow.facts import Facts, LoaderMove, Move
 from devicelint.flow.flags import DeviceFlags
 from devicelint.flow.models import Models
+from devicelint.flow.recording import Recording
 from devicelint.flow.nodes import expr_text, keyword_value, text_root, walk
 from devicelint.flow.state import Frame
 
@@ -88,8 +90,9 @@ def _names_attributes(node: cst.Call) -> bool:
 class MoveHost(Protocol):
     """What the move part asks of the interpreter that holds it: the module and the frame
     being run, the facts of the previous run (`known`, None in the first) and of this one,
-    the two other parts it consults (the device flags for a move's condition, the models for
-    one's placement), and five of its transfer functions."""
+    the four other parts it consults (the device flags for a move's condition, the models for
+    one's placement, the class summaries for what a class is, the record of host syncs and
+    copies back), and four of its transfer functions."""
 
     module: cst.Module
     frame: Frame | None
@@ -97,6 +100,8 @@ class MoveHost(Protocol):
     facts: Facts
     flags: DeviceFlags
     models: Models
+    classes: Classes
+    recording: Recording
 
     def eval(self, node) -> Val: ...
 
@@ -104,13 +109,7 @@ class MoveHost(Protocol):
 
     def txt_key(self, scope, text: str) -> tuple: ...
 
-    def note_sync(self, node, what: str, val: Val) -> None: ...
-
-    def note_back(self, node, what: str, val: Val) -> None: ...
-
     def rebind_text(self, node, value: Val) -> None: ...
-
-    def class_of(self, cls: cst.ClassDef) -> dict: ...
 
 
 class Moves:
@@ -242,8 +241,8 @@ class Moves:
         """A tensor brought back to the host (a sync, DL010/DL012), a loader batch sent to the
         device (with `non_blocking=`, DL013)."""
         if target.dev is Dev.CPU and recv.kind is Kind.TENSOR:
-            self.host.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
-            self.host.note_back(node, method if method == "cpu" else "to(cpu)", recv)
+            self.host.recording.note_sync(node, method if method == "cpu" else "to(cpu)", recv)
+            self.host.recording.note_back(node, method if method == "cpu" else "to(cpu)", recv)
         if target.dev is Dev.ACCEL and recv.src is not None and recv.host_batch:
             nb = keyword_value(node, "non_blocking")
             self.host.facts.loader_moves.append(
@@ -315,7 +314,7 @@ class Moves:
         inst = self.host.frame.self_val.ref if self.host.frame.self_val is not None else None
         if not isinstance(inst, Instance) or recv_text is None or not recv_text.startswith("self.") or recv_text.count(".") != 1:
             return False
-        info = self.host.class_of(inst.cls)
+        info = self.host.classes.class_of(inst.cls)
         init = info["methods"].get("__init__")
         if info["module"] or info["opaque"] or init is None or self.host.frame.func is init:
             return False

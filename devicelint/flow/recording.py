@@ -1,52 +1,82 @@
 """Where the interpreter stands (the module class, a forward pass, a loader loop) and the
-loop facts it records for the rules: accumulations and host syncs."""
+facts it records there for the rules: tensors that meet, accumulations, host syncs."""
 
 from __future__ import annotations
+
+from typing import Protocol
 
 import libcst as cst
 
 from devicelint import naming
 from devicelint.names import dotted
 from devicelint.values import Dev, Instance, Kind, Val, contents_on_accel
-from devicelint.flow.facts import Accum, Back, Mix, ParamMix, Sync
+from devicelint.flow.classes import Classes
+from devicelint.flow.facts import Accum, Back, Facts, Mix, ParamMix, Sync
+from devicelint.flow.flags import DeviceFlags
 from devicelint.flow.nodes import expr_text, find, text_root
+from devicelint.flow.state import Frame
+
+
+class RecordingHost(Protocol):
+    """What the recording part asks of the interpreter that holds it: the module and the frame
+    being run (the calls that brought the analysis here), the facts being recorded, whether
+    gradients are off, the loops over data loaders and the per-body cache, and the two parts
+    it consults (the device flags: nothing meets the device where none exists; the class
+    summaries: which classes are modules). It runs nothing."""
+
+    module: cst.Module
+    frame: Frame | None
+    facts: Facts
+    no_grad: int
+    loader_loops: set
+    body_cache: dict
+    flags: DeviceFlags
+    classes: Classes
 
 
 class Recording:
-    def _mod_cls(self):
+    """A part of the interpreter (not a mixin): where the interpreter stands (the module class
+    whose method runs, a forward pass, a loop over batches or training steps) and the facts
+    it records there for the rules: tensors that meet, accumulations, host syncs, copies back,
+    conversions to NumPy. It reaches the interpreter only through `RecordingHost`."""
+
+    def __init__(self, host: RecordingHost):
+        self.host = host
+
+    def mod_cls(self):
         """The nn.Module class whose method runs in this frame (or calls the plain helper
         function running here: `extract(a, t, shape)` from `forward`), or None."""
-        f = self._method_frame()
+        f = self.method_frame()
         sv = f.self_val if f is not None else None
         if sv is not None and sv.kind is Kind.OBJECT and isinstance(sv.ref, Instance):
             cls = sv.ref.cls
-            if self.class_of(cls)["module"]:
+            if self.host.classes.class_of(cls)["module"]:
                 return cls
         return None
 
     def record_mix(self, node, operands, in_forward: bool | None = None) -> None:
         """Tensors (or a model and its inputs) meeting at `node`, with the calls that brought
         the analysis here: a value made by a caller is reported where the caller hands it on."""
-        if self.flags.no_device():
+        if self.host.flags.no_device():
             return  # where no accelerator exists, nothing meets the device
-        calls, f = [], self.frame
+        calls, f = [], self.host.frame
         while f is not None and f.call is not None and f.parent is not None:
             calls.append((f.call, f.parent.func, f.func))
             f = f.parent
-        self.facts.mixes.append(Mix(node, operands, self._mix_cls(),
-                                    self._in_forward() if in_forward is None else in_forward, tuple(calls)))
+        self.host.facts.mixes.append(Mix(node, operands, self._mix_cls(),
+                                    self.in_forward() if in_forward is None else in_forward, tuple(calls)))
         if any(contents_on_accel(v) for v in operands):
             for v in operands:
                 if v.kind is Kind.TENSOR and v.mid is not None and v.dev is Dev.CPU:
                     # `ema_p.mul_(d).add_(p.data)`: a host model's own parameter meets the device
-                    blame, f = node, self.frame
+                    blame, f = node, self.host.frame
                     while f.parent is not None and v.mid in f.param_mids:
                         blame, f = f.call, f.parent
-                    self.facts.param_mixes.append(ParamMix(node, v, blame))
+                    self.host.facts.param_mixes.append(ParamMix(node, v, blame))
 
-    def _method_frame(self):
+    def method_frame(self):
         """This frame, or for a plain helper function the nearest caller that is not one."""
-        f = self.frame
+        f = self.host.frame
         while f is not None and f.self_val is None and f.func is not None and f.parent is not None:
             f = f.parent
         return f
@@ -55,18 +85,18 @@ class Recording:
         """The module class a device mix happens in, for rules that ask whether that class runs on
         the accelerator; None in `__init__` and the methods it calls, which run before any move
         (`self.feature_size()` probing a layer's output shape with a host tensor)."""
-        cls = self._mod_cls()
-        func = self._method_frame().func if cls is not None else None
-        if func is not None and (func.name.value == "__init__" or func.name.value in self.class_of(cls)["init_only"]):
+        cls = self.mod_cls()
+        func = self.method_frame().func if cls is not None else None
+        if func is not None and (func.name.value == "__init__" or func.name.value in self.host.classes.class_of(cls)["init_only"]):
             return None
         return cls
 
-    def _in_forward(self) -> bool:
+    def in_forward(self) -> bool:
         """This frame runs `forward` of a module class or a method `forward` calls (and not
         one `__init__` calls), analysed on its own or inlined only from such methods: whatever
         device the module is on, its inputs are there too. A `forward` inlined from a script
         or a shape probe (`self.forward(torch.zeros(1, 3, 224, 224))`) sees real arguments."""
-        f = self.frame
+        f = self.host.frame
         while f is not None:
             sv = f.self_val
             if f.func is not None and sv is None and f.parent is not None:
@@ -74,7 +104,7 @@ class Recording:
                 continue
             if f.func is None or sv is None or sv.kind is not Kind.OBJECT or not isinstance(sv.ref, Instance):
                 return False
-            info = self.class_of(sv.ref.cls)
+            info = self.host.classes.class_of(sv.ref.cls)
             name = f.func.name.value
             if not info["module"] or name not in info["forward_path"] or name in info["init_only"]:
                 return False
@@ -85,27 +115,27 @@ class Recording:
         """The innermost enclosing loop of this frame over batches or training steps (a loader, a
         backward or an optimizer step in its body): an inner loop over the keys of a step's dict of
         losses (`for k in loss: totals[k] += loss[k]`) runs inside the step, and the step decides."""
-        for loop in reversed(self.frame.loops):
-            if id(loop) in self.loader_loops or self._body_info(loop)["steps"]:
+        for loop in reversed(self.host.frame.loops):
+            if id(loop) in self.host.loader_loops or self._body_info(loop)["steps"]:
                 return loop
         return None
 
     def _loader_loop(self):
         """The innermost enclosing loop of this frame that iterates a data loader, and the
         number of `if` branches between it and here; (None, 0) when there is none."""
-        f = self.frame
+        f = self.host.frame
         for i in range(len(f.loops) - 1, -1, -1):
-            if id(f.loops[i]) in self.loader_loops:
+            if id(f.loops[i]) in self.host.loader_loops:
                 return f.loops[i], f.conds - f.loop_conds[i]
         return None, 0
 
     def _body_info(self, node) -> dict:
         """Cached facts about a loop or function body: what names assigned with `=` are
         computed from, whether it steps an optimizer / calls backward, and what it differentiates."""
-        info = self.body_cache.get(id(node))
+        info = self.host.body_cache.get(id(node))
         if info is None:
             subjects, deps, steps, backward = set(), {}, False, False
-            body = node.body if node is not None else self.module
+            body = node.body if node is not None else self.host.module
             for n in find(body, cst.Assign):
                 used = None
                 for t in n.targets:
@@ -126,7 +156,7 @@ class Recording:
                         subjects.update(x.value for x in find(part, cst.Name))
                 elif name == "step" and isinstance(n.func, cst.Attribute):
                     steps = True
-            info = self.body_cache[id(node)] = {"subjects": subjects, "deps": deps,
+            info = self.host.body_cache[id(node)] = {"subjects": subjects, "deps": deps,
                                                 "steps": steps, "backward": backward}
         return info
 
@@ -135,9 +165,9 @@ class Recording:
         computed from the inputs live with the module, the freshly made one on the host; the
         caller gets both and combines them (`criterion(output, target)`). Lengths are meant to
         stay on the host (pack_padded_sequence)."""
-        f = self.frame
+        f = self.host.frame
         if (value.kind is not Kind.SEQ or not value.parts or f.func is None or f.func.name.value != "forward"
-                or not isinstance(ret.value, cst.Tuple) or not self._in_forward()):
+                or not isinstance(ret.value, cst.Tuple) or not self.in_forward()):
             return
         fresh, placed = [], []
         for el, part in zip(ret.value.elements, value.parts):
@@ -158,7 +188,7 @@ class Recording:
         loop = self._step_loop()
         if loop is None:
             return  # neither a loop over batches nor a training loop (backward / optimizer step)
-        if not (value.kind is Kind.TENSOR and (value.grad or self.no_grad)):
+        if not (value.kind is Kind.TENSOR and (value.grad or self.host.no_grad)):
             added = (node.value if isinstance(node, cst.AugAssign) else node.args[0].value if isinstance(node, cst.Call)
                      else getattr(node.value, "right", None))
             if not _differentiated(added, self._body_info(loop)["subjects"]):
@@ -174,31 +204,31 @@ class Recording:
         reset = _reset_every_iteration(loop)
         if target in reset or text_root(target) in reset:
             return  # `totals = {}` at the top of the step starts `totals[k]` afresh too
-        fn = self._body_info(self.frame.func)
+        fn = self._body_info(self.host.frame.func)
         root = text_root(target)
         if root in fn["subjects"] or any(root in fn["deps"].get(x, ()) for x in fn["subjects"]):
             return  # the sum is differentiated: summing the graphs is the point
-        self.facts.accums.append(Accum(node, value, self.no_grad > 0))
+        self.host.facts.accums.append(Accum(node, value, self.host.no_grad > 0))
 
     def note_numpy(self, conv) -> None:
         """A conversion to NumPy, unless it runs where no accelerator exists or converts what a
         move of named attributes may have left on the host (`data.y` after `data.to(d, "x")`)."""
-        if not self.flags.no_device() and not conv.val.partial:
-            self.facts.numpy.append(conv)
+        if not self.host.flags.no_device() and not conv.val.partial:
+            self.host.facts.numpy.append(conv)
 
     def note_back(self, node, what: str, val: Val) -> None:
         """A tensor brought back to the host while it is still a move's result, unchanged."""
         if val.kind is Kind.TENSOR and val.dev is Dev.ACCEL and isinstance(val.moved_at, cst.Call) \
-                and not self.flags.no_device():
-            self.facts.backs.append(Back(node, what, val.moved_at, self.frame.func))
+                and not self.host.flags.no_device():
+            self.host.facts.backs.append(Back(node, what, val.moved_at, self.host.frame.func))
 
     def note_sync(self, node, what: str, val: Val) -> None:
-        if not contents_on_accel(val) or self.flags.no_device():
+        if not contents_on_accel(val) or self.host.flags.no_device():
             return
         loop, conds = self._loader_loop()
         if loop is None or conds or not self._body_info(loop)["steps"]:
             return
-        self.facts.syncs.append(Sync(node, what, val))
+        self.host.facts.syncs.append(Sync(node, what, val))
 
 
 def _differentiated(added, subjects: set) -> bool:

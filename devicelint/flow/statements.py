@@ -192,7 +192,7 @@ class Statements:
         if target is not None and expr_text(small.value.left) == target:
             binop = self.last_binop
             if binop is not None and binop[0] is small.value:
-                self.note_accum(small, target, binop[2])
+                self.recording.note_accum(small, target, binop[2])
 
     def _exec_annassign(self, small: cst.AnnAssign, st: State) -> None:
         if small.value is not None:
@@ -204,7 +204,7 @@ class Statements:
         if isinstance(small.operator, cst.AddAssign) and self.frame.loops:
             target = expr_text(small.target) or _slot_text(small.target)
             if target is not None:
-                self.note_accum(small, target, right)
+                self.recording.note_accum(small, target, right)
         if isinstance(small.target, cst.Subscript):
             base = self.eval(small.target.value)
             if base.kind is Kind.TENSOR and base.fresh:
@@ -225,7 +225,7 @@ class Statements:
         if small.value is not None:
             value = self.eval(small.value)
             self.frame.returns.append(value)
-            self.note_forward_outputs(small, value)
+            self.recording.note_forward_outputs(small, value)
         else:
             self.frame.returns.append(OTHER)
         st.dead = True
@@ -495,7 +495,7 @@ class Statements:
     def attribute_value(self, inst: Instance, attr: str, value: Val) -> Val:
         """What an attribute of `inst` holds when given `value`: on an `nn.Module`, what
         registering it as a submodule (or not) makes of it."""
-        info = self.class_of(inst.cls)
+        info = self.classes.class_of(inst.cls)
         if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
             # a submodule follows its parent: its own placement means nothing
             # (a class of this file stays known: what its forward does with its inputs),
@@ -532,7 +532,7 @@ class Statements:
         if self.assigning is not None and self.assigning_to is target and _stores_several(target, ndarray_dims(base)):
             # `g_loss[i] = loss.data` into a row of `np.zeros((n, 1))`: ndarray.__setitem__
             # converts the tensor to NumPy
-            self.note_numpy(NumpyConv(target, value, arg=self.assigning))
+            self.recording.note_numpy(NumpyConv(target, value, arg=self.assigning))
         if isinstance(target.value, cst.Attribute) and self._replaces_layer(target, value):
             return
         if base.kind is Kind.SEQ and isinstance(target.value, (cst.Name, cst.Attribute)):
