@@ -30,6 +30,7 @@ import libcst as cst
 from devicelint import files as fs
 from devicelint import naming
 from devicelint import project as pj
+from devicelint.flow.models import SCATTERS
 from devicelint.values import NONE, Dev, Kind, Val
 
 MAX_FILES = 400  # project files scanned for callers; beyond that no context (stay silent)
@@ -380,6 +381,8 @@ def value_of(fact, param: cst.Param, from_here: bool, key) -> Val | None:
             return Val(Kind.MODULE, param_free=True, name=name)
         if fact[1] == "moved":
             return Val(Kind.MODULE, _target_dev(fact[2]), name=name)
+        if fact[1] == "scatters":  # `nn.DataParallel(model).cuda()` handed in: host inputs are fine
+            return Val(Kind.MODULE, name=name, ref=SCATTERS)
         return Val(Kind.MODULE, name=name)
     if tag == "device":
         return Val(Kind.DEVICE, Dev.ACCEL, key=key, name=name) if fact[1] == "accel" else \

@@ -14,6 +14,7 @@ import libcst as cst
 
 from devicelint.names import dotted
 from devicelint import naming
+from devicelint.flow.models import SCATTERS
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val, places_or_holds
 
 
@@ -324,6 +325,8 @@ def _module_value(interp, node, fact, argmap, name) -> Val:
     if fact[1] == "moved":
         dev, key = _target(fact[2], argmap)
         return Val(Kind.MODULE, dev, key=key, name=name)
+    if fact[1] == "scatters":  # a `DataParallel` wrapper built there: host inputs are fine
+        return Val(Kind.MODULE, name=name, ref=SCATTERS)
     return Val(Kind.MODULE, name=name)
 
 

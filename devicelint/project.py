@@ -580,7 +580,7 @@ class FileView:
 
     def _resolve(self, path: str, d, depth: int):
         """A descriptor of module `path` -> a fact:
-        ("module", "host" | "param_free" | "unknown") / ("module", "moved", target),
+        ("module", "host" | "param_free" | "unknown" | "scatters") / ("module", "moved", target),
         ("tensor", target), ("device", "accel" | "cpu"), ("loader",), ("dataset", moves),
         ("moved", target) (something unknown, moved), ("moved_param", param, target),
         ("param", name), ("seq", [facts]), ("none",), or None."""
@@ -689,6 +689,8 @@ class FileView:
 
     def _nn_class(self, path: str, last: str, kws, args, depth: int):
         """A `torch.nn` class built here: a host module, with or without weights."""
+        if last in kb.distributed.KEEPS_PLACEMENT:
+            return ("module", "scatters")  # calling it copies host inputs to its device itself
         if last in kb.distributed.WRAPPERS or last == "Module" or "device" in kws or "**" in kws:
             return ("module", "unknown")
         if last in kb.nn.PARAM_FREE_LAYERS:
@@ -717,6 +719,8 @@ def _moved(inner, target):
     """The fact of `x.to(target)` where `x` has fact `inner`."""
     if inner is None or inner[0] == "moved":
         return ("moved", target)
+    if inner == ("module", "scatters"):
+        return inner  # `nn.DataParallel(model).cuda()`: still the wrapper that scatters its inputs
     if inner[0] == "module" and inner[1] != "param_free":
         return ("module", "moved", target)
     if inner[0] == "module":

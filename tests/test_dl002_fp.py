@@ -171,7 +171,8 @@ def run(rank, world_size, dataset):
     val_idx = data.val_mask.nonzero(as_tuple=False).view(-1)
     LOADERS
     model = SAGE(dataset.num_features, 256, dataset.num_classes).to(rank)
-    model = DistributedDataParallel(model, device_ids=[rank])
+    # evaluated unwrapped: a `DistributedDataParallel(model, device_ids=[rank])` handed in
+    # would copy host inputs to its GPU itself, and the control below could not rest on it
     for epoch in range(1, 11):
         train_acc = test(train_loader, model, rank)
         val_acc = test(val_loader, model, rank)

@@ -52,6 +52,9 @@ class Move:
     prior: cst.CSTNode | None  # the earlier move for "already"/"repeated"
     bare: bool = False  # a statement of its own: the result is thrown away
     in_place: bool = False  # the receiver moves in place (module, BatchEncoding, PyG graph, a loader's batch object)
+    # a tensor already on the very device it is sent to (same device key, no dtype change): the
+    # move returns it unchanged, so throwing the result away loses nothing
+    noop: bool = False
 
 
 @dataclass

@@ -255,7 +255,8 @@ class Moves:
         self.host.frame.placed.add(id(node))
         if key is not None and recv_text is not None:
             self.host.frame.state.moves.setdefault((recv_text, key), node)
-        self.host.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare, in_place))
+        noop = key is not None and recv.kind is Kind.TENSOR and recv.dev is Dev.ACCEL and recv.key == key and _dtype_text(node) is None
+        self.host.facts.moves.append(Move(node, recv, recv_text, shown, reason, prior, bare, in_place, noop))
 
     def _why_redundant(self, node, recv: Val, recv_text, target, shown: str) -> tuple:
         """(reason, earlier move) for a move that does nothing new: "already" there by an

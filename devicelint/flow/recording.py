@@ -134,7 +134,7 @@ class Recording:
         computed from, whether it steps an optimizer / calls backward, and what it differentiates."""
         info = self.host.body_cache.get(id(node))
         if info is None:
-            subjects, deps, steps, backward = set(), {}, False, False
+            subjects, losses, deps, steps, backward = set(), set(), {}, False, False
             body = node.body if node is not None else self.host.module
             for n in find(body, cst.Assign):
                 used = None
@@ -154,9 +154,11 @@ class Recording:
                         parts += [a.value for a in parts[0].args]
                     for part in parts:
                         subjects.update(x.value for x in find(part, cst.Name))
+                    for part in parts[:1] + [a.value for a in n.args]:
+                        losses |= _differentiated_names(part)
                 elif name == "step" and isinstance(n.func, cst.Attribute):
                     steps = True
-            info = self.host.body_cache[id(node)] = {"subjects": subjects, "deps": deps,
+            info = self.host.body_cache[id(node)] = {"subjects": subjects, "losses": losses, "deps": deps,
                                                 "steps": steps, "backward": backward}
         return info
 
@@ -191,7 +193,7 @@ class Recording:
         if not (value.kind is Kind.TENSOR and (value.grad or self.host.no_grad)):
             added = (node.value if isinstance(node, cst.AugAssign) else node.args[0].value if isinstance(node, cst.Call)
                      else getattr(node.value, "right", None))
-            if not _differentiated(added, self._body_info(loop)["subjects"]):
+            if not _differentiated(added, self._body_info(loop)["losses"]):
                 return
             # `total_loss += loss` then `accelerator.backward(loss)` in the same step: a graph,
             # whoever made the loss (an unseen model's `outputs.loss` is still the tensor differentiated)
@@ -229,6 +231,23 @@ class Recording:
         if loop is None or conds or not self._body_info(loop)["steps"]:
             return
         self.host.facts.syncs.append(Sync(node, what, val))
+
+
+def _differentiated_names(expr) -> set:
+    """The names that hold the value a backward differentiates: all those of `loss`,
+    `outputs.loss`, `loss["total"]`, `loss_a + loss_b`; through a call, only its one argument
+    (`scaler.scale(loss)`, `sum(losses)`) or its receiver (`torch.stack(losses).mean()`). The
+    arguments of a call given several (`compute_td_loss(states, actions, rewards).backward()`)
+    are what the loss is made from, not the loss: a reward summed beside it keeps no graph."""
+    while isinstance(expr, cst.Call):
+        args = [a for a in expr.args if not a.star]
+        if len(expr.args) == 1 and args and args[0].keyword is None:
+            expr = args[0].value
+        elif not expr.args and isinstance(expr.func, cst.Attribute):
+            expr = expr.func.value
+        else:
+            return set()
+    return {x.value for x in find(expr, cst.Name)}
 
 
 def _differentiated(added, subjects: set) -> bool:

@@ -18,7 +18,10 @@ class DiscardedTo(Rule):
     flagged (a tensor factory's result, a batch from a loader, a model output...).
     `model.to(device)` is fine: modules move in place, and so do a tokenizer's
     `BatchEncoding`, a PyG `Data` / `Batch`, and the whole object a data loader yields (it may
-    be such a batch). When the code does not say what the receiver is, the rule stays silent.
+    be such a batch). When the code does not say what the receiver is, the rule stays silent,
+    and so it does for a tensor already on the very device it is sent to
+    (`nn.Parameter(torch.zeros(n, device=device))` then `p.to(device)`): the move returns it
+    unchanged, nothing stays behind (DL004 reports such a move where it is sure).
 
     ## Why is this bad?
     `Tensor.to()`, `.cuda()` and `.cpu()` return a new tensor and leave the original where
@@ -126,9 +129,13 @@ def evaluate(model, loader):
         kinds: dict = {}
         moves: dict = {}
         in_place = {id(mv.node) for mv in ctx.facts.moves if mv.in_place}
+        # `self.logstd.to(device)` on a tensor made with `device=device`: nothing stays behind
+        # (DL004 says the move is redundant where it is sure); a move of one context that is no
+        # no-op still counts
+        changes = {id(mv.node) for mv in ctx.facts.moves if not mv.noop}
         for mv in ctx.facts.moves:
             # `batch.to(device)` on a BatchEncoding / PyG batch / a loader's batch object moves it in place
-            if not mv.bare or id(mv.node) in in_place:
+            if not mv.bare or id(mv.node) in in_place or id(mv.node) not in changes:
                 continue
             # A function run in several contexts records one move per context.
             kinds.setdefault(id(mv.node), set()).add(mv.recv.kind)
