@@ -30,7 +30,7 @@ import libcst as cst
 from devicelint import files as fs
 from devicelint import naming
 from devicelint import project as pj
-from devicelint.flow.models import SCATTERS
+from devicelint.values import SCATTERS
 from devicelint.values import NONE, Dev, Kind, Val
 
 MAX_FILES = 400  # project files scanned for callers; beyond that no context (stay silent)

@@ -14,7 +14,7 @@ import libcst as cst
 
 from devicelint.names import dotted
 from devicelint import naming
-from devicelint.flow.models import SCATTERS
+from devicelint.values import SCATTERS
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val, places_or_holds
 
 

@@ -317,3 +317,8 @@ def surely_on_host(v: Val) -> bool:
         items = [p for p in (v.parts or ()) if p is not None] + ([v.elem] if v.elem is not None else [])
         return bool(items) and all(surely_on_host(p) for p in items)
     return False
+
+
+# The `ref` mark of what a wrapper that keeps placement returns (kb.distributed.KEEPS_PLACEMENT,
+# flow/models.wrap_in_place): calling it scatters host inputs to the module's device.
+SCATTERS = "scatters-inputs"

@@ -18,7 +18,7 @@ from devicelint.flow.facts import ModuleCall
 from devicelint.flow.flags import AVAILABILITY
 from devicelint.flow.nodes import keyword_value, spelled
 from devicelint.flow.expressions import result_of
-from devicelint.flow.models import SCATTERS
+from devicelint.values import SCATTERS
 from devicelint.flow.methods import HOST_RESULT, host_length_params, moved_params
 
 

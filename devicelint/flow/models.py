@@ -8,15 +8,10 @@ from typing import Protocol
 import libcst as cst
 
 from devicelint import knowledge as kb
-from devicelint.values import NONE, Dev, Kind, Val, mid_parts, own_tensor
+from devicelint.values import NONE, SCATTERS, Dev, Kind, Val, mid_parts, own_tensor
 from devicelint.flow.facts import Facts
 from devicelint.flow.recording import Recording
 from devicelint.flow.state import Frame
-
-
-# The mark of what a wrapper that keeps placement returns (kb.distributed.KEEPS_PLACEMENT):
-# calling it scatters host inputs to the module's device.
-SCATTERS = "scatters-inputs"
 
 
 def wrap_in_place(cls: str, pos: list) -> Val | None:
