@@ -140,3 +140,86 @@ def test_device_coordinates_handed_to_a_matplotlib_patch_are_converted_to_numpy(
 def test_host_coordinates_handed_to_a_matplotlib_patch_are_no_finding():
     for box in ('annotation["boxes"][idx].cpu()', 'annotation["boxes"][idx].tolist()'):
         assert findings_at(_plot(box, flagged=False), ["DL003"]) == set(), box
+
+
+# --- DL002 stays silent: a dataset we cannot see, built with the device (case 160's false findings) ---
+
+# A MONAI segmentation script: the dataset's transform chain ends in `ToDeviced(..., device=...)`,
+# so the loader's batches are on the device already and the loop hands them to the model as they
+# come. The dataset class and its transforms are code devicelint cannot see; the only thing it
+# can read is that their construction was handed the device.
+_MONAI_TRAIN = '''
+import argparse
+import glob
+import os
+
+import torch
+from monai.data import DataLoader, Dataset
+from monai.losses import DiceLoss
+from monai.networks.nets import UNet
+from monai.transforms import Compose, EnsureChannelFirstd, LoadImaged, ScaleIntensityRanged, ToDeviced, ToTensord
+
+
+def build_transforms(device):
+    return Compose([
+        LoadImaged(keys=["image", "label"]),
+        EnsureChannelFirstd(keys=["image", "label"]),
+        ScaleIntensityRanged(keys=["image"], a_min=-57, a_max=164, b_min=0.0, b_max=1.0, clip=True),
+        ToDeviced(keys=["image", "label"], device=device),
+    ])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", default="data/Task09_Spleen")
+    parser.add_argument("--epochs", type=int, default=100)
+    args = parser.parse_args()
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    images = sorted(glob.glob(os.path.join(args.data_dir, "imagesTr", "*.nii.gz")))
+    labels = sorted(glob.glob(os.path.join(args.data_dir, "labelsTr", "*.nii.gz")))
+    files = [{"image": image, "label": label} for image, label in zip(images, labels)]
+
+    train_ds = DATASET
+    train_loader = DataLoader(train_ds, batch_size=2, shuffle=True, num_workers=0)
+
+    model = UNet(spatial_dims=3, in_channels=1, out_channels=2, channels=(16, 32, 64, 128, 256),
+                 strides=(2, 2, 2, 2), num_res_units=2).to(device)
+    loss_function = DiceLoss(to_onehot_y=True, softmax=True)
+    optimizer = torch.optim.Adam(model.parameters(), 1e-4)
+
+    for epoch in range(args.epochs):
+        model.train()
+        for batch_data in train_loader:
+            inputs, labels_ = batch_data["image"], batch_data["label"]
+            optimizer.zero_grad()
+            outputs = model(inputs)MARK
+            loss = loss_function(outputs, labels_)MARK
+            loss.backward()
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _monai(dataset: str, flagged: bool) -> str:
+    return _MONAI_TRAIN.replace("DATASET", dataset).replace("MARK", "  # <- DL002" if flagged else "")
+
+
+def test_batches_of_a_dataset_we_cannot_see_built_with_the_device_are_not_taken_for_host_batches():
+    # flagged at 56e726f: a dataset of code it cannot see yields host batches, whatever its
+    # construction was told (here a transform chain ending in ToDeviced(device=device))
+    for dataset in (
+        "Dataset(data=files, transform=build_transforms(device))",
+        'Dataset(data=files, transform=Compose([LoadImaged(keys=["image", "label"]), '
+        'ToDeviced(keys=["image", "label"], device=device)]))',
+    ):
+        assert findings_at(_monai(dataset, flagged=False), ["DL002"]) == set(), dataset
+
+
+def test_batches_of_a_dataset_we_cannot_see_built_without_a_device_are_still_host_batches():
+    src = _monai('Dataset(data=files, transform=Compose([LoadImaged(keys=["image", "label"]), '
+                 'ToTensord(keys=["image", "label"])]))', flagged=True)
+    assert findings_at(src, ["DL002"]) == expected(src)
