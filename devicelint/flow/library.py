@@ -335,7 +335,38 @@ class Library:
         self.host.facts.loaders[node] = self._pin_state(node)
         if dataset.kind is Kind.DATASET and isinstance(dataset.ref, PlacedItems):
             self.host.facts.placing_loaders.append(PlacingLoader(node, dataset.ref, self.host.frame.func))
+        if dataset.kind is Kind.UNKNOWN and self._built_with_a_device(node):
+            # `Dataset(files, transform=build_transforms(device))` of code we cannot see, given the
+            # device (a transform chain ending in MONAI's `ToDeviced`): its items may be there already
+            return Val(Kind.LOADER, Dev.UNKNOWN, src=node)
         return self._batches(node, dataset, collate, q)
+
+    def _built_with_a_device(self, loader: cst.Call) -> bool:
+        """The loader's dataset (written in the call, or a name this function binds to a call)
+        is built by a call that names a device."""
+        arg = next((a.value for a in loader.args if a.keyword is None or a.keyword.value == "dataset"), None)
+        if isinstance(arg, cst.Call):
+            return self._handed_a_device(arg)
+        if not isinstance(arg, cst.Name):
+            return False
+        scope = self.host.frame.func if self.host.frame is not None and self.host.frame.func is not None else self.host.module
+        return any(
+            isinstance(a.value, cst.Call) and self._handed_a_device(a.value)
+            for a in find(scope, cst.Assign)
+            if any(isinstance(t.target, cst.Name) and t.target.value == arg.value for t in a.targets)
+        )
+
+    def _handed_a_device(self, call: cst.Call) -> bool:
+        """A call that names a device: a `device=` keyword or a `.to()` in it, or a name bound to
+        a device, at any depth of its arguments."""
+        if _places_anything(call):
+            return True
+        for n in walk(call):
+            if isinstance(n, cst.Name):
+                v = self.host.frame.lookup(n.value)
+                if v is not None and v.kind is Kind.DEVICE:
+                    return True
+        return False
 
     @staticmethod
     def _batches(node: cst.Call, dataset: Val, collate, q: str) -> Val:

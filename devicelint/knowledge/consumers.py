@@ -8,7 +8,7 @@ LIBRARY = "numpy"
 # Every NumPy function, scikit-learn's, pyplot's and pandas' constructors convert. NumPy's
 # reductions that call the tensor's own method (`np.mean(t)` calls `t.mean(axis=None, ...)`)
 # fail on any tensor: no device matter.
-CONVERTING_ROOTS = ("numpy.", "sklearn.", "matplotlib.pyplot.", "pandas.DataFrame", "pandas.Series")
+CONVERTING_ROOTS = ("numpy.", "sklearn.", "matplotlib.pyplot.", "matplotlib.patches.", "pandas.DataFrame", "pandas.Series")
 NUMPY_DELEGATING = {"mean", "std", "var", "sum", "prod", "max", "min", "amax", "amin", "all", "any"}
 # NumPy functions that call the argument's own method when it has one (`np.squeeze(t)` is
 # `t.squeeze()`): a tensor comes back, where the tensor was; nothing is converted

@@ -11,6 +11,9 @@ CALL_KINDS = (
     (r"torchvision\.models\.(get_weight|get_model_weights|list_models)", "other"),
     (r"torchvision\.models\.feature_extraction\.\w+", None),  # follows the model it is given
     (r"torchvision\.models\.(\w+\.)?[a-z]\w*", "module"),  # resnet50, detection.fasterrcnn_..., get_model
+    # the heads a fine-tuning script builds to swap into a model (`FastRCNNPredictor`,
+    # `MaskRCNNPredictor`, `TwoMLPHead`, `DeepLabHead`, `FCNHead`): modules with weights, on the host
+    (r"torchvision\.models\.(\w+\.)*[A-Z]\w*(Predictor|Head|Heads)", "module"),
     (r"torchvision\.transforms\.(functional\.)?(to_pil_image|ToPILImage)", "to_pil"),
     (r"torchvision\.transforms\.(v2\.)?(functional\.)?(ToTensor|PILToTensor|to_tensor|pil_to_tensor)", "to_tensor"),
     (r"torchvision\.transforms\.(v2\.)?Compose", "compose"),

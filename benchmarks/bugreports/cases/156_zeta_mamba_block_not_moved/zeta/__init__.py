@@ -1,0 +1,3 @@
+from zeta.simple_mamba import MambaBlock
+
+__all__ = ["MambaBlock"]
