@@ -18,7 +18,8 @@ class DdpWithoutSetDevice(Rule):
     Placements indexed by the rank (`.cuda(local_rank)`, `.to(f"cuda:{rank}")`,
     `torch.device("cuda", local_rank)`) are never flagged, nor is the unindexed arm of an `if`
     whose other arm indexes by a value (`if local_rank is not None: cuda:{local_rank}` / `else:
-    cuda`, the single-process path), and files driven by a launcher that
+    cuda`, the single-process path), nor a device bound to a name the file never reads (a
+    leftover `device = torch.device("cuda")` places nothing), and files driven by a launcher that
     places each process's model and data itself (accelerate, Lightning, DeepSpeed, the
     transformers Trainer, TRL) are left alone, as are placements under a test of
     `torch.cuda.device_count()` (ranks sharing a GPU on purpose when there are too few).
@@ -154,7 +155,10 @@ def main(rank, world_size):
         sites = [call for call, q in quals if _unindexed(ctx, call, q)]
         sites += _device_assignments(ctx, {id(c) for c in sites})
         counted = _gpu_count_branches(ctx)
+        read = _read_names(ctx.module)
         for node in sites:
+            if _bound_to_unread_name(ctx, node, read):
+                continue  # `device = torch.device("cuda")` that nothing reads places nothing
             if any(lo <= ctx.line(node) <= hi for lo, hi in counted):
                 continue  # `if torch.cuda.device_count() < world_size:` ranks share a GPU on purpose
             if _beside_an_indexed_arm(ctx, node):
@@ -162,6 +166,53 @@ def main(rank, world_size):
             yield Report(node, "the process group is started but no `torch.cuda.set_device(local_rank)` picks this "
                                "process's GPU: unindexed `cuda` is GPU 0 in every rank; call "
                                "`torch.cuda.set_device(local_rank)` first, or index it by the local rank", fix=None)
+
+
+def _bound_to_unread_name(ctx, node, read: set) -> bool:
+    """The placement is the whole value of `name = ...` (every target a plain name) and the
+    file never reads that name: a leftover `device = torch.device("cuda" if ... else "cpu")`
+    of the single-GPU version puts nothing anywhere (nwangfw/nerf_ddp, whose workers place
+    everything with the spawned index)."""
+    around = enclosing(ctx.module, node)
+    parent = around[-1] if around else None
+    if not isinstance(parent, cst.Assign) or parent.value is not node:
+        return False
+    names = [t.target.value for t in parent.targets if isinstance(t.target, cst.Name)]
+    return len(names) == len(parent.targets) and not read.intersection(names)
+
+
+def _read_names(module) -> set:
+    """The identifiers the file reads: every `Name` but the ones that only bind or label
+    (assignment and `for` targets, parameters, definitions, imports, `global`) and the ones
+    that name something else (`x.device`, the keyword of `device=...`)."""
+    labels = set()
+    for a in find(module, cst.Attribute):
+        labels.add(id(a.attr))
+    for arg in find(module, cst.Arg):
+        if arg.keyword is not None:
+            labels.add(id(arg.keyword))
+    for t in find(module, cst.AssignTarget):
+        labels.update(id(n) for n in _bound(t.target))
+    for loop in find(module, cst.For):
+        labels.update(id(n) for n in _bound(loop.target))
+    for kind in (cst.Param, cst.FunctionDef, cst.ClassDef):
+        labels.update(id(n.name) for n in find(module, kind))
+    for alias in find(module, cst.ImportAlias):
+        labels.update(id(n) for n in find(alias, cst.Name))
+    for decl in [*find(module, cst.Global), *find(module, cst.Nonlocal)]:
+        labels.update(id(item.name) for item in decl.names)
+    return {n.value for n in find(module, cst.Name) if id(n) not in labels}
+
+
+def _bound(target) -> list:
+    """The names a target binds: `a`, and each name of `a, b` / `[a, b]` / `*a`."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _bound(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound(target.value)
+    return []
 
 
 def _imported_set_device(ctx) -> bool:

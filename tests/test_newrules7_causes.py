@@ -1,0 +1,124 @@
+"""Causes of false findings found by the fifth targeted first look of issue 23's rules
+(2026-11-27, devicelint at 56e726f, `benchmarks/firstlook/2026-11-27-newrules5.json`), each as a
+realistic program in the shape the audited repository writes it, with its control where the
+shape is a real bug and must stay flagged.
+
+Lines ending in `# <- DLnnn` must be flagged with that code; nothing else of the rules under
+test may be flagged.
+"""
+
+from inference_cases import expected, findings_at
+
+
+def _check(code: str, rules, path: str = "train.py") -> None:
+    got = findings_at(code, rules, path)
+    listing = "\n".join(f"{i:4d} {line}" for i, line in enumerate(code.splitlines(), start=1))
+    assert got == expected(code), f"got {sorted(got)}\n{listing}"
+
+
+# --- DL020: an unindexed device bound to a name that nothing reads places nothing ---
+
+# nwangfw/nerf_ddp's tiny NeRF: a module-level `device` left over from the single-GPU
+# notebook, never read; each `mp.spawn` worker places everything with its own index (`gpu`).
+# Tensors still say `device=` as a keyword and read `.device` as an attribute: neither reads
+# the module's `device`.
+_TINY_NERF_DDP = '''
+import argparse
+import os
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def positional_encoding(tensor, num_encoding_functions=6):
+    encoding = [tensor]
+    frequency_bands = 2.0 ** torch.linspace(0.0, num_encoding_functions - 1, num_encoding_functions,
+                                            dtype=tensor.dtype, device=tensor.device)
+    for freq in frequency_bands:
+        encoding.append(torch.sin(tensor * freq))
+        encoding.append(torch.cos(tensor * freq))
+    return torch.cat(encoding, dim=-1)
+
+
+class VeryTinyNerfModel(nn.Module):
+    def __init__(self, filter_size=128, num_encoding_functions=6):
+        super().__init__()
+        self.layer1 = nn.Linear(3 + 3 * 2 * num_encoding_functions, filter_size)
+        self.layer2 = nn.Linear(filter_size, filter_size)
+        self.layer3 = nn.Linear(filter_size, 4)
+
+    def forward(self, x):
+        x = torch.relu(self.layer1(x))
+        x = torch.relu(self.layer2(x))
+        return self.layer3(x)
+
+
+DEVICE_LINE
+
+
+def nerf_ddp(gpu, args):
+    rank = args.id * args.gpus + gpu
+    dist.init_process_group(backend="gloo", init_method="env://", world_size=args.world_size, rank=rank)
+    model = VeryTinyNerfModel().to(WORKER_DEVICE)
+    ddp_model = DDP(model, device_ids=[gpu])
+    optimizer = torch.optim.Adam(ddp_model.parameters(), lr=5e-3)
+    data = np.load("tiny_nerf_data.npz")
+    images = torch.from_numpy(data["images"][:100, ..., :3]).to(gpu)
+    points = torch.rand(1024, 3, device=images.device)
+    for i in range(args.num_iters):
+        target = images[np.random.randint(images.shape[0])].to(gpu)
+        rgb = ddp_model(positional_encoding(points))[..., :3]
+        loss = torch.nn.functional.mse_loss(rgb, target.reshape(-1, 3)[:1024])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    dist.destroy_process_group()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-g", "--gpus", default=1, type=int)
+    parser.add_argument("-i", "--id", default=0, type=int)
+    parser.add_argument("--num_iters", default=1000, type=int)
+    args = parser.parse_args()
+    args.world_size = args.gpus
+    os.environ["MASTER_ADDR"] = "localhost"
+    os.environ["MASTER_PORT"] = "29515"
+    mp.spawn(nerf_ddp, nprocs=args.gpus, args=(args,))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+_BOUND = 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'
+
+
+def test_an_unindexed_device_nothing_reads_places_nothing():
+    code = _TINY_NERF_DDP.replace("DEVICE_LINE", _BOUND).replace("WORKER_DEVICE", "gpu")
+    _check(code, ["DL020"])
+
+
+def test_an_unindexed_device_string_nothing_reads_places_nothing():
+    code = (_TINY_NERF_DDP.replace("DEVICE_LINE", 'device = "cuda" if torch.cuda.is_available() else "cpu"')
+            .replace("WORKER_DEVICE", "gpu"))
+    _check(code, ["DL020"])
+
+
+def test_the_same_device_read_by_the_worker_stays_flagged():
+    # control: the worker places the model on the module's unindexed device: every rank on GPU 0
+    code = (_TINY_NERF_DDP.replace("DEVICE_LINE", _BOUND + "  # <- DL020")
+            .replace("WORKER_DEVICE", "device"))
+    _check(code, ["DL020"])
+
+
+def test_a_device_read_as_a_keyword_value_stays_flagged():
+    # control: `device=device` reads the module's name (the keyword itself does not): the
+    # sample points land on GPU 0 in every rank
+    code = (_TINY_NERF_DDP.replace("DEVICE_LINE", _BOUND + "  # <- DL020")
+            .replace("WORKER_DEVICE", "gpu").replace("device=images.device", "device=device"))
+    _check(code, ["DL020"])
