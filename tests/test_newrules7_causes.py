@@ -122,3 +122,101 @@ def test_a_device_read_as_a_keyword_value_stays_flagged():
     code = (_TINY_NERF_DDP.replace("DEVICE_LINE", _BOUND + "  # <- DL020")
             .replace("WORKER_DEVICE", "gpu").replace("device=images.device", "device=device"))
     _check(code, ["DL020"])
+
+
+# --- DL020: a CUDA default device set under the process group is an unindexed placement ---
+
+# The shape of llama's example_cuda.py (bug-report case 056, pytorch-tpu/llama#21): one process
+# per GPU started by torchrun, the process group started, then every tensor the model makes goes
+# to the default tensor type's device: the current one, GPU 0 in every rank.
+_LLAMA_EXAMPLE = '''
+import json
+import os
+import time
+from pathlib import Path
+
+import fire
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+
+
+class Transformer(nn.Module):
+    def __init__(self, dim, n_layers, vocab_size):
+        super().__init__()
+        self.tok_embeddings = nn.Embedding(vocab_size, dim)
+        self.layers = nn.ModuleList(nn.Linear(dim, dim) for _ in range(n_layers))
+        self.output = nn.Linear(dim, vocab_size, bias=False)
+
+    def forward(self, tokens):
+        h = self.tok_embeddings(tokens)
+        for layer in self.layers:
+            h = torch.relu(layer(h))
+        return self.output(h)
+
+
+def setup_model_parallel():
+    local_rank = int(os.environ.get("LOCAL_RANK", -1))
+    world_size = int(os.environ.get("WORLD_SIZE", -1))
+    dist.init_process_group("nccl")
+    PICK_GPU
+    torch.manual_seed(1)
+    return local_rank, world_size
+
+
+def load(ckpt_dir, local_rank, world_size, dim=512, n_layers=8):
+    start_time = time.time()
+    checkpoints = sorted(Path(ckpt_dir).glob("*.pth"))
+    checkpoint = torch.load(checkpoints[local_rank], map_location="cpu")
+    with open(Path(ckpt_dir) / "params.json", "r") as f:
+        params = json.loads(f.read())
+    DEFAULT_ON
+    model = Transformer(dim, n_layers, params["vocab_size"])
+    model.load_state_dict(checkpoint, strict=False)
+    torch.set_default_tensor_type(torch.FloatTensor)
+    print(f"Loaded in {time.time() - start_time:.2f} seconds")
+    return model
+
+
+def main(ckpt_dir: str, max_tokens: int = 32):
+    local_rank, world_size = setup_model_parallel()
+    model = load(ckpt_dir, local_rank, world_size)
+    tokens = torch.zeros(1, max_tokens, dtype=torch.long, device=next(model.parameters()).device)
+    with torch.no_grad():
+        logits = model(tokens)
+    if local_rank == 0:
+        print(logits.argmax(-1))
+
+
+if __name__ == "__main__":
+    fire.Fire(main)
+'''
+
+
+def test_a_cuda_default_tensor_type_under_the_process_group_is_flagged():
+    code = (_LLAMA_EXAMPLE.replace("PICK_GPU", "pass")
+            .replace("DEFAULT_ON", "torch.set_default_tensor_type(torch.cuda.HalfTensor)  # <- DL020"))
+    _check(code, ["DL020"])
+
+
+def test_a_cuda_default_device_under_the_process_group_is_flagged():
+    code = (_LLAMA_EXAMPLE.replace("PICK_GPU", "pass")
+            .replace("DEFAULT_ON", 'torch.set_default_device("cuda")  # <- DL020'))
+    _check(code, ["DL020"])
+
+
+def test_the_same_default_after_set_device_is_silent():
+    # control: set_device(local_rank) makes the current device each rank's own GPU
+    code = (_LLAMA_EXAMPLE.replace("PICK_GPU", "torch.cuda.set_device(local_rank)")
+            .replace("DEFAULT_ON", "torch.set_default_tensor_type(torch.cuda.HalfTensor)"))
+    _check(code, ["DL020"])
+
+
+def test_a_host_default_or_an_indexed_default_device_is_silent():
+    # control: the host tensor type, and a default device indexed by the local rank
+    host = (_LLAMA_EXAMPLE.replace("PICK_GPU", "pass")
+            .replace("DEFAULT_ON", 'torch.set_default_tensor_type("torch.FloatTensor")'))
+    _check(host, ["DL020"])
+    indexed = (_LLAMA_EXAMPLE.replace("PICK_GPU", "pass")
+               .replace("DEFAULT_ON", 'torch.set_default_device(f"cuda:{local_rank}")'))
+    _check(indexed, ["DL020"])

@@ -12,7 +12,8 @@ class DdpWithoutSetDevice(Rule):
     ## What it does
     In a file that starts a process group (`torch.distributed.init_process_group(...)`),
     flags every placement on the bare accelerator with no device index: `x.cuda()`,
-    `x.to("cuda")`, `torch.device("cuda")`, `device = "cuda" if ... else "cpu"`, when the
+    `x.to("cuda")`, `torch.device("cuda")`, `device = "cuda" if ... else "cpu"`,
+    `torch.set_default_device("cuda")`, `torch.set_default_tensor_type(torch.cuda.HalfTensor)`, when the
     file never calls `torch.cuda.set_device(local_rank)` (nor `torch.accelerator.
     set_device_index`, `with torch.cuda.device(...)`, nor sets `CUDA_VISIBLE_DEVICES`).
     Placements indexed by the rank (`.cuda(local_rank)`, `.to(f"cuda:{rank}")`,
@@ -248,6 +249,8 @@ def _bare_cuda(node) -> bool:
 def _unindexed(ctx, call: cst.Call, q: str | None) -> bool:
     """`x.cuda()`, `x.to("cuda")`, `torch.device("cuda")`: the current device, no index."""
     positional = [a for a in call.args if a.keyword is None]
+    if q in kb.torch_core.DEFAULT_DEVICE_SETTERS or q in kb.torch_core.DEFAULT_TENSOR_TYPE_SETTERS:
+        return len(call.args) == 1 and bool(positional) and _bare_default(ctx, q, positional[0].value)
     if q in kb.torch_core.DEFAULT_DEVICE_SCOPES:  # torch.device(...)
         return len(call.args) == 1 and bool(positional) and _bare_cuda(positional[0].value)
     if not isinstance(call.func, cst.Attribute) or q is not None and q.startswith("torch."):
@@ -261,6 +264,16 @@ def _unindexed(ctx, call: cst.Call, q: str | None) -> bool:
             (a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
         return device is not None and _bare_cuda(device)
     return False
+
+
+def _bare_default(ctx, q: str, arg) -> bool:
+    """`torch.set_default_device("cuda")`, `torch.set_default_tensor_type(torch.cuda.HalfTensor)`
+    (or its string): every tensor made after it goes to the current device, GPU 0 in every rank
+    until `set_device` (llama's example_cuda.py, pytorch-tpu/llama#21)."""
+    if q in kb.torch_core.DEFAULT_DEVICE_SETTERS:
+        return _bare_cuda(arg)
+    text = is_string(arg) if is_string(arg) is not None else ctx.imports.qualname(arg) or dotted(arg)
+    return bool(text) and text.startswith("torch.cuda.") and text.endswith("Tensor")
 
 
 def _device_assignments(ctx, taken: set) -> list:
