@@ -220,3 +220,62 @@ def test_a_host_default_or_an_indexed_default_device_is_silent():
     indexed = (_LLAMA_EXAMPLE.replace("PICK_GPU", "pass")
                .replace("DEFAULT_ON", 'torch.set_default_device(f"cuda:{local_rank}")'))
     _check(indexed, ["DL020"])
+
+
+# --- DL020: a GPU picked by a literal index is the same GPU in every rank ---
+
+# The shape of Cream's CDARTS_segmentation train_cydas.py (the DL020 mutant the operator made of
+# it was missed): rank 0 counts the FLOPs under `with torch.cuda.device(0):`, which picks GPU 0
+# for that block only and in no rank picks the process's own GPU.
+_FLOPS_TRAINER = '''
+import argparse
+import logging
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torchvision
+from ptflops import get_model_complexity_info
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", default=0, type=int)
+parser.add_argument("--epochs", default=10, type=int)
+
+
+def main():
+    args = parser.parse_args()
+    dist.init_process_group(backend="nccl", init_method="env://")
+    PICK_GPU
+    model = torchvision.models.segmentation.deeplabv3_resnet50(num_classes=19)
+    if args.local_rank == 0:
+        with torch.cuda.device(0):
+            macs, params = get_model_complexity_info(model, (3, 512, 1024), as_strings=True)
+            logging.info("complexity %s, parameters %s", macs, params)
+    model = model.cuda()MARK
+    model = DDP(model, device_ids=[args.local_rank])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    criterion = nn.CrossEntropyLoss(ignore_index=255)
+    for epoch in range(args.epochs):
+        images = torch.randn(2, 3, 512, 1024).cuda(non_blocking=True)MARK
+        target = torch.randint(0, 19, (2, 512, 1024)).cuda(non_blocking=True)MARK
+        loss = criterion(model(images)["out"], target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_literal_gpu_block_does_not_pick_each_process_gpu():
+    code = _FLOPS_TRAINER.replace("PICK_GPU", "pass").replace("MARK", "  # <- DL020")
+    _check(code, ["DL020"])
+
+
+def test_the_same_trainer_with_set_device_local_rank_is_silent():
+    # control: set_device(args.local_rank) picks each process's GPU; the rank-0 block is harmless
+    code = _FLOPS_TRAINER.replace("PICK_GPU", "torch.cuda.set_device(args.local_rank)").replace("MARK", "")
+    _check(code, ["DL020"])

@@ -151,7 +151,8 @@ def main(rank, world_size):
         quals = [(call, ctx.imports.qualname(call.func)) for call in ctx.calls]
         if not any(q in kb.distributed.INIT_PROCESS_GROUP for _, q in quals):
             return
-        if any(q in kb.distributed.SET_DEVICE or _launcher(q) for _, q in quals) or _imported_set_device(ctx):
+        if any(q in kb.distributed.SET_DEVICE and not _fixed_gpu(c) or _launcher(q) for c, q in quals) \
+                or _imported_set_device(ctx):
             return
         sites = [call for call, q in quals if _unindexed(ctx, call, q)]
         sites += _device_assignments(ctx, {id(c) for c in sites})
@@ -167,6 +168,20 @@ def main(rank, world_size):
             yield Report(node, "the process group is started but no `torch.cuda.set_device(local_rank)` picks this "
                                "process's GPU: unindexed `cuda` is GPU 0 in every rank; call "
                                "`torch.cuda.set_device(local_rank)` first, or index it by the local rank", fix=None)
+
+
+def _fixed_gpu(call: cst.Call) -> bool:
+    """`torch.cuda.set_device(0)`, `with torch.cuda.device(0):`, `set_device("cuda:0")`: a GPU
+    written as a literal is the same GPU in every rank, so it does not pick each process's own
+    (Cream's rank-0 FLOPs count under `with torch.cuda.device(0):`)."""
+    args = [a for a in call.args if a.keyword is None and not a.star]
+    if len(args) != 1 or len(call.args) != 1:
+        return False
+    value = args[0].value
+    if isinstance(value, cst.Integer):
+        return True
+    s = is_string(value)
+    return s is not None and s.strip().lower().startswith("cuda:") and s.strip()[5:].isdigit()
 
 
 def _bound_to_unread_name(ctx, node, read: set) -> bool:
