@@ -12,13 +12,15 @@ class DdpWithoutSetDevice(Rule):
     ## What it does
     In a file that starts a process group (`torch.distributed.init_process_group(...)`),
     flags every placement on the bare accelerator with no device index: `x.cuda()`,
-    `x.to("cuda")`, `torch.device("cuda")`, `device = "cuda" if ... else "cpu"`, when the
+    `x.to("cuda")`, `torch.device("cuda")`, `device = "cuda" if ... else "cpu"`,
+    `torch.set_default_device("cuda")`, `torch.set_default_tensor_type(torch.cuda.HalfTensor)`, when the
     file never calls `torch.cuda.set_device(local_rank)` (nor `torch.accelerator.
     set_device_index`, `with torch.cuda.device(...)`, nor sets `CUDA_VISIBLE_DEVICES`).
     Placements indexed by the rank (`.cuda(local_rank)`, `.to(f"cuda:{rank}")`,
     `torch.device("cuda", local_rank)`) are never flagged, nor is the unindexed arm of an `if`
     whose other arm indexes by a value (`if local_rank is not None: cuda:{local_rank}` / `else:
-    cuda`, the single-process path), and files driven by a launcher that
+    cuda`, the single-process path), nor a device bound to a name the file never reads (a
+    leftover `device = torch.device("cuda")` places nothing), and files driven by a launcher that
     places each process's model and data itself (accelerate, Lightning, DeepSpeed, the
     transformers Trainer, TRL) are left alone, as are placements under a test of
     `torch.cuda.device_count()` (ranks sharing a GPU on purpose when there are too few).
@@ -149,12 +151,16 @@ def main(rank, world_size):
         quals = [(call, ctx.imports.qualname(call.func)) for call in ctx.calls]
         if not any(q in kb.distributed.INIT_PROCESS_GROUP for _, q in quals):
             return
-        if any(q in kb.distributed.SET_DEVICE or _launcher(q) for _, q in quals) or _imported_set_device(ctx):
+        if any(q in kb.distributed.SET_DEVICE and not _fixed_gpu(c) or _launcher(q) for c, q in quals) \
+                or _imported_set_device(ctx):
             return
         sites = [call for call, q in quals if _unindexed(ctx, call, q)]
         sites += _device_assignments(ctx, {id(c) for c in sites})
         counted = _gpu_count_branches(ctx)
+        read = _read_names(ctx.module)
         for node in sites:
+            if _bound_to_unread_name(ctx, node, read):
+                continue  # `device = torch.device("cuda")` that nothing reads places nothing
             if any(lo <= ctx.line(node) <= hi for lo, hi in counted):
                 continue  # `if torch.cuda.device_count() < world_size:` ranks share a GPU on purpose
             if _beside_an_indexed_arm(ctx, node):
@@ -162,6 +168,67 @@ def main(rank, world_size):
             yield Report(node, "the process group is started but no `torch.cuda.set_device(local_rank)` picks this "
                                "process's GPU: unindexed `cuda` is GPU 0 in every rank; call "
                                "`torch.cuda.set_device(local_rank)` first, or index it by the local rank", fix=None)
+
+
+def _fixed_gpu(call: cst.Call) -> bool:
+    """`torch.cuda.set_device(0)`, `with torch.cuda.device(0):`, `set_device("cuda:0")`: a GPU
+    written as a literal is the same GPU in every rank, so it does not pick each process's own
+    (Cream's rank-0 FLOPs count under `with torch.cuda.device(0):`)."""
+    args = [a for a in call.args if a.keyword is None and not a.star]
+    if len(args) != 1 or len(call.args) != 1:
+        return False
+    value = args[0].value
+    if isinstance(value, cst.Integer):
+        return True
+    s = is_string(value)
+    return s is not None and s.strip().lower().startswith("cuda:") and s.strip()[5:].isdigit()
+
+
+def _bound_to_unread_name(ctx, node, read: set) -> bool:
+    """The placement is the whole value of `name = ...` (every target a plain name) and the
+    file never reads that name: a leftover `device = torch.device("cuda" if ... else "cpu")`
+    of the single-GPU version puts nothing anywhere (nwangfw/nerf_ddp, whose workers place
+    everything with the spawned index)."""
+    around = enclosing(ctx.module, node)
+    parent = around[-1] if around else None
+    if not isinstance(parent, cst.Assign) or parent.value is not node:
+        return False
+    names = [t.target.value for t in parent.targets if isinstance(t.target, cst.Name)]
+    return len(names) == len(parent.targets) and not read.intersection(names)
+
+
+def _read_names(module) -> set:
+    """The identifiers the file reads: every `Name` but the ones that only bind or label
+    (assignment and `for` targets, parameters, definitions, imports, `global`) and the ones
+    that name something else (`x.device`, the keyword of `device=...`)."""
+    labels = set()
+    for a in find(module, cst.Attribute):
+        labels.add(id(a.attr))
+    for arg in find(module, cst.Arg):
+        if arg.keyword is not None:
+            labels.add(id(arg.keyword))
+    for t in find(module, cst.AssignTarget):
+        labels.update(id(n) for n in _bound(t.target))
+    for loop in find(module, cst.For):
+        labels.update(id(n) for n in _bound(loop.target))
+    for kind in (cst.Param, cst.FunctionDef, cst.ClassDef):
+        labels.update(id(n.name) for n in find(module, kind))
+    for alias in find(module, cst.ImportAlias):
+        labels.update(id(n) for n in find(alias, cst.Name))
+    for decl in [*find(module, cst.Global), *find(module, cst.Nonlocal)]:
+        labels.update(id(item.name) for item in decl.names)
+    return {n.value for n in find(module, cst.Name) if id(n) not in labels}
+
+
+def _bound(target) -> list:
+    """The names a target binds: `a`, and each name of `a, b` / `[a, b]` / `*a`."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _bound(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound(target.value)
+    return []
 
 
 def _imported_set_device(ctx) -> bool:
@@ -197,6 +264,8 @@ def _bare_cuda(node) -> bool:
 def _unindexed(ctx, call: cst.Call, q: str | None) -> bool:
     """`x.cuda()`, `x.to("cuda")`, `torch.device("cuda")`: the current device, no index."""
     positional = [a for a in call.args if a.keyword is None]
+    if q in kb.torch_core.DEFAULT_DEVICE_SETTERS or q in kb.torch_core.DEFAULT_TENSOR_TYPE_SETTERS:
+        return len(call.args) == 1 and bool(positional) and _bare_default(ctx, q, positional[0].value)
     if q in kb.torch_core.DEFAULT_DEVICE_SCOPES:  # torch.device(...)
         return len(call.args) == 1 and bool(positional) and _bare_cuda(positional[0].value)
     if not isinstance(call.func, cst.Attribute) or q is not None and q.startswith("torch."):
@@ -210,6 +279,16 @@ def _unindexed(ctx, call: cst.Call, q: str | None) -> bool:
             (a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
         return device is not None and _bare_cuda(device)
     return False
+
+
+def _bare_default(ctx, q: str, arg) -> bool:
+    """`torch.set_default_device("cuda")`, `torch.set_default_tensor_type(torch.cuda.HalfTensor)`
+    (or its string): every tensor made after it goes to the current device, GPU 0 in every rank
+    until `set_device` (llama's example_cuda.py, pytorch-tpu/llama#21)."""
+    if q in kb.torch_core.DEFAULT_DEVICE_SETTERS:
+        return _bare_cuda(arg)
+    text = is_string(arg) if is_string(arg) is not None else ctx.imports.qualname(arg) or dotted(arg)
+    return bool(text) and text.startswith("torch.cuda.") and text.endswith("Tensor")
 
 
 def _device_assignments(ctx, taken: set) -> list:
