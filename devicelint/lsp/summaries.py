@@ -15,6 +15,8 @@ anew, as the full summary would):
 - the call sites recorded before it (MAX_SITES caps them for the whole file): a record is
   used only when all its sites still fit, or when it was made past the cap (no site kept)
   and the cap is still reached before it; none is kept of a statement the cap cut through;
+- the imports above it (read by no definition's walker today: checked so that none goes
+  stale if one starts to);
 - the lines above it: its call sites and `called` entries carry line numbers, kept
   relative to its first line and moved to where it now starts.
 The module-level statements (imports, assignments, `if __name__ == ...:`, `try:`) are
@@ -58,10 +60,11 @@ class Record:
     """What summary.py made of one top-level `def` or `class` statement, its lines counted
     from the statement's first line."""
 
-    __slots__ = ("kind", "name", "entry", "names", "sites", "seen", "refs", "heads", "called", "nested",
+    __slots__ = ("kind", "name", "entry", "names", "sites", "seen", "imports", "refs", "heads", "called", "nested",
                  "past_cap")
 
-    def __init__(self, stmt, out: dict, sites_before: int, names_before: int, seen: dict, first: int) -> None:
+    def __init__(self, stmt, out: dict, sites_before: int, names_before: int, seen: dict, imports: dict,
+                 first: int) -> None:
         self.kind = "classes" if isinstance(stmt, ast.ClassDef) else "functions"
         self.name = stmt.name
         self.entry = out[self.kind][stmt.name]
@@ -69,6 +72,10 @@ class Record:
         self.sites = [_moved(site, -first) for site in out["sites"][sites_before:]]
         self.past_cap = sites_before >= sm.MAX_SITES  # then no site of it was kept
         self.seen = seen
+        # the imports above it: no walker of a definition reads them today; checked all the
+        # same, so that one that starts to does not make a record stale (an edit of an
+        # import is rare, and then the definitions are summarised again)
+        self.imports = {k: list(v) if isinstance(v, list) else v for k, v in imports.items()}
         nodes = sm._walk(stmt)
         self.refs, self.heads = _value_texts(nodes), _setter_heads(nodes)
         scopes = sm._called_by_scope(ast.Module(body=[stmt], type_ignores=[]))
@@ -184,12 +191,12 @@ class PieceSummaries:
         self.made += 1
         values = out["values"]
         lookups = out["values"] = _Lookups(values)
-        sites, names = len(out["sites"]), len(out["names"])
+        sites, names, imports = len(out["sites"]), len(out["names"]), dict(out["imports"])
         try:
             sm._module_body([stmt], out)
         finally:
             out["values"] = values
-        record = Record(stmt, out, sites, names, lookups.seen, line)
+        record = Record(stmt, out, sites, names, lookups.seen, imports, line)
         if len(out["sites"]) < sm.MAX_SITES or record.past_cap:  # else some of its sites were cut
             if len(self.records) >= MAX_RECORDS:
                 self.records.clear()
@@ -205,6 +212,8 @@ def _fits(record: Record, out: dict) -> bool:
         return False
     if not record.past_cap and len(out["sites"]) + len(record.sites) >= sm.MAX_SITES:
         return False  # some of its sites would be cut now
+    if out["imports"] != record.imports:
+        return False
     values = out["values"]
     return all(values.get(name, _MISSING) == held for name, held in record.seen.items())
 
