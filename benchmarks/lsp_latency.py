@@ -4,7 +4,8 @@ Starts `python -m devicelint server` and drives it over stdio with a minimal JSO
 (the standard library only; the server needs the lsp extra). In a temporary project folder:
 
 - `small`: a 50-line training script (argparse, a model from `models.py`, a loop); each
-  keystroke is a `didChange` (one character of a comment added or removed), timed until the
+  keystroke is a `didChange` (a trailing comment that counts the keystrokes: each text new to
+  the server, a real lint, never a text it has linted or summarised before), timed until the
   `publishDiagnostics` of that document version arrives. The server waits a moment after the
   last change before linting (its debounce, `devicelint.lsp.server.DEBOUNCE`): that wait is
   part of every figure.
@@ -12,7 +13,7 @@ Starts `python -m devicelint server` and drives it over stdio with a minimal JSO
   scripts (realistic training and evaluation code, one after the other).
 - `large, in a function`: the same script, the keystroke a change of a number in a
   statement of its first training function: code that changes, in the middle of the file,
-  each keystroke a text the server has not seen (`large` toggles between two texts).
+  each keystroke a text the server has not seen (`large` changes only a trailing comment).
 - `code actions`: what an editor asks at each move of the cursor in the 1,000-line script:
   `textDocument/codeAction` with no `only` for the range of one diagnostic (cycling through
   them), timed until the answer arrives; no debounce in it.
@@ -150,13 +151,18 @@ def in_function(text: str):
     return lambda version: text.replace(anchor, f"{anchor}    log_every = {version}\n", 1)
 
 
+def commented(text: str, version: int) -> str:
+    """The text with a trailing comment that differs at each version: every keystroke a text
+    the server has not linted (nor summarised) before."""
+    return text + f"# last step {version}\n"
+
+
 def keystrokes(client: Client, uri: str, text: str, rounds: int, first: int = 2, text_of=None) -> list:
-    """Seconds from each didChange to the diagnostics of that version. The keystroke adds or
-    removes a letter of a trailing comment, or makes `text_of(version)` when given."""
+    """Seconds from each didChange to the diagnostics of that version. The keystroke changes
+    a trailing comment (a new text each time), or makes `text_of(version)` when given."""
     times = []
-    base = text + "# last step\n"
     for version in range(first, rounds + first):
-        new = text_of(version) if text_of else base if version % 2 else base.replace("# last step\n", "# last steps\n")
+        new = text_of(version) if text_of else commented(text, version)
         client.notify("textDocument/didChange", {
             "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": new}]})
         start, cpu = time.perf_counter(), client.cpu()
@@ -176,7 +182,7 @@ def beside(client: Client, big: str, big_text: str, small: str, small_text: str,
     times = []
     for version in range(100, rounds + 100):  # versions above the keystroke cases'
         for uri, text in ((big, big_text), (small, small_text)):
-            new = text + ("# last step\n" if version % 2 else "# last steps\n")
+            new = commented(text, version)
             client.notify("textDocument/didChange", {
                 "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": new}]})
         start, cpu = time.perf_counter(), client.cpu()

@@ -17,6 +17,7 @@ from devicelint import project
 from devicelint.engine import analyse
 from devicelint.files import ignored_codes
 from devicelint.lsp.incremental import IncrementalParser
+from devicelint.lsp.summaries import PieceSummaries
 
 # Summaries of texts typed in the editor are kept by content; past this many the memory is
 # dropped and rebuilt from the texts asked about next (one summary is a few milliseconds).
@@ -24,11 +25,14 @@ MAX_SUMMARIES = 4000
 
 
 class OverlayStore(project.Store):
-    """A project.Store that reads an open document's text instead of its file on disk."""
+    """A project.Store that reads an open document's text instead of its file on disk, and
+    summarises it from the statements its last keystroke left alone (lsp/summaries.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, parsers: dict | None = None) -> None:
         super().__init__(None)
         self.overlay: dict = {}  # absolute path -> bytes of the open document
+        self.parsers = parsers if parsers is not None else {}  # absolute path -> its IncrementalParser
+        self.pieces = PieceSummaries()
 
     def entry_for(self, path: str):
         text = self.overlay.get(path)
@@ -36,7 +40,8 @@ class OverlayStore(project.Store):
             return super().entry_for(path)
         if len(self.memory) > MAX_SUMMARIES:
             self.memory.clear()
-        return self.summary_of(text)
+        parser = self.parsers.get(path)
+        return self.summary_of(text, lambda data: self.pieces.summarize(data, parser and parser.last))
 
 
 class Settings:
@@ -85,12 +90,13 @@ def lint_untitled(data: bytes, settings: Settings, suffix: str = ".py") -> Lint:
 
 class Workspace:
     def __init__(self) -> None:
-        self.store = OverlayStore()
+        # open path -> its last tree, cut by statement: a keystroke re-parses what it changed
+        # (and its summary re-summarises the statements it changed)
+        self._parsers: dict = {}
+        self.store = OverlayStore(self._parsers)
         self.deps: dict = {}  # linted path -> {path it read: that file's state then}
         self._last: dict = {}  # linted path -> (text, settings, Lint): its newest lint
         self._configs: dict = {}  # pyproject path -> ((mtime, size), Config)
-        # open path -> its last tree, cut by statement: a keystroke re-parses what it changed
-        self._parsers: dict = {}
 
     # ------------------------------------------------------------------ configuration
     def config(self, path: str) -> cfgmod.Config:
