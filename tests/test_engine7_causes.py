@@ -272,3 +272,59 @@ def test_masks_rebuilt_on_the_device_are_clean(tmp_path):
     make(tmp_path, {"evaluate.py": A2C_EVAL.replace(
         "MASKS_LINE", "torch.tensor([[0.0] if done_ else [1.0] for done_ in done], device=device)")})
     assert found(tmp_path / "evaluate.py") == []
+
+
+# ---------------------------------------------------------------- containers: a mixed list of layers
+
+NECK = '''
+import argparse
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class FPNWithContext(nn.Module):
+    def __init__(self, in_channels, out_channels, num_context_convs=2):
+        super().__init__()
+        self.lateral_convs = nn.ModuleList(nn.Conv2d(c, out_channels, 1) for c in in_channels)
+        # the added block: context convs on the top lateral output
+        self.extra_convs = []
+        for i in range(num_context_convs):
+            self.extra_convs.append(EXTRA_LAYER)
+            self.extra_convs.append(nn.ReLU(inplace=True))
+
+    def forward(self, inputs):
+        laterals = [conv(x) for conv, x in zip(self.lateral_convs, inputs)]
+        top = laterals[-1]
+        for layer in self.extra_convs:
+            top = layer(top)
+        laterals[-1] = top
+        for i in range(len(laterals) - 1, 0, -1):
+            laterals[i - 1] = laterals[i - 1] + F.interpolate(laterals[i], scale_factor=2, mode="nearest")
+        return laterals
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--channels", type=int, default=256)
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    neck = FPNWithContext([64, 128, 256], args.channels).to(device)
+    feats = [torch.randn(2, c, 64 // 2 ** i, 64 // 2 ** i, device=device) for i, c in enumerate([64, 128, 256])]
+    print([f.shape for f in neck(feats)])
+'''
+
+
+def test_a_plain_list_filled_with_convolutions_and_activations_in_a_loop_is_not_moved(tmp_path):
+    # `self.extra_convs = []` + `.append(nn.Conv2d(...))` + `.append(nn.ReLU())` in a loop: the
+    # convolutions stay on the host when the neck is moved (the mmdetection report, case 142's
+    # shape); at 56e726f the activation hid the convolutions (only an all-conv list was known)
+    make(tmp_path, {"neck.py": NECK.replace("EXTRA_LAYER", "nn.Conv2d(out_channels, out_channels, 3, padding=1)")})
+    path = tmp_path / "neck.py"
+    assert found(path, ("DL001",)) == [("DL001", line_of(path, "top = layer(top)"))]
+
+
+def test_a_plain_list_of_activations_only_is_clean(tmp_path):
+    make(tmp_path, {"neck.py": NECK.replace("EXTRA_LAYER", "nn.Dropout(0.1)")})
+    assert found(tmp_path / "neck.py", ("DL001",)) == []
