@@ -55,6 +55,14 @@ def _where_it_was(pos: list) -> Val:
     return Val(Kind.TENSOR, t.dev, key=t.key, loader=t.loader, src=t.src, grad=t.grad, cond=t.cond)
 
 
+def _transformed(node: cst.Call, lib: str, method: str, pos: list) -> Val:
+    """What a torchvision transform object gives when called: `ToTensor()(img)` a host
+    tensor, any other transform the tensor where it was; its other methods: not followed."""
+    if method != "__call__":
+        return UNKNOWN
+    return Library._host_image_tensor(node, pos) if lib == "to_tensor" else _where_it_was(pos)
+
+
 def _placing_argument(kw: dict) -> Val | None:
     """The value of a keyword that places what a library builds (`device=`, `device_map=`),
     else a `**options` mapping that may hold one."""
@@ -246,10 +254,8 @@ class Library:
             return UNKNOWN
         if lib == "text_pipeline" or lib == "to_pil":
             return OTHER if method == "__call__" else UNKNOWN
-        if lib == "to_tensor":
-            return self._host_image_tensor(node, pos) if method == "__call__" else UNKNOWN
-        if lib == "tensor_transform":
-            return _where_it_was(pos) if method == "__call__" else UNKNOWN
+        if lib in ("to_tensor", "tensor_transform"):
+            return _transformed(node, lib, method, pos)
         if lib == "pipeline":
             if method != "__call__":
                 if method.startswith(("enable_model_cpu_offload", "enable_sequential_cpu_offload")):
