@@ -30,11 +30,13 @@ import libcst as cst
 from devicelint import files as fs
 from devicelint import naming
 from devicelint import project as pj
+from devicelint.flow.nodes import walk
 from devicelint.values import SCATTERS
 from devicelint.values import NONE, Dev, Kind, Val
 
 MAX_FILES = 400  # project files scanned for callers; beyond that no context (stay silent)
 MAX_DEPTH = 4  # caller-of-caller resolution
+MAX_SITES = 400  # summary.MAX_SITES: a caller file with this many sites may have more than its summary kept
 # The folders a lint skips (files.py), and `env`, a virtualenv's usual name: this scan does
 # not look for the `pyvenv.cfg` that tells a lint any virtualenv (hidden folders: below).
 _SKIP_DIRS = fs.DEFAULT_EXCLUDE | {"env"}
@@ -189,13 +191,69 @@ class Contexts:
                 d = given.get(p, fn.get("defaults", {}).get(p))
                 fact = self.fact(cpath, site[0], d, depth) if d is not None else None
                 found.setdefault(p, []).append((fact, cpath == self.path))
-        out = {}
-        for p, facts in found.items():
-            joined = facts[0][0]
-            for fact, _ in facts[1:]:
-                joined = pj.join(joined, fact) if joined is not None and fact is not None else None
-            if joined is not None:
-                out[p] = (joined, any(here for _, here in facts))
+        return _joined(found)
+
+    # ------------------------------------------------------------------ methods
+
+    def method_context(self, cls: cst.ClassDef, fn: cst.FunctionDef) -> dict:
+        """param -> (fact, whether a caller in the linted file gave it) for method `fn` of the
+        linted file's top-level class `cls`: the join over the calls of it on the instances
+        callers build and hold only to call (`trainer = Trainer(); trainer.fit(model, loader)`,
+        the summary's `called`). {} (unknown) when an instance goes anywhere else (kept on
+        `self`, handed on, returned), the class itself names the method (`self.fit(...)`, a
+        callback), a caller passes `*args`/`**kw` or leaves a parameter out, or nobody calls it."""
+        key = ("method", self.path, cls.name.value, fn.name.value)
+        if key not in self._done:
+            try:
+                self._done[key] = self._method_context(cls, fn)
+            except _DAMAGE:
+                self._done[key] = {}
+            for v in self._views.values():
+                self.view.deps.update({p: s for p, s in v.deps.items() if p != self.path})
+        return self._done[key]
+
+    def _method_context(self, cls: cst.ClassDef, fn: cst.FunctionDef) -> dict:
+        name = fn.name.value
+        if name.startswith("__") or any(p.star for p in fn.params.params):
+            return {}  # `__getitem__`, `__call__`: Python calls them, no site shows
+        sites = self.method_sites(cls.name.value, name)
+        if not sites or name in self._self_attributes(cls):
+            return {}
+        sig = {"params": [p.name.value for p in fn.params.params[1:]],
+               "kwonly": [p.name.value for p in fn.params.kwonly_params]}
+        found: dict = {}
+        for cpath, site in sites:
+            given = self._bind(sig, site)
+            if given is None:
+                return {}
+            for p in [*sig["params"], *sig["kwonly"]]:
+                d = given.get(p)
+                fact = self.fact(cpath, site[0], d, 0) if d is not None else None
+                found.setdefault(p, []).append((fact, cpath == self.path))
+        return _joined(found)
+
+    def _self_attributes(self, cls: cst.ClassDef) -> frozenset:
+        key = ("self attributes", id(cls))
+        if key not in self._done:
+            self._done[key] = _self_attributes(cls)
+        return self._done[key]
+
+    def method_sites(self, cls: str, name: str):
+        """[(caller path, site)] of the calls `inst.name(...)` on every instance of the linted
+        file's class `cls` the project builds; None when some instance is not one local name
+        held only to be called in the scope that builds it (its calls may be anywhere)."""
+        ctor = self.sites_of(self.path, cls)
+        if not ctor:
+            return None
+        out = []
+        for cpath, site in ctor:
+            table = self.caller_view(cpath).summary(cpath)
+            if table is None or len(table["sites"]) >= MAX_SITES:
+                return None  # a file with more calls than its summary keeps: some are missing
+            inst = _bound_name(table, site)
+            if inst is None:
+                return None
+            out.extend((cpath, x) for x in table["sites"] if x[0] == site[0] and x[1] == f"{inst}.{name}")
         return out
 
     def passed(self, path: str, name: str) -> frozenset:
@@ -322,6 +380,26 @@ class ClassUses:
         return all(_host_fact(self.ctxs.fact(cpath, site[0], _tensor_place(d), 0)) for d in [*site[2], *site[3].values()])
 
 
+def _joined(found: dict) -> dict:
+    """param -> (the fact every site agrees on, whether a site is in the linted file), for the
+    parameters whose sites all resolve to facts that join."""
+    out = {}
+    for p, facts in found.items():
+        joined = facts[0][0]
+        for fact, _ in facts[1:]:
+            joined = pj.join(joined, fact) if joined is not None and fact is not None else None
+        if joined is not None:
+            out[p] = (joined, any(here for _, here in facts))
+    return out
+
+
+def _self_attributes(cls: cst.ClassDef) -> frozenset:
+    """The names a class reads off `self` anywhere in its body (`self.fit(...)`,
+    `callback=self.fit`): a method named there also runs with what the class hands it."""
+    return frozenset(n.attr.value for n in walk(cls) if isinstance(n, cst.Attribute)
+                     and isinstance(n.value, cst.Name) and n.value.value == "self")
+
+
 def _bound_name(table: dict, site) -> str | None:
     """`one_hot = OneHotDistribution(...)`: the name the caller's scope holds the instance built
     at `site` in, only to call it (summary's `called`); None when it is not one name."""
@@ -410,11 +488,11 @@ def entry_values(interp, fn: cst.FunctionDef, cls: cst.ClassDef | None = None) -
     view = interp.imports.project
     if view is None or getattr(interp, "module_frame", None) is None or not view.path.endswith(".py"):
         return {}  # a notebook's cells are one module of their own: no callers elsewhere
-    if cls is not None and fn.name.value != "__init__":
-        return {}
     ctxs = getattr(view, "contexts", None)
     if ctxs is None:
         ctxs = view.contexts = Contexts(view)
+    if cls is not None and fn.name.value != "__init__":
+        return _method_values(interp, ctxs, fn, cls)
     qual = f"{cls.name.value}.__init__" if cls is not None else fn.name.value
     found = ctxs.context(view.path, qual)
     out = {}
@@ -429,6 +507,21 @@ def entry_values(interp, fn: cst.FunctionDef, cls: cst.ClassDef | None = None) -
             passed = ctxs.passed(view.path, qual) if passed is None else passed
             if p.name.value in passed:
                 v = interp.guess_by_name(p.name.value, scope=fn)
+        if v is not None:
+            out[p.name.value] = v
+    return out
+
+
+def _method_values(interp, ctxs: Contexts, fn: cst.FunctionDef, cls: cst.ClassDef) -> dict:
+    """name -> Val for the parameters of method `fn` of a plain class (a `Trainer`, an
+    evaluator: not an `nn.Module`, whose methods run on its own inputs) whose callers agree."""
+    if interp.class_of(cls)["module"]:
+        return {}
+    found = ctxs.method_context(cls, fn)
+    out = {}
+    for p in [*fn.params.params[1:], *fn.params.kwonly_params]:
+        got = found.get(p.name.value)
+        v = value_of(got[0], p, got[1], ("ctx", id(fn), p.name.value)) if got is not None else None
         if v is not None:
             out[p.name.value] = v
     return out

@@ -46,7 +46,16 @@ def with_element(container: Val, new: Val) -> Val:
     adds one at the end, an insert anywhere), its element is the join. What else it carries
     (where a module attribute's list literal was written) is kept."""
     old = elements(container)
-    return container.with_(parts=None, elem=join(old, new) if old is not None else new)
+    return container.with_(parts=None, elem=_joined_element(old, new) if old is not None else new)
+
+
+def _joined_element(old: Val, new: Val) -> Val:
+    """The element of a list that holds both: where one is a layer with weights and the other
+    one without (`self.convs.append(nn.Conv2d(...))` then `.append(nn.ReLU())`), the layer
+    with weights speaks for the list: only weights have a place to be wrong about."""
+    if old.kind is Kind.MODULE and new.kind is Kind.MODULE and old.param_free != new.param_free:
+        return new if old.param_free else old
+    return join(old, new)
 
 
 def grown(container: Val, method: str, args: list) -> Val | None:

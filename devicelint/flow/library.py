@@ -44,7 +44,24 @@ _CONSUMER_KINDS = frozenset({"estimator", "axes", "figure", "figure_and_axes"})
 # the mark of a transform pipeline with a step that moves its images to a device
 PLACING = "placing-transform"
 # the library kinds (knowledge/torchvision.py) of torchvision's transforms and image datasets
-_VISION_KINDS = frozenset({"to_pil", "to_tensor", "lambda_transform", "compose", "image_dataset"})
+_VISION_KINDS = frozenset({"to_pil", "to_tensor", "tensor_transform", "lambda_transform", "compose", "image_dataset"})
+
+
+def _where_it_was(pos: list) -> Val:
+    """What a torchvision transform gives for a tensor (`normalize(img)`): a tensor on the
+    input's device, still the batch it was; a PIL image or anything else: not followed."""
+    t = pos[0] if pos else UNKNOWN
+    if t.kind is not Kind.TENSOR:
+        return UNKNOWN
+    return Val(Kind.TENSOR, t.dev, key=t.key, loader=t.loader, src=t.src, grad=t.grad, cond=t.cond)
+
+
+def _transformed(node: cst.Call, lib: str, method: str, pos: list) -> Val:
+    """What a torchvision transform object gives when called: `ToTensor()(img)` a host
+    tensor, any other transform the tensor where it was; its other methods: not followed."""
+    if method != "__call__":
+        return UNKNOWN
+    return Library._host_image_tensor(node, pos) if lib == "to_tensor" else _where_it_was(pos)
 
 
 def _placing_argument(kw: dict) -> Val | None:
@@ -208,6 +225,8 @@ class Library:
             if q.rsplit(".", 1)[-1][:1].isupper():
                 return Val(Kind.OBJECT, ref=lib)
             return self._host_image_tensor(node, pos)  # `TF.to_tensor(img)`
+        if lib == "tensor_transform":
+            return Val(Kind.OBJECT, ref=lib) if q.rsplit(".", 1)[-1][:1].isupper() else _where_it_was(pos)
         if lib == "lambda_transform":
             # `T.Lambda(lambda img: img.to(device))`: a step that places the images
             return Val(Kind.OBJECT, ref=PLACING) if any(_places_anything(a.value) for a in node.args) else OTHER
@@ -236,8 +255,8 @@ class Library:
             return UNKNOWN
         if lib == "text_pipeline" or lib == "to_pil":
             return OTHER if method == "__call__" else UNKNOWN
-        if lib == "to_tensor":
-            return self._host_image_tensor(node, pos) if method == "__call__" else UNKNOWN
+        if lib in ("to_tensor", "tensor_transform"):
+            return _transformed(node, lib, method, pos)
         if lib == "pipeline":
             if method != "__call__":
                 if method.startswith(("enable_model_cpu_offload", "enable_sequential_cpu_offload")):

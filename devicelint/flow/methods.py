@@ -52,6 +52,22 @@ def _dtype_cast(node: cst.Call) -> bool:
     return (text.startswith("torch.") and naming.looks_like_dtype(text)) or text.endswith(".dtype")
 
 
+def _fresh_beside_device(vals: list) -> bool:
+    """`actor_critic.act(obs, hidden, masks)` with `masks = torch.FloatTensor(...)` made here on
+    the host and `hidden` on the device: the method's inputs meet each other (and its weights)."""
+    return any(v.kind is Kind.TENSOR and v.fresh and v.dev is Dev.CPU for v in vals) \
+        and any(v.kind is Kind.TENSOR and v.dev is Dev.ACCEL for v in vals)
+
+
+def _host_tensor_type(node: cst.Call) -> bool:
+    """`.type(torch.FloatTensor)`: a cast to a legacy tensor type of the host (`torch.XTensor`;
+    `torch.cuda.XTensor` moves, `torch.Tensor` is no cast and a variable may hold either)."""
+    a = node.args[0] if len(node.args) == 1 else None
+    text = dotted(a.value) if a is not None and a.keyword is None and not a.star else None
+    return text is not None and text.count(".") == 1 and text.startswith("torch.") \
+        and text.endswith("Tensor") and text != "torch.Tensor"
+
+
 def moved_params(fn: cst.FunctionDef, methods: dict | None = None, depth: int = 0) -> frozenset:
     """The parameters `fn` moves itself: `positions = positions.to(device=device)`, through a
     local made from one (`label = torch.cat((a, b)); label = label.cuda()` moves `a` and `b`),
@@ -424,7 +440,7 @@ class Methods:
         if (moved and name not in kb.nn.MODULE_PROOF and not name.startswith(_NOT_COMPUTE)
                 and not name.startswith("new_") and not name.endswith("_as")):
             vals = [self.eval(a.value) for a in node.args]
-            if any(host_batch_in(v) is not None for v in vals):
+            if any(host_batch_in(v) is not None for v in vals) or _fresh_beside_device(vals):
                 # `model.cuda(); model.get_intermediate_layers(samples)`: what was moved here meets
                 # a host batch (a module's weights, or a tensor's data: an error either way)
                 return self.module_call(node, recv.with_(kind=Kind.MODULE), forward=False, evaluated=vals, method=name)
@@ -500,6 +516,9 @@ class Methods:
         if name in ("item", "tolist"):
             self.recording.note_sync(node, name, recv)
             self.recording.note_back(node, name, recv)
+        if name == "type" and _host_tensor_type(node):
+            # `img.type(torch.FloatTensor)`: a legacy CPU tensor type, the result is on the host
+            return recv if recv.dev is Dev.CPU else Val(Kind.TENSOR, Dev.CPU)
         if name in kb.torch_core.NON_TENSOR_METHODS and not (name == "type" and _dtype_cast(node)):
             # `x.type()` is a string; `x.type(torch.long)` a cast, where x is (but
             # `x.type(torch.cuda.FloatTensor)` may move it)
@@ -558,6 +577,11 @@ class Methods:
         """`self.model.get_last_selfattention(img)` on a model from code we cannot see."""
         pos, kw = self.args(node)
         args = pos + list(kw.values())
+        if recv.dev is Dev.ACCEL and not HOST_RESULT.search(name) and not any(a.star for a in node.args) \
+                and (any(host_batch_in(v) is not None for v in args) or _fresh_beside_device(args)):
+            # `actor_critic.act(obs, hidden, masks)` on a model this code moved: its weights and
+            # the device inputs meet the host tensor made here (or the batch not moved)
+            return self.module_call(node, recv, forward=False, evaluated=[*pos, *kw.values()], method=name)
         if any(v.kind is Kind.DEVICE for v in args) or name.startswith("move"):
             self.escape([recv])
         return self.unseen_call_result(node, args) or UNKNOWN

@@ -44,6 +44,8 @@ imports builds):
   their `.splits(...)` returns, one such loader per dataset.
 - ``to_tensor``: torchvision's `ToTensor()` / `PILToTensor()` (an object) or `to_tensor(img)`
   (a function): a PIL image or NumPy array in, a host tensor out.
+- ``tensor_transform``: any other torchvision transform (`Normalize(...)`, `Resize(...)`) or
+  tensor function (`TF.normalize(t, ...)`): a tensor in, a tensor out where the input was.
 - ``compose``: `transforms.Compose([...])`: a `to_tensor` object when the list holds one (its
   input is then an image, its output a host tensor), else nothing we follow.
 - ``graph_dataset``: a PyG dataset (`Planetoid`, `TUDataset`...): its items are host graphs
@@ -83,8 +85,8 @@ _CALL_TABLES = (hf, torchvision, timm, torch_core, pyg, data, torchtext, consume
 _CACHE: dict = {}
 
 # Library-object kinds the interpreter keeps as objects (Val.ref of a Kind.OBJECT value).
-OBJECT_KINDS = {"pipeline", "text_pipeline", "encoder", "to_pil", "to_tensor", "estimator", "axes", "figure",
-                "graph_writer"}
+OBJECT_KINDS = {"pipeline", "text_pipeline", "encoder", "to_pil", "to_tensor", "tensor_transform", "estimator", "axes",
+                "figure", "graph_writer"}
 # Kinds whose `.to()` moves the object in place and returns it.
 _IN_PLACE_KINDS = {"pipeline", "encoder", "graph"}
 

@@ -16,8 +16,15 @@ CALL_KINDS = (
     (r"torchvision\.models\.(\w+\.)*[A-Z]\w*(Predictor|Head|Heads)", "module"),
     (r"torchvision\.transforms\.(functional\.)?(to_pil_image|ToPILImage)", "to_pil"),
     (r"torchvision\.transforms\.(v2\.)?(functional\.)?(ToTensor|PILToTensor|to_tensor|pil_to_tensor)", "to_tensor"),
+    # `torchvision.io.read_image(path)`: an image file read into a host tensor, as `to_tensor(img)` gives
+    (r"torchvision\.io\.(image\.)?read_image", "to_tensor"),
     (r"torchvision\.transforms\.(v2\.)?Compose", "compose"),
     (r"torchvision\.transforms\.(v2\.)?Lambda", "lambda_transform"),
+    # every other transform works on a tensor where it is (torchvision moves nothing): its
+    # result is on the input's device; `get_image_size` and the like give no tensor: not listed
+    (r"torchvision\.transforms\.(v2\.)?[A-Z]\w*$", "tensor_transform"),
+    (r"torchvision\.transforms\.(v2\.)?functional\.(normalize|resized?_crop|center_crop|crop|resize|pad|rotate|"
+     r"[hv]flip|gaussian_blur|rgb_to_grayscale|convert_image_dtype|adjust_\w+)$", "tensor_transform"),
     # image datasets (MNIST, CIFAR10, ImageFolder): host items, unless a transform places them
     (r"torchvision\.datasets\.(\w+\.)?[A-Z]\w*", "image_dataset"),
 )
