@@ -515,7 +515,7 @@ def entry_values(interp, fn: cst.FunctionDef, cls: cst.ClassDef | None = None) -
 def _method_values(interp, ctxs: Contexts, fn: cst.FunctionDef, cls: cst.ClassDef) -> dict:
     """name -> Val for the parameters of method `fn` of a plain class (a `Trainer`, an
     evaluator: not an `nn.Module`, whose methods run on its own inputs) whose callers agree."""
-    if interp.class_of(cls)["module"]:
+    if interp.classes.class_of(cls)["module"]:
         return {}
     found = ctxs.method_context(cls, fn)
     out = {}
