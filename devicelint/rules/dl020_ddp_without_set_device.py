@@ -159,7 +159,7 @@ def main(rank, world_size):
         counted = _gpu_count_branches(ctx)
         read = _read_names(ctx.module)
         for node in sites:
-            if _bound_to_unread_name(ctx, node, read):
+            if not _moves_data(node) and _bound_to_unread_name(ctx, node, read):
                 continue  # `device = torch.device("cuda")` that nothing reads places nothing
             if any(lo <= ctx.line(node) <= hi for lo, hi in counted):
                 continue  # `if torch.cuda.device_count() < world_size:` ranks share a GPU on purpose
@@ -182,6 +182,13 @@ def _fixed_gpu(call: cst.Call) -> bool:
         return True
     s = is_string(value)
     return s is not None and s.strip().lower().startswith("cuda:") and s.strip()[5:].isdigit()
+
+
+def _moves_data(node) -> bool:
+    """`x.cuda()`, `t.to("cuda")`: the copy lands on GPU 0 (a CUDA context there in every
+    rank) whether or not the result is read; only a device value is nothing until used."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value in ("cuda", "to")
 
 
 def _bound_to_unread_name(ctx, node, read: set) -> bool:
@@ -270,6 +277,11 @@ def _unindexed(ctx, call: cst.Call, q: str | None) -> bool:
         return len(call.args) == 1 and bool(positional) and _bare_cuda(positional[0].value)
     if not isinstance(call.func, cst.Attribute) or q is not None and q.startswith("torch."):
         return False
+    return _unindexed_move(call, positional)
+
+
+def _unindexed_move(call: cst.Call, positional: list) -> bool:
+    """`x.cuda()` with no device, `x.to("cuda")`: a method moving to the current device."""
     method = call.func.attr.value
     if method == "cuda":
         device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
