@@ -162,6 +162,12 @@ def _built_here_on_one_path(a: Val, b: Val) -> Val | None:
         return a
     if a.kind is Kind.UNKNOWN and a.mid is not None and a.dev is Dev.UNKNOWN and b == UNKNOWN:
         return a  # a model candidate from code we cannot see (`Encoder()`), the same on that path
+    if a.kind is Kind.MODULE and a.mid is not None and a.dev is Dev.CPU and not a.param_free and \
+            b.kind is Kind.MODULE and b.mid is None and b.param_free:
+        # `CrossEntropyLoss(weight=w)` when class weights are asked for, `CrossEntropyLoss()`
+        # otherwise: a module without parameters lives on no device, so the joined module is
+        # wherever the one with weights is (on the host on the path that builds it)
+        return a
     return None
 
 

@@ -361,7 +361,21 @@ class Expressions:
         are only guessed to be inputs."""
         return idx.dev is Dev.ACCEL or (idx.on_module and idx.dev is not Dev.CPU and self.recording.in_forward()
                                         and self.frame.func is not None
-                                        and self.frame.func.name.value == "forward")
+                                        and self.frame.func.name.value == "forward") or (
+            idx.on_module and idx.dev is Dev.UNKNOWN and self._in_lightning_step())
+
+    def _in_lightning_step(self) -> bool:
+        """This frame is a Lightning step (`validation_step`) of a framework class, or a method
+        the step calls (`self.preprocess_data(batch, "val")`): the trainer hands the step its
+        batch on the module's device, so an index read from it is there."""
+        f = self.frame
+        while f is not None:
+            sv = f.self_val
+            if f.func is not None and f.func.name.value in kb.lightning.STEP_HOOKS and sv is not None \
+                    and sv.kind is Kind.OBJECT and isinstance(sv.ref, Instance):
+                return bool(self.classes.class_of(sv.ref.cls)["framework"])
+            f = f.parent
+        return False
 
     def eval_binop(self, node) -> Val:
         left = self.eval(node.left)
