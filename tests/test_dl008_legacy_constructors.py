@@ -2,8 +2,9 @@
 eps).cuda()` allocates on the host each step and copies to the device, as `torch.zeros(...)`
 then `.cuda()` would. Flagged when the constructor is visibly given sizes, with no fix (it
 takes no `device=`: the message names the `torch.empty` to write). Given data
-(`torch.FloatTensor(class_weights)`, `torch.LongTensor([0, 1])`) it stays silent, as
-`torch.tensor(data)` does.
+(`torch.FloatTensor(class_weights)`, `torch.LongTensor([0, 1])`), or what may be data (a
+gym space's `.shape` is a plain tuple: `torch.Tensor(space.shape)` holds those numbers), it
+stays silent, as `torch.tensor(data)` does.
 """
 
 import textwrap
@@ -37,7 +38,7 @@ def train(model, loader, optimizer, args, class_weights):
             grad, = torch.autograd.grad(loss, delta)
             adv = (inputs + args.eps * grad.sign()).clamp(0, 1)
             batch_size = inputs.size(0)
-            flips = torch.LongTensor(batch_size).random_(0, 2).cuda()
+            flips = torch.LongTensor(inputs.size(0)).random_(0, 2).cuda()
             noise = torch.FloatTensor(batch_size, 10).normal_().cuda()
             pairs = torch.LongTensor([[0, 1], [1, 0]]).cuda()
             optimizer.zero_grad()
@@ -77,5 +78,8 @@ targets = torch.LongTensor(labels).cuda()
 lengths = torch.LongTensor(sizes).cuda()
 table = torch.FloatTensor([1.0, 2.0]).cuda()
 rows = torch.FloatTensor([1.0, 2.0], [3.0, 4.0]).cuda()
+target_entropy = -torch.prod(torch.Tensor(envs.single_action_space.shape).to(device)).item()
+crop = torch.FloatTensor(img_size).cuda()
+tail = torch.FloatTensor(obs.shape[1:]).cuda()
 '''
     assert _dl008(code) == {}

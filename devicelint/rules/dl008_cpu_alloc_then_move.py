@@ -67,8 +67,9 @@ class CpuAllocThenMove(Rule):
     `randint`, `randperm`, `arange`, `linspace`, `logspace`, `eye`) whose result goes
     straight into `.to(device)` or `.cuda()`, in any import style. So is a legacy typed
     constructor given sizes (`torch.FloatTensor(x.size()).uniform_(-eps, eps).cuda()`,
-    `torch.LongTensor(n, m)`, one argument that is a `.size()`, a `.shape`, an integer or a
-    name ending in `size` or `shape`). `torch.tensor(data)`, `torch.FloatTensor(values)` and
+    `torch.LongTensor(n, m)`, or one argument that is a `.size()`, an element of a shape or
+    an integer; a lone `.shape` or name may be a tuple of data: not flagged).
+    `torch.tensor(data)`, `torch.FloatTensor(values)` and
     `torch.from_numpy(...)` are not flagged (their data comes from the host anyway), nor
     are dtype casts (`.to(torch.float16)`).
 
@@ -196,23 +197,23 @@ def _legacy_report(node: cst.Call, factory: str, target: str) -> Report:
 
 def _gives_sizes(call: cst.Call) -> bool:
     """Does a legacy typed constructor get sizes, not data? Several plain arguments are
-    sizes (data would be one sequence); one is only when it is visibly a size: a `.size()`,
-    a `.shape` (or an element of one), an integer, a name ending in `size` or `shape`."""
+    sizes (data would be one sequence); one is only when it is visibly a size: a tensor's
+    `.size()` (a torch.Size: sizes), an element of a `.size()` or `.shape`, an integer. A
+    `.shape` or a name is not: a NumPy or gym shape is a plain tuple, which is data
+    (`torch.Tensor(space.shape)` is a tensor of those numbers)."""
     if not call.args or any(a.star or a.keyword is not None for a in call.args):
         return False
     if len(call.args) > 1:
         return not any(isinstance(a.value, (cst.List, cst.Tuple, cst.ListComp)) for a in call.args)
     arg = call.args[0].value
-    if isinstance(arg, cst.Subscript):
-        arg = arg.value
-    if isinstance(arg, cst.Integer):
-        return True
-    if isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute) and arg.func.attr.value == "size":
-        return True
-    if isinstance(arg, cst.Attribute) and arg.attr.value == "shape":
-        return True
-    name = arg.value if isinstance(arg, cst.Name) else None
-    return name is not None and name.lower().endswith(("size", "shape"))
+    if isinstance(arg, cst.Subscript):  # `x.shape[0]`: an int; `x.shape[1:]` may be a tuple
+        one = len(arg.slice) == 1 and isinstance(arg.slice[0].slice, cst.Index)
+        return one and (_size_call(arg.value) or isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "shape")
+    return isinstance(arg, cst.Integer) or _size_call(arg)
+
+
+def _size_call(node) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "size"
 
 
 # Factories whose values do not depend on the dtype they are computed in: a cast after them
