@@ -18,7 +18,11 @@ from devicelint.values import SCATTERS
 from devicelint.values import NONE, OTHER, UNKNOWN, Dev, Kind, Val, places_or_holds
 
 
-# A damaged cache entry or a summary of an unexpected shape must not crash the linter.
+# A damaged cache entry or a summary of an unexpected shape must not crash the linter. Each
+# `try` below covers only the reading of summary data (the project view, names.Imports'
+# project symbols, the facts' shapes): the interpreter's own work (`interp...`) runs outside
+# it, so that a programming error there (a renamed method is an AttributeError) is the lint's
+# "internal error" line, not a silent UNKNOWN and a lost finding.
 _DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError)
 
 
@@ -35,8 +39,9 @@ def symbol(interp, func):
         interp.module_frame is not None and head in interp.module_frame.state.vars
     ):
         return None
+    imports = interp.imports
     try:
-        return interp.imports.project_symbol(text)
+        return imports.project_symbol(text)
     except _DAMAGE:
         return None
 
@@ -54,8 +59,9 @@ def base_facts(imports, base):
 
 
 def builds_host_models(interp, path) -> bool:
+    view = interp.imports.project
     try:
-        return interp.imports.project.builds_host_models(path)
+        return view.builds_host_models(path)
     except _DAMAGE:
         return False
 
@@ -69,8 +75,9 @@ def never_places(interp, name: cst.Name) -> bool:
     """A function of another project file handed on by name (`collate_fn=pad_batch`) that
     decides no device, nor does anything it calls (project.FileView.never_places)."""
     sym = _function_symbol(interp, name)
+    view = interp.imports.project
     try:
-        return sym is not None and interp.imports.project.never_places(sym[1], sym[2])
+        return sym is not None and view.never_places(sym[1], sym[2])
     except _DAMAGE:
         return False
 
@@ -79,8 +86,9 @@ def collated(interp, name: cst.Name) -> Val | None:
     """The batch a collate function of another project file returns, where its summary's
     return visibly moves it (`return xs.to(device), ys.to(device)`)."""
     sym = _function_symbol(interp, name)
+    view = interp.imports.project
     try:
-        fn = interp.imports.project.function(sym[1], sym[2]) if sym is not None else None
+        fn = view.function(sym[1], sym[2]) if sym is not None else None
         ret = fn["ret"] if fn is not None else None
     except _DAMAGE:
         return None
@@ -103,6 +111,8 @@ def call(interp, node, sym) -> Val | None:
     if sym[0] == "class":
         try:
             facts = view.class_facts(sym[1], sym[2])
+            if facts is not None and not _class_facts_ok(facts):
+                return None
         except _DAMAGE:
             return None
         if facts is not None and facts["iterates"]:
@@ -242,10 +252,8 @@ def _function_call(interp, node, sym, fn, fact, params, kwonly, pure) -> Val:
     # what the helper moves or keeps, code we cannot see may move again
     interp.escape([v for i, v in enumerate(pos) if i >= len(params) or params[i] not in pure])
     interp.escape([v for k, v in kw.items() if k not in pure])
-    try:
-        out = _value(interp, node, fact, argmap, sym[2])
-    except _DAMAGE:
-        return UNKNOWN
+    # a return fact of a damaged shape tells nothing: as a summary that says nothing of it
+    out = _value(interp, node, fact if _fact_ok(fact) else None, argmap, sym[2])
     if out == UNKNOWN and _unplaced_build(interp, sym, pos, kw):
         # `get_model(cfg["model"], n_classes)`: a registry we cannot follow, but nothing it runs
         # places anything. A model only if the code proves it (`.parameters()`, `.eval()`...)
@@ -262,10 +270,63 @@ def _unplaced_build(interp, sym, pos, kw) -> bool:
         return False  # it is handed a device, a model or tensors: not a fresh model on the host
     if naming.looks_like_loader_name(sym[2]):
         return False  # `get_loader(root, vocab, transform, ...)` builds data, not a model
+    view = interp.imports.project
     try:
-        return interp.imports.project.never_places(sym[1], sym[2])
+        return view.never_places(sym[1], sym[2])
     except _DAMAGE:
         return False
+
+
+def _class_facts_ok(facts) -> bool:
+    """Are the parts of a class's facts that come straight from its summary (project.
+    class_facts copies them) of the shapes _note_iterated_loaders and _runner_call read?"""
+    params, iterates, runs = facts["init_params"], facts["iterates"], facts["runs"]
+    return (params is None or isinstance(params, list)) and isinstance(iterates, (list, dict)) \
+        and isinstance(runs, dict) and all(
+            isinstance(r, list) and len(r) == 2 and _hashable(r[0]) and type(r[1]) is int for r in runs.values())
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _target_ok(t) -> bool:
+    """A target _target can read: `["param", name]` needs its name."""
+    return not (isinstance(t, list) and t[:1] == ["param"]) or (len(t) > 1 and _hashable(t[1]))
+
+
+# tag -> the length a return fact of that tag needs for _value to read it (unknown tags: 1)
+_FACT_LENGTH = {"module": 2, "tensor": 2, "device": 2, "dataset": 2, "moved": 2, "moved_param": 3,
+                "param": 2, "seq": 2}
+
+
+def _fact_ok(fact) -> bool:
+    """Is a summary's return fact (project._resolve) of the shape _value reads? Checked before
+    _value runs, so that _value's calls into the interpreter need no guard (see _DAMAGE)."""
+    if fact is None:
+        return True
+    if not isinstance(fact, (list, tuple)) or not fact:
+        return False
+    tag = fact[0]
+    if not _hashable(tag) or len(fact) < _FACT_LENGTH.get(tag, 1):
+        return False
+    if tag == "module":
+        return fact[1] != "moved" or (len(fact) > 2 and _target_ok(fact[2]))
+    if tag == "tensor":
+        return fact[1] == "cpu" or _target_ok(fact[1])
+    if tag == "moved":
+        return _target_ok(fact[1])
+    if tag == "moved_param":
+        return _hashable(fact[1]) and _target_ok(fact[2])
+    if tag == "param":
+        return _hashable(fact[1])
+    if tag == "seq":
+        return isinstance(fact[1], (list, tuple)) and all(_fact_ok(f) for f in fact[1])
+    return True
 
 
 def _target(t, argmap):

@@ -140,6 +140,15 @@ FROM_NOTHING_FACTORIES = frozenset({
     "logspace", "eye",
 })
 RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm"})
+# The legacy typed constructors and the dtype each makes (`torch.Tensor`: the default dtype).
+# Given sizes (`torch.FloatTensor(x.size())`, `torch.LongTensor(n, m)`) they allocate on the
+# host, values uninitialized; they take no `device=` (it raises): `torch.empty(size,
+# dtype=..., device=...)` is the device's own allocation.
+LEGACY_TENSOR_TYPES = {
+    "FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16",
+    "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
+    "ByteTensor": "uint8", "BoolTensor": "bool", "Tensor": None,
+}
 # Tensor methods that reshape or recast a tensor where it is (a chain of them can run on the
 # device: `torch.ones(n, n).tril().to(device)`).
 SHAPE_AND_CAST_METHODS = frozenset({

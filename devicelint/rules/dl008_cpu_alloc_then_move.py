@@ -10,6 +10,11 @@ from devicelint.rules.base import Report, Rule
 FACTORIES = kb.torch_core.FROM_NOTHING_FACTORIES
 _RANDOM = kb.torch_core.RANDOM_FACTORIES
 _CHAIN = kb.torch_core.SHAPE_AND_CAST_METHODS
+_LEGACY = kb.torch_core.LEGACY_TENSOR_TYPES
+# In-place random fills a legacy constructor's uninitialized memory gets before the move
+# (`torch.LongTensor(n).random_(0, 2).cuda()`); only there: after another factory the fix
+# this rule offers would claim a safety it has not.
+_FILLS = frozenset({"random_", "bernoulli_", "exponential_", "geometric_", "cauchy_", "log_normal_", "zero_"})
 
 
 
@@ -60,7 +65,11 @@ class CpuAllocThenMove(Rule):
     ## What it does
     Flags a tensor factory (`torch.zeros`, `ones`, `empty`, `full`, `rand`, `randn`,
     `randint`, `randperm`, `arange`, `linspace`, `logspace`, `eye`) whose result goes
-    straight into `.to(device)` or `.cuda()`, in any import style. `torch.tensor(data)` and
+    straight into `.to(device)` or `.cuda()`, in any import style. So is a legacy typed
+    constructor given sizes (`torch.FloatTensor(x.size()).uniform_(-eps, eps).cuda()`,
+    `torch.LongTensor(n, m)`, or one argument that is a `.size()`, an element of a shape or
+    an integer; a lone `.shape` or name may be a tuple of data: not flagged).
+    `torch.tensor(data)`, `torch.FloatTensor(values)` and
     `torch.from_numpy(...)` are not flagged (their data comes from the host anyway), nor
     are dtype casts (`.to(torch.float16)`).
 
@@ -94,7 +103,8 @@ class CpuAllocThenMove(Rule):
     is unsafe (`--unsafe-fixes`). No fix is offered when the move does more than move (a
     positional dtype, `non_blocking=`, `copy=`, `memory_format=`), when `.cuda()` names a
     device, or when the factory takes a `generator=`, `pin_memory=`, `requires_grad=` or
-    `**kwargs`, which would mean something else on the device.
+    `**kwargs`, which would mean something else on the device. A legacy typed constructor
+    gets no fix: it takes no `device=`; the message names the `torch.empty(...)` to write.
     """
 
     code = "DL008"
@@ -158,6 +168,9 @@ for step in range(10):
                 seen.add(id(mv.node))
                 finder.visit_Call(mv.node)
         for node, factory, target in finder.found:
+            if factory in _LEGACY:
+                yield _legacy_report(node, factory, target)
+                continue
             random = factory in _RANDOM
             edit = _pass_device(node, factory)
             yield Report(
@@ -169,6 +182,38 @@ for step in range(10):
                 edit=edit,
                 applicability="unsafe" if random else "safe",
             )
+
+
+def _legacy_report(node: cst.Call, factory: str, target: str) -> Report:
+    dtype = _LEGACY[factory]
+    empty = f"torch.empty(size{f', dtype=torch.{dtype}' if dtype else ''}, device={target})"
+    return Report(
+        node,
+        f"`torch.{factory}(...)` is allocated on the host and then copied to the device; "
+        f"allocate it there: `{empty}`",
+        fix=f"write `{empty}` (with the sizes given to `torch.{factory}`) and drop the move",
+    )
+
+
+def _gives_sizes(call: cst.Call) -> bool:
+    """Does a legacy typed constructor get sizes, not data? Several plain arguments are
+    sizes (data would be one sequence); one is only when it is visibly a size: a tensor's
+    `.size()` (a torch.Size: sizes), an element of a `.size()` or `.shape`, an integer. A
+    `.shape` or a name is not: a NumPy or gym shape is a plain tuple, which is data
+    (`torch.Tensor(space.shape)` is a tensor of those numbers)."""
+    if not call.args or any(a.star or a.keyword is not None for a in call.args):
+        return False
+    if len(call.args) > 1:
+        return not any(isinstance(a.value, (cst.List, cst.Tuple, cst.ListComp)) for a in call.args)
+    arg = call.args[0].value
+    if isinstance(arg, cst.Subscript):  # `x.shape[0]`: an int; `x.shape[1:]` may be a tuple
+        one = len(arg.slice) == 1 and isinstance(arg.slice[0].slice, cst.Index)
+        return one and (_size_call(arg.value) or isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "shape")
+    return isinstance(arg, cst.Integer) or _size_call(arg)
+
+
+def _size_call(node) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "size"
 
 
 # Factories whose values do not depend on the dtype they are computed in: a cast after them
@@ -254,7 +299,10 @@ class _Finder(cst.CSTVisitor):
             return
         inner = func.value
         # walk down a chain of shape/dtype methods to the factory call
-        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in _CHAIN:
+        filled = False
+        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and (
+                inner.func.attr.value in _CHAIN or inner.func.attr.value in _FILLS):
+            filled |= inner.func.attr.value in _FILLS
             inner = inner.func.value
         if not isinstance(inner, cst.Call):
             return
@@ -262,7 +310,12 @@ class _Finder(cst.CSTVisitor):
         if q is None or not q.startswith("torch.") or q.count(".") != 1:
             return
         factory = q.split(".", 1)[1]
-        if factory not in FACTORIES:
+        if factory in _LEGACY and _gives_sizes(inner):
+            target = _device_target(node)
+            if target is not None:
+                self.found.append((node, factory, target))
+            return
+        if factory not in FACTORIES or filled:
             return
         if any(a.star or (a.keyword is not None and a.keyword.value in ("device", "out")) for a in inner.args):
             return
