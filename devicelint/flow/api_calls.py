@@ -143,13 +143,21 @@ _UNBOUND = "torch.Tensor."
 _UNBOUND_SAME_PLACE = frozenset({"detach", "clone", "contiguous"})
 
 
+class HeldValues(Protocol):
+    """The one question this part asks the method-call part (flow/methods.py Methods),
+    declared here rather than imported: methods.py imports this module for its own host's
+    interface."""
+
+    def current(self, text: str) -> Val | None: ...
+
+
 class ApiHost(Protocol):
     """What the library-call part asks of the interpreter that holds it: the import table, the
     frame being run, the facts of the previous run (`known`, None in the first) and of this
     one, what the run has seen so far (models handed to code we cannot see, the default device
     and its `with torch.device(...)` scopes, gradients off), the five other parts it hands
-    calls to or records through, and the transfer functions that evaluate a call's arguments
-    and hand values to code we cannot see."""
+    calls to or records through, the method-call part (what `self.model` holds here), and the
+    transfer functions that evaluate a call's arguments and hand values to code we cannot see."""
 
     imports: Imports
     frame: Frame | None
@@ -164,6 +172,7 @@ class ApiHost(Protocol):
     moves: Moves
     library: Library
     recording: Recording
+    methods: HeldValues
 
     def args(self, node: cst.Call) -> tuple: ...
 
@@ -182,8 +191,6 @@ class ApiHost(Protocol):
     def unseen_call_result(self, node: cst.Call, args: list, kind: str = "other") -> Val | None: ...
 
     def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict, via: str | None = None) -> bool: ...
-
-    def _current(self, text: str) -> Val | None: ...
 
 
 class ApiCalls:
@@ -534,7 +541,7 @@ class ApiCalls:
         first = node.args[0].value
         if isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) and first.func.attr.value == "parameters":
             owner = dotted(first.func.value)
-            v = self.host.frame.lookup(owner) if owner and "." not in owner else self.host._current(owner) if owner else None
+            v = self.host.frame.lookup(owner) if owner and "." not in owner else self.host.methods.current(owner) if owner else None
             models = {v.mid: owner} if self.host_model_moved_later(v) else {}
         else:
             # parameter groups (`[{"params": conv_weights(net.model)}, ...]`), or a factory's

@@ -122,7 +122,7 @@ class Calls:
             return self.api.call_api(node, q)
         if isinstance(func, cst.Attribute):
             recv = self.eval(func.value)
-            return self.call_method(node, func, recv, func.attr.value, bare)
+            return self.methods.call_method(node, func, recv, func.attr.value, bare)
         if isinstance(func, cst.Name):
             v = self.frame.lookup(func.value)
             if v is None and self.module_frame is not None:
@@ -310,7 +310,7 @@ class Calls:
             self._unseen_loss(node, pos, kw)
         if isinstance(node.func, cst.Name) and v.dev is Dev.UNKNOWN and self.recording.in_forward():
             # `for attn, ff in self.layers: x = attn(x, mask=mask) + x`: a block of the module
-            out = self.part_call(node, node.func.value, args)
+            out = self.methods.part_call(node, node.func.value, args)
             if out is not UNKNOWN:
                 return out
         kind = "name" if isinstance(node.func, cst.Name) else "held"

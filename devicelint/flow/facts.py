@@ -65,7 +65,7 @@ class NumpyConv:
     # converted; None for `.numpy()`, `np.array(t)`, `np.asarray(t)` (the call converts)
     arg: cst.BaseExpression | None = None
     # an input of a module that runs on the device whatever the file moves, and why:
-    # "aware" / "lightning" (methods._aware_module_input); None otherwise
+    # "aware" / "lightning" (methods.Methods.aware_module_input); None otherwise
     module_input: str | None = None
 
 

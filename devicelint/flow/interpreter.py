@@ -1,7 +1,7 @@
 """The interpreter: one object composed of the parts of the language and of torch it knows.
 
-Four parts are mixins in their own modules (statements, expressions, calls, methods): they
-share the state kept here (frames, the facts being recorded, the caches) and call each other
+Three parts are mixins in their own modules (statements, expressions, calls): they share
+the state kept here (frames, the facts being recorded, the caches) and call each other
 through `self`. The others are composed, objects held here and handed the interpreter
 through a declared interface (a Protocol): `self.flags` (flags.DeviceFlags, the device flags
 of the path being run), `self.recording` (recording.Recording, where the run stands and the
@@ -9,8 +9,9 @@ facts it records there), `self.models` (models.Models, a model's identity and pl
 `self.moves` (moves.Moves, what a `.to()`/`.cuda()`/`.cpu()` gives and the record of each
 move), `self.library` (library.Library, what library calls build, DataLoaders and their
 collate functions), `self.api` (api_calls.ApiCalls, calls of torch and other libraries by
-qualified name), `self.classes` (classes.Classes, the summary of each class of the file) and
-`self.user_code` (classes.UserCode, calls of the file's functions and classes run inline);
+qualified name), `self.classes` (classes.Classes, the summary of each class of the file),
+`self.user_code` (classes.UserCode, calls of the file's functions and classes run inline) and
+`self.methods` (methods.Methods, method calls on values: tensors', modules', the file's classes');
 the other mixins become parts the same way, one per step (docs/ARCHITECTURE.md §3 step 6).
 This module holds the entry points: running a file's body and every function and method,
 and `infer`, which runs the interpreter twice and returns the facts."""
@@ -58,7 +59,7 @@ def _is_staticmethod(fn: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
-class Interpreter(Statements, Expressions, Calls, Methods):
+class Interpreter(Statements, Expressions, Calls):
     def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
         self.module = module
         self.imports = imports
@@ -87,6 +88,7 @@ class Interpreter(Statements, Expressions, Calls, Methods):
         self.api = ApiCalls(self)  # calls of torch and other libraries by qualified name
         self.classes = Classes(self)  # the summary of each class of the file
         self.user_code = UserCode(self)  # calls of this file's functions and classes, run inline
+        self.methods = Methods(self)  # method calls on values: tensors', modules', the file's classes'
         self.assigning = None  # the value node of the `=` statement being bound
         self.assigning_to = None  # its target, when it is bound whole (one target, no unpacking)
 

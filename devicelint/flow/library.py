@@ -95,11 +95,20 @@ _EVALUATED_ARGUMENTS = {
 }
 
 
+class ModuleInputs(Protocol):
+    """The one question the library part asks the method-call part (flow/methods.py Methods),
+    declared here rather than imported: methods.py imports this module for its own host's
+    interface."""
+
+    def aware_module_input(self, recv: Val) -> str | None: ...
+
+
 class LibraryHost(Protocol):
     """What the library part asks of the interpreter that holds it: the module, its import
     table and the frames being run, the facts being recorded, the model part (a library's
-    model is built there), the class summaries, the record of what meets the device, and six
-    of its transfer functions."""
+    model is built there), the class summaries, the record of what meets the device, the
+    method-call part (why an input of a module's method is on the device), and five of its
+    transfer functions."""
 
     module: cst.Module
     imports: Imports
@@ -109,6 +118,7 @@ class LibraryHost(Protocol):
     models: Models
     classes: Classes
     recording: Recording
+    methods: ModuleInputs
 
     def args(self, node: cst.Call) -> tuple: ...
 
@@ -119,8 +129,6 @@ class LibraryHost(Protocol):
     def rebind_text(self, node, value: Val) -> None: ...
 
     def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict, via: str | None = None) -> bool: ...
-
-    def _aware_module_input(self, recv: Val) -> str | None: ...
 
 
 class Library:
@@ -311,7 +319,7 @@ class Library:
                 continue
             if a.keyword is not None and a.keyword.value in item_keywords:
                 continue
-            reason = self.host._aware_module_input(v)
+            reason = self.host.methods.aware_module_input(v)
             if reason == "aware":
                 # a forward's parameters are taken for tensors on the module only by a guess;
                 # `np.ceil(H / self.window_size)` takes ints as well, where `.numpy()` would

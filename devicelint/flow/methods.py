@@ -5,18 +5,26 @@ is a module."""
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 import libcst as cst
 
 from devicelint import crossfile
 from devicelint import knowledge as kb
 from devicelint import naming
-from devicelint.names import dotted
+from devicelint.names import Imports, dotted
 from devicelint.values import (NONE, OTHER, UNKNOWN, Dev, Instance, Kind, Val, contents_on_accel, host_batch_in, join,
                                made_on_host, on_device)
 from devicelint.flow import containers
-from devicelint.flow.facts import NumpyConv, OptimizerLoad, OptimizerOf
-from devicelint.flow.nodes import expr_text, is_string, spelled, walk
+from devicelint.flow.api_calls import ApiCalls
+from devicelint.flow.classes import Classes, UserCode
+from devicelint.flow.facts import Facts, NumpyConv, OptimizerLoad, OptimizerOf
+from devicelint.flow.library import Library
+from devicelint.flow.models import Models
+from devicelint.flow.moves import Moves
+from devicelint.flow.nodes import expr_text, is_string, keyword_value, spelled, walk
+from devicelint.flow.recording import Recording
+from devicelint.flow.state import Frame
 
 
 # Module methods that take tensors without computing with the weights on them.
@@ -259,25 +267,74 @@ def _own_tensors(recv: Val, name: str) -> Val:
     return Val(Kind.SEQ, elem=Val(Kind.SEQ, parts=(OTHER, t)) if name.startswith("named") else t)
 
 
+class MethodHost(Protocol):
+    """What the method-call part asks of the interpreter that holds it: the import table, the
+    frames being run (this one and the module's), the facts of the previous run (`known`, None
+    in the first) and of this one, whether gradients are off, the per-body cache, the seven
+    parts a method call is handed on to (a move, a library object, a class of the file run
+    inline, a model's identity, what is recorded where the run stands), and the transfer
+    functions that evaluate arguments, run a module on them, and hand values to code we
+    cannot see."""
+
+    imports: Imports
+    frame: Frame | None
+    module_frame: Frame | None
+    known: Facts | None
+    facts: Facts
+    no_grad: int
+    body_cache: dict
+    api: ApiCalls
+    classes: Classes
+    user_code: UserCode
+    library: Library
+    models: Models
+    moves: Moves
+    recording: Recording
+
+    def args(self, node: cst.Call) -> tuple: ...
+
+    def eval(self, node) -> Val: ...
+
+    def escape(self, vals) -> None: ...
+
+    def unseen_call_result(self, node: cst.Call, args: list, kind: str = "other") -> Val | None: ...
+
+    def module_call(self, node: cst.Call, model: Val, forward: bool = True, evaluated: list | None = None,
+                    method: str | None = None) -> Val: ...
+
+    def call_value(self, node: cst.Call, v: Val) -> Val: ...
+
+    def unpack(self, value: Val, pos) -> Val: ...
+
+    def rebind_text(self, node, value: Val) -> None: ...
+
+
 class Methods:
+    """A part of the interpreter (not a mixin): method calls on values (`recv.name(...)`):
+    tensor methods, module methods, methods of the file's classes and of containers, and what
+    a method proves its receiver is. It reaches the interpreter only through `MethodHost`."""
+
+    def __init__(self, host: MethodHost):
+        self.host = host
+
     def note_optimizer_load(self, node: cst.Call, opt: OptimizerOf) -> None:
         """`optimizer.load_state_dict(...)`: record it when the model whose parameters the
         optimizer holds is, here, still on the host and moved to the accelerator later on this
         path (api_calls.host_model_moved_later)."""
         if not opt.stateful:
             return
-        model = self._current(opt.model_text)
-        if model is not None and model.mid == opt.mid and self.api.host_model_moved_later(model):
-            self.facts.optimizer_loads.append(OptimizerLoad(node, model, opt.model_text))
+        model = self.current(opt.model_text)
+        if model is not None and model.mid == opt.mid and self.host.api.host_model_moved_later(model):
+            self.host.facts.optimizer_loads.append(OptimizerLoad(node, model, opt.model_text))
 
-    def _current(self, text: str) -> Val | None:
+    def current(self, text: str) -> Val | None:
         """What `model` / `self.model` holds at this point of the path, or None."""
         head, _, attr = text.partition(".")
         if not attr:
-            return self.frame.lookup(head)
+            return self.host.frame.lookup(head)
         if "." in attr:
             return None
-        owner = self.frame.lookup(head)
+        owner = self.host.frame.lookup(head)
         if owner is not None and owner.kind is Kind.OBJECT and isinstance(owner.ref, Instance):
             return owner.ref.attrs.get(attr)
         return None
@@ -292,7 +349,7 @@ class Methods:
             out = handler(node, func, recv, name, bare)
             if out is not None:
                 return out
-        self.args(node)
+        self.host.args(node)
         return UNKNOWN
 
     def _logging_iter_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
@@ -300,30 +357,30 @@ class Methods:
         if not (_LOGGING_ITER.match(name) and node.args and not node.args[0].keyword and not node.args[0].star) or (
                 recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)):
             return None
-        first = self.eval(node.args[0].value)
+        first = self.host.eval(node.args[0].value)
         for a in node.args[1:]:
-            self.eval(a.value)
+            self.host.eval(a.value)
         return first if first.kind is Kind.LOADER else UNKNOWN
 
     def _instance_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
         """A method of an object of a class of this file."""
         if not (recv.kind is Kind.OBJECT and isinstance(recv.ref, Instance)):
             return None
-        info = self.classes.class_of(recv.ref.cls)
+        info = self.host.classes.class_of(recv.ref.cls)
         fn = info["methods"].get(name)
         if fn is not None:
-            return self.user_code.inline(node, fn, self.module_frame, recv)
+            return self.host.user_code.inline(node, fn, self.host.module_frame, recv)
         if name in ("to", "cuda", "cpu") and info["module"]:
-            return self.moves.move(node, func, recv, name, bare)
+            return self.host.moves.move(node, func, recv, name, bare)
         held = recv.ref.attrs.get(name)
         if held is not None:  # self.model(x): calling what the attribute holds
-            return self.call_value(node, held)
-        pos, kw = self.args(node)
-        if name in ("parameters", "buffers") and info["module"] and self.recording.mod_cls() is not None:
+            return self.host.call_value(node, held)
+        pos, kw = self.host.args(node)
+        if name in ("parameters", "buffers") and info["module"] and self.host.recording.mod_cls() is not None:
             # `next(self.parameters()).device` in the module's own code: where the module is
             return Val(Kind.SEQ, elem=Val(Kind.TENSOR, on_module=True))
-        self.escape(pos + list(kw.values()))
-        if self.recording.in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
+        self.host.escape(pos + list(kw.values()))
+        if self.host.recording.in_forward() and isinstance(func.value, cst.Name) and func.value.value == "self":
             return self.part_call(node, name, pos + list(kw.values()))
         return UNKNOWN
 
@@ -333,22 +390,22 @@ class Methods:
         if name == "apply" and self._autograd_function(recv.ref):
             # `SpecialSpmmFunction.apply(indices, values, shape, b)`: runs the Function's forward
             # (with a context object we do not follow)
-            return self.user_code.inline(node, self.classes.class_of(recv.ref)["methods"]["forward"], self.module_frame, None, ctx=UNKNOWN)
-        fn = self.classes.class_of(recv.ref)["methods"].get(name)
+            return self.host.user_code.inline(node, self.host.classes.class_of(recv.ref)["methods"]["forward"], self.host.module_frame, None, ctx=UNKNOWN)
+        fn = self.host.classes.class_of(recv.ref)["methods"].get(name)
         if fn is None or _decorated(fn, "property"):
             return None
         # `Trainer.epoch_val(model, loader, loss)`: a function of the class called through the
         # class (a staticmethod, or a plain function of the class body written without `self`):
         # it runs with these arguments, the first one bound to its first parameter; a
         # classmethod's first parameter is the class itself
-        return self.user_code.inline(node, fn, self.module_frame, None, ctx=recv if _decorated(fn, "classmethod") else None)
+        return self.host.user_code.inline(node, fn, self.host.module_frame, None, ctx=recv if _decorated(fn, "classmethod") else None)
 
     def _proven_grad(self, node, func, recv: Val, name: str, bare: bool) -> None:
         """`loss.backward()` proves `loss` carries a graph, whatever built it (decides nothing)."""
         if (name == "backward" and isinstance(func.value, cst.Name) and recv.kind in (Kind.TENSOR, Kind.UNKNOWN)
-                and not self.no_grad and self.frame.state.vars.get(func.value.value) is recv
+                and not self.host.no_grad and self.host.frame.state.vars.get(func.value.value) is recv
                 and not self._backward_of_argument(node)):
-            self.frame.state.vars[func.value.value] = recv.with_(kind=Kind.TENSOR, grad=True)
+            self.host.frame.state.vars[func.value.value] = recv.with_(kind=Kind.TENSOR, grad=True)
 
     def _backward_of_argument(self, node: cst.Call) -> bool:
         """`accelerator.backward(loss)`, `fabric.backward(loss)`, `engine.backward(loss)`: a
@@ -359,7 +416,7 @@ class Methods:
         first = next((a for a in node.args if a.keyword is None or a.keyword.value == "gradient"), None)
         if first is None or first.star or not isinstance(first.value, cst.Name):
             return False
-        handed = self.frame.lookup(first.value.value)
+        handed = self.host.frame.lookup(first.value.value)
         return handed is None or handed.kind is not Kind.TENSOR or handed.grad
 
     def _placed_format_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
@@ -369,57 +426,57 @@ class Methods:
         returns = kb.hf.DATASET_FORMAT_METHODS.get(name)
         if returns is None or recv.kind not in (Kind.UNKNOWN, Kind.DATASET, Kind.OBJECT):
             return None
-        device = self.kwarg_node(node, "device")
+        device = keyword_value(node, "device")
         if device is None or is_string(device) in ("cpu", "CPU"):
             return None
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         if kw.get("device", UNKNOWN).dev is Dev.CPU:  # `device=torch.device("cpu")`: as if not given
             return UNKNOWN if returns else NONE
         placed = Val(Kind.DATASET, Dev.UNKNOWN)
         if returns:
             return placed
         if isinstance(func.value, cst.Name):
-            self.frame.state.vars[func.value.value] = placed
+            self.host.frame.state.vars[func.value.value] = placed
         return NONE
 
     def _kind_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
         """Moves, and the methods of library objects, modules and tensors."""
         if name in ("to", "cuda", "cpu") and recv.kind not in (Kind.OTHER, Kind.LOADER, Kind.DATASET, Kind.FUNC, Kind.CLASS):
-            return self.moves.move(node, func, recv, name, bare)
+            return self.host.moves.move(node, func, recv, name, bare)
         if recv.kind is Kind.OBJECT and recv.ref in kb.OBJECT_KINDS:
-            return self.library.call_library_object(node, recv, name)
+            return self.host.library.call_library_object(node, recv, name)
         if recv.kind is Kind.OBJECT and isinstance(recv.ref, crossfile.Runner):
-            return crossfile.runner_method(self, node, recv.ref, name)
+            return crossfile.runner_method(self.host, node, recv.ref, name)
         if recv.kind is Kind.MODULE:
             return self.module_method(node, func, recv, name)
         if recv.kind is Kind.TENSOR:
             return self.tensor_method(node, recv, name)
         if name in kb.torch_core.NUMBER_METHODS and recv.kind is Kind.UNKNOWN:
             # `out.size(0) / x.size(0)` on what a library layer returned: a number either way
-            self.args(node)
+            self.host.args(node)
             return OTHER
         return None
 
     def _container_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
         """Methods of dicts and lists (what they put in: containers.py), loaders, datasets."""
         if recv.kind is Kind.MAPPING:
-            pos, kw = self.args(node)
-            containers.grow(self, func.value, recv, name, pos)
+            pos, kw = self.host.args(node)
+            containers.grow(self.host, func.value, recv, name, pos)
             return containers.mapping_method(recv, name, pos)
         if recv.kind is Kind.SEQ:
-            pos, kw = self.args(node)
-            if name == "append" and len(pos) == 1 and self.frame.loops:
+            pos, kw = self.host.args(node)
+            if name == "append" and len(pos) == 1 and self.host.frame.loops:
                 target = expr_text(func.value)
                 if target is not None:
                     # `losses.append(loss)` keeps each step's graph alive, as `total += loss` does
-                    self.recording.note_accum(node, target, pos[0])
-            if containers.grow(self, func.value, recv, name, pos):
+                    self.host.recording.note_accum(node, target, pos[0])
+            if containers.grow(self.host, func.value, recv, name, pos):
                 return OTHER
-            return self.unpack(recv, None) if name == "pop" else UNKNOWN
+            return self.host.unpack(recv, None) if name == "pop" else UNKNOWN
         if recv.kind is Kind.LOADER and name == "__iter__":
             return recv
         if recv.kind is Kind.DATASET:
-            self.args(node)
+            self.host.args(node)
             return UNKNOWN
         return None
 
@@ -429,9 +486,9 @@ class Methods:
             return None
         if recv.mid is not None and name in kb.nn.MODULE_PROOF:
             # `.eval()`, `.load_state_dict()`, `.parameters()`: only an nn.Module has them all
-            model = self.models.proven_module(recv)
+            model = self.host.models.proven_module(recv)
             if isinstance(func.value, (cst.Name, cst.Attribute)):
-                self.rebind_text(func.value, model)
+                self.host.rebind_text(func.value, model)
             return self.module_method(node, func, model, name)
         moved = recv.dev is Dev.ACCEL and recv.moved_at is not None
         if moved and name in kb.torch_core.TENSOR_ONLY_METHODS:
@@ -439,22 +496,22 @@ class Methods:
             return self.tensor_method(node, recv.with_(kind=Kind.TENSOR), name)
         if (moved and name not in kb.nn.MODULE_PROOF and not name.startswith(_NOT_COMPUTE)
                 and not name.startswith("new_") and not name.endswith("_as")):
-            vals = [self.eval(a.value) for a in node.args]
+            vals = [self.host.eval(a.value) for a in node.args]
             if any(host_batch_in(v) is not None for v in vals) or _fresh_beside_device(vals):
                 # `model.cuda(); model.get_intermediate_layers(samples)`: what was moved here meets
                 # a host batch (a module's weights, or a tensor's data: an error either way)
-                return self.module_call(node, recv.with_(kind=Kind.MODULE), forward=False, evaluated=vals, method=name)
-            self.escape(vals)
-            return self.unseen_call_result(node, vals) or UNKNOWN
-        pos, kw = self.args(node)
+                return self.host.module_call(node, recv.with_(kind=Kind.MODULE), forward=False, evaluated=vals, method=name)
+            self.host.escape(vals)
+            return self.host.unseen_call_result(node, vals) or UNKNOWN
+        pos, kw = self.host.args(node)
         args = pos + list(kw.values())
-        self.escape(args)
+        self.host.escape(args)
         # `attn = model.get_attention_maps(x)` on an object from code we cannot see: what
         # accepts device tensors gives device tensors (unless its name says it converts, or
         # it is a framework preparing models, optimizers and loaders: `accelerator.prepare`)
         if kb.frameworks.FRAMEWORK_CALL.search(expr_text(func) or name):
             return _prepared(node, func, name, pos, kw)
-        return self.unseen_call_result(node, args) or UNKNOWN
+        return self.host.unseen_call_result(node, args) or UNKNOWN
 
     def part_call(self, node: cst.Call, name: str, args: list) -> Val:
         """`self.time_embedding(t_emb, cond)` in `forward`, a part this file never sets (a
@@ -471,51 +528,51 @@ class Methods:
             return UNKNOWN
         module_tensors = [a for a in tensors if a.on_module and a.dev is not Dev.CPU]
         if module_tensors:
-            self.recording.record_mix(node, [*made, *module_tensors])
+            self.host.recording.record_mix(node, [*made, *module_tensors])
             return UNKNOWN
         if len(made) == len(tensors) and all(a.kind in (Kind.TENSOR, Kind.OTHER) for a in args):
             return Val(Kind.TENSOR, Dev.CPU, fresh=True, born=made[0].born)
         return UNKNOWN
 
-    def _aware_module_input(self, recv: Val) -> str | None:
+    def aware_module_input(self, recv: Val) -> str | None:
         """Why an input of a module's method (or what it computed from one) is on the device
         whatever the file moves: "aware" in a module whose forward path makes tensors on its
         inputs' device (`device=masks.device`), "lightning" in a LightningModule's step, which
         the trainer hands batches on the module's device; None otherwise."""
         if recv.kind is not Kind.TENSOR or not recv.on_module or recv.dev is not Dev.UNKNOWN:
             return None
-        cls = self.recording.mod_cls()
+        cls = self.host.recording.mod_cls()
         if cls is None:
             return None
-        method = self.recording.method_frame().func
-        if method is not None and method.name.value in kb.lightning.STEP_HOOKS and self.classes.class_of(cls)["framework"]:
+        method = self.host.recording.method_frame().func
+        if method is not None and method.name.value in kb.lightning.STEP_HOOKS and self.host.classes.class_of(cls)["framework"]:
             return "lightning"
-        if not self.recording.in_forward():
+        if not self.host.recording.in_forward():
             return None
         key = ("aware", id(cls))
-        found = self.body_cache.get(key)
+        found = self.host.body_cache.get(key)
         if found is None:
-            info = self.classes.class_of(cls)
-            found = self.body_cache[key] = any(
+            info = self.host.classes.class_of(cls)
+            found = self.host.body_cache[key] = any(
                 creates_on_input_device(info["methods"][m]) for m in info["forward_path"] if m in info["methods"])
         return "aware" if found else None
 
     def _autograd_function(self, cls) -> bool:
         """A class of this file deriving from `torch.autograd.Function`, with its own forward."""
-        if not isinstance(cls, cst.ClassDef) or "forward" not in self.classes.class_of(cls)["methods"]:
+        if not isinstance(cls, cst.ClassDef) or "forward" not in self.host.classes.class_of(cls)["methods"]:
             return False
-        return any((self.imports.qualname(b.value) or "") in ("torch.autograd.Function", "torch.autograd.function.Function")
+        return any((self.host.imports.qualname(b.value) or "") in ("torch.autograd.Function", "torch.autograd.function.Function")
                    for b in cls.bases)
 
     def tensor_method(self, node: cst.Call, recv: Val, name: str) -> Val:
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         if name == "numpy":
             if not any(a.keyword is not None and a.keyword.value == "force" for a in node.args):
-                self.recording.note_numpy(NumpyConv(node, recv, module_input=self._aware_module_input(recv)))
+                self.host.recording.note_numpy(NumpyConv(node, recv, module_input=self.aware_module_input(recv)))
             return OTHER
         if name in ("item", "tolist"):
-            self.recording.note_sync(node, name, recv)
-            self.recording.note_back(node, name, recv)
+            self.host.recording.note_sync(node, name, recv)
+            self.host.recording.note_back(node, name, recv)
         if name == "type" and _host_tensor_type(node):
             # `img.type(torch.FloatTensor)`: a legacy CPU tensor type, the result is on the host
             return recv if recv.dev is Dev.CPU else Val(Kind.TENSOR, Dev.CPU)
@@ -537,7 +594,7 @@ class Methods:
         argument gives a device result; None where the usual result rule applies."""
         tensors = [recv] + [a for a in pos if a.kind is Kind.TENSOR]
         if len(tensors) >= 2:
-            self.recording.record_mix(node, tensors)
+            self.host.recording.record_mix(node, tensors)
         placed = [a for a in tensors[1:] if on_device(a)]
         if recv.dev is Dev.CPU and placed:
             # `host.gather(1, device_idx)` fails right here (the finding), unless the host
@@ -548,12 +605,12 @@ class Methods:
 
     def module_method(self, node: cst.Call, func: cst.Attribute, recv: Val, name: str) -> Val:
         if name in ("forward", "generate", "predict_step", "__call__"):
-            return self.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
-        if isinstance(recv.ref, cst.ClassDef) and name in self.classes.class_of(recv.ref)["parts"]:
+            return self.host.module_call(node, recv, forward=name in ("forward", "__call__"), method=name)
+        if isinstance(recv.ref, cst.ClassDef) and name in self.host.classes.class_of(recv.ref)["parts"]:
             return self._own_module_method(node, recv, name)
         may_compute = not isinstance(recv.ref, cst.ClassDef) and name not in kb.nn.MODULE_PROOF \
             and not name.startswith(_NOT_COMPUTE)
-        if may_compute and (recv.mid is not None or self.recording.in_forward()):
+        if may_compute and (recv.mid is not None or self.host.recording.in_forward()):
             return self._held_model_method(node, recv, name)
         if may_compute:
             return self._unseen_model_method(node, recv, name)
@@ -564,32 +621,32 @@ class Methods:
         kb.torch_core.ANY_OBJECT_BUILDERS) that the previous run never saw used as a model: never
         called itself nor moved. Its methods are the helper's own, not a model's weights."""
         mid = recv.mid
-        if not isinstance(mid, cst.Call) or (self.imports.qualname(mid.func) or "") not in \
+        if not isinstance(mid, cst.Call) or (self.host.imports.qualname(mid.func) or "") not in \
                 kb.torch_core.ANY_OBJECT_BUILDERS:
             return False
-        if self.known is None:
+        if self.host.known is None:
             return True  # the first run: nothing seen yet, nothing claimed
-        used = mid in self.known.model_moves or mid in self.known.escaped or any(
-            c.model.mid is mid and c.method is None for c in self.known.module_calls)
+        used = mid in self.host.known.model_moves or mid in self.host.known.escaped or any(
+            c.model.mid is mid and c.method is None for c in self.host.known.module_calls)
         return not used
 
     def _unseen_model_method(self, node: cst.Call, recv: Val, name: str) -> Val:
         """`self.model.get_last_selfattention(img)` on a model from code we cannot see."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         args = pos + list(kw.values())
         if recv.dev is Dev.ACCEL and not HOST_RESULT.search(name) and not any(a.star for a in node.args) \
                 and (any(host_batch_in(v) is not None for v in args) or _fresh_beside_device(args)):
             # `actor_critic.act(obs, hidden, masks)` on a model this code moved: its weights and
             # the device inputs meet the host tensor made here (or the batch not moved)
-            return self.module_call(node, recv, forward=False, evaluated=[*pos, *kw.values()], method=name)
+            return self.host.module_call(node, recv, forward=False, evaluated=[*pos, *kw.values()], method=name)
         if any(v.kind is Kind.DEVICE for v in args) or name.startswith("move"):
-            self.escape([recv])
-        return self.unseen_call_result(node, args) or UNKNOWN
+            self.host.escape([recv])
+        return self.host.unseen_call_result(node, args) or UNKNOWN
 
     def _torch_module_method(self, node: cst.Call, recv: Val, name: str) -> Val:
         """An `nn.Module` method (`model.eval()`, `model.parameters()`), or one of a class of
         this file that is none of its parts."""
-        pos, kw = self.args(node)
+        pos, kw = self.host.args(node)
         if kb.returns_self(name):
             return recv
         if name in ("parameters", "buffers", "state_dict", "named_parameters", "named_buffers"):
@@ -599,36 +656,36 @@ class Methods:
             return OTHER
         # A method of the model we cannot see may well place it (model.setup(device)).
         if any(v.kind is Kind.DEVICE for v in pos + list(kw.values())) or name.startswith(("to_", "move")):
-            self.escape([recv])
+            self.host.escape([recv])
         return UNKNOWN
 
     def _own_module_method(self, node: cst.Call, recv: Val, name: str) -> Val:
         """A method or part of a module class of this file: `model.encoder(x)`, `model.init_hidden(n)`."""
-        fn = self.classes.class_of(recv.ref)["methods"].get(name)
+        fn = self.host.classes.class_of(recv.ref)["methods"].get(name)
         if fn is not None and _places_inputs(fn):
             # `ic.tile_predict(img)` asks where its parameters are and moves the slices itself
-            self.args(node)
+            self.host.args(node)
             return UNKNOWN
         if fn is not None and not any(a.star for a in node.args):
-            vals = [self.eval(a.value) for a in node.args]
+            vals = [self.host.eval(a.value) for a in node.args]
             if not any(v.kind in (Kind.TENSOR, Kind.SEQ, Kind.MAPPING) or v.dev is not Dev.UNKNOWN for v in vals):
                 # `hidden = model.init_hidden(batch_size)`: given no data, the method may build
                 # tensors of its own; run it, on the model as it is here, to see where
-                out = self.user_code.inline(node, fn, self.module_frame, recv)
+                out = self.host.user_code.inline(node, fn, self.host.module_frame, recv)
                 if _built_on_host(out):
                     return out
-            out = self.module_call(node, recv.with_(param_free=False), forward=False, evaluated=vals, method=name)
+            out = self.host.module_call(node, recv.with_(param_free=False), forward=False, evaluated=vals, method=name)
             # `train_losses, test_losses = model.train_model(X, y)`: a method that hands back
             # only plain numbers (lists of `loss.item()`) does so whatever it is given
             # (what it returns is known from the standalone run: the first pass's, in the second)
-            returned = self.facts.forward_returns.get(fn) or (self.known.forward_returns.get(fn) if self.known else None)
+            returned = self.host.facts.forward_returns.get(fn) or (self.host.known.forward_returns.get(fn) if self.host.known else None)
             return returned if returned is not None and numbers_only(returned) else out
         # model.encoder(x) / model.encode(x): the model's own weights do the work
-        return self.module_call(node, recv.with_(param_free=False), forward=False, method=name)
+        return self.host.module_call(node, recv.with_(param_free=False), forward=False, method=name)
 
     def _held_model_method(self, node: cst.Call, recv: Val, name: str) -> Val:
         """A method of a model of this file from a class we cannot see (or of one met in `forward`)."""
-        vals = [self.eval(a.value) for a in node.args]
+        vals = [self.host.eval(a.value) for a in node.args]
         if HOST_RESULT.search(name):
             # `model.test(train_z=z, train_y=y)`: an evaluation helper of a library model may
             # move what it is given to the host itself (PyG's Node2Vec fits scikit-learn) and
@@ -637,9 +694,9 @@ class Methods:
         if any(v.kind is Kind.TENSOR or contents_on_accel(v) or host_batch_in(v) is not None for v in vals) \
                 and not self._helper_object(recv):
             # model.get_image_features(pixels), model.encode(x): the model's weights meet the data
-            return self.module_call(node, recv, forward=False, evaluated=vals, method=name)
+            return self.host.module_call(node, recv, forward=False, evaluated=vals, method=name)
         if any(v.kind is Kind.DEVICE for v in vals) or name.startswith(("to_", "move")):
-            self.escape([recv])
+            self.host.escape([recv])
         return UNKNOWN
 
 
