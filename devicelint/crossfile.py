@@ -199,7 +199,7 @@ def _note_iterated_loaders(interp, node, facts) -> None:
         if param in facts["iterates"] and isinstance(a.value, cst.Name):
             v = interp.frame.lookup(a.value.value)
             if v is not None and v.kind is Kind.LOADER:
-                interp.note_loader_iteration(node, v)
+                interp.statements.note_loader_iteration(node, v)
 
 
 def _class_call(interp, node, sym, facts) -> Val:

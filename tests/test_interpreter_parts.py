@@ -21,11 +21,13 @@ from devicelint.flow.methods import MethodHost, Methods
 from devicelint.flow.models import ModelHost, Models
 from devicelint.flow.moves import MoveHost, Moves
 from devicelint.flow.recording import Recording, RecordingHost
+from devicelint.flow.statements import StatementHost, Statements
 
 PARTS = [(DeviceFlags, FlagHost, "flags"), (Models, ModelHost, "models"), (Moves, MoveHost, "moves"),
          (Library, LibraryHost, "library"), (ApiCalls, ApiHost, "api"),
          (Classes, ClassHost, "classes"), (UserCode, UserCodeHost, "user_code"),
-         (Recording, RecordingHost, "recording"), (Methods, MethodHost, "methods")]
+         (Recording, RecordingHost, "recording"), (Methods, MethodHost, "methods"),
+         (Statements, StatementHost, "statements")]
 
 
 def _declared(host) -> set:

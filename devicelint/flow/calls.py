@@ -182,7 +182,7 @@ class Calls:
         for a in node.args:
             v = self.eval(a.value)
             if a.star == "*":
-                pos.append(Val(Kind.SEQ, elem=self.unpack(v, None)) if v.kind is not Kind.UNKNOWN else UNKNOWN)
+                pos.append(Val(Kind.SEQ, elem=self.statements.unpack(v, None)) if v.kind is not Kind.UNKNOWN else UNKNOWN)
             elif a.star == "**":
                 kw["**"] = v
             elif a.keyword is not None:
@@ -220,7 +220,7 @@ class Calls:
             return built
         if name in ("iter", "reversed", "tqdm", "trange") and pos:
             if name == "iter":
-                self.note_loader_iteration(node, pos[0])
+                self.statements.note_loader_iteration(node, pos[0])
             return pos[0]
         if name == "next" and pos:
             return self.iter_elem(pos[0])
@@ -404,7 +404,7 @@ class Calls:
         for i, a in enumerate(node.args):
             v = self.eval(a.value) if evaluated is None else evaluated[i]
             if a.star:
-                v = self.unpack(v, None) if a.star == "*" else v
+                v = self.statements.unpack(v, None) if a.star == "*" else v
             args.append(v)
             param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
             bound = param if fwd is None or param in _named_params(fwd) else None

@@ -372,12 +372,22 @@ class ModelMaker(Protocol):
     def new_model(self, node: cst.Call, built: bool = False, name: str | None = None, kw=None, cls=None) -> Val: ...
 
 
+class BodyRunner(Protocol):
+    """The two things the inline part asks the statement part (flow/statements.py
+    Statements), declared here rather than imported: statements.py imports this module (its
+    host's interface names the class summaries)."""
+
+    def exec_suite(self, suite) -> None: ...
+
+    def rebind_text(self, node, value: Val) -> None: ...
+
+
 class UserCodeHost(Protocol):
     """What the inline part asks of the interpreter that holds it: the frame being run (it
     runs a callee in a frame of its own and restores the caller's), the module's frame, the
-    statements run so far, whether gradients are off, the class summaries and the models, and
-    the transfer functions that evaluate arguments and defaults, run a body, hand values to
-    code we cannot see and rebind the caller's names."""
+    statements run so far, whether gradients are off, the class summaries and the models, the
+    statement part (run a body, rebind the caller's names), and the transfer functions that
+    evaluate arguments and defaults and hand values to code we cannot see."""
 
     frame: Frame | None
     module_frame: Frame | None
@@ -385,16 +395,13 @@ class UserCodeHost(Protocol):
     no_grad: int
     classes: Classes
     models: ModelMaker
+    statements: BodyRunner
 
     def args(self, node: cst.Call) -> tuple: ...
 
     def eval(self, node) -> Val: ...
 
-    def exec_suite(self, suite) -> None: ...
-
     def escape(self, vals) -> None: ...
-
-    def rebind_text(self, node, value: Val) -> None: ...
 
 
 class UserCode:
@@ -478,7 +485,7 @@ class UserCode:
             frame.state.vars.update(contexts.literal_flags(node, fn, first is not None))
             if len(pos) > len(params) or "**" in kw:
                 self.host.escape(pos[len(params):] + [kw.get("**", UNKNOWN)])
-            self.host.exec_suite(fn.body)
+            self.host.statements.exec_suite(fn.body)
         finally:
             self.host.frame = saved
             self.host.no_grad -= no_grad
@@ -510,7 +517,7 @@ class UserCode:
         frame.state.vars[fn.params.params[0].name.value] = self_val
         saved, self.host.frame = self.host.frame, frame
         try:
-            self.host.exec_suite(fn.body)
+            self.host.statements.exec_suite(fn.body)
         finally:
             self.host.frame = saved
         out = frame.returned()
@@ -527,7 +534,7 @@ class UserCode:
             v = pos[i] if i < len(pos) else None
             if (p.name.value in rebuilt and v is not None and v.kind in (Kind.MODULE, Kind.OBJECT)
                     and v.moved_at is not None and isinstance(positional[i].value, (cst.Name, cst.Attribute))):
-                self.host.rebind_text(positional[i].value, v.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
+                self.host.statements.rebind_text(positional[i].value, v.with_(moved_at=None, key=None, dev=Dev.UNKNOWN))
 
     def _moved_args(self, node: cst.Call, frame: Frame, params: list, pos: list) -> None:
         """`place(model, device)` running `model.to(device)`: a module moves in place, so the
@@ -541,9 +548,9 @@ class UserCode:
                 continue
             after = None if frame.state.dead else frame.state.vars.get(p.name.value)
             if after is not None and after.mid == v.mid and after.moved_at is not None:
-                self.host.rebind_text(positional[i].value, after)
+                self.host.statements.rebind_text(positional[i].value, after)
             else:
-                self.host.rebind_text(positional[i].value, v.with_(dev=Dev.UNKNOWN, moved_at=None, key=None))
+                self.host.statements.rebind_text(positional[i].value, v.with_(dev=Dev.UNKNOWN, moved_at=None, key=None))
 
     def _refill_items_of_args(self, node: cst.Call, fn: cst.FunctionDef, frame: Frame, params: list,
                               pos: list) -> None:
@@ -559,7 +566,7 @@ class UserCode:
             if (p.name.value in filled and v is not None and after is not None
                     and (v.loader is not None or v.kind is Kind.MAPPING)
                     and isinstance(positional[i].value, cst.Name)):
-                self.host.rebind_text(positional[i].value, after)
+                self.host.statements.rebind_text(positional[i].value, after)
 
     def _harmless_decorator(self, d) -> bool:
         text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""

@@ -117,7 +117,7 @@ def _rebind(interp, target, new: Val) -> None:
     if isinstance(target, cst.Name):
         interp.frame.state.vars[target.value] = new
     elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-        interp.bind(target, new)
+        interp.statements.bind(target, new)
     elif isinstance(target, cst.Subscript) and isinstance(target.value, (cst.Name, cst.Attribute)):
         # `history["train"].append(err)`: a dict of lists now holds `err` in its lists (one
         # element value for all keys, as for any mapping)

@@ -318,7 +318,7 @@ class Expressions:
         if base.kind in (Kind.SEQ, Kind.MAPPING):
             if base.parts is not None and index is not None and -len(base.parts) <= index < len(base.parts):
                 return base.parts[index]
-            return self.unpack(base, None)
+            return self.statements.unpack(base, None)
         return _item_of(node, base, sliced)
 
     def _read_index(self, node: cst.Subscript, base: Val) -> tuple:
@@ -433,7 +433,7 @@ class Expressions:
         self.flags.assumed.extend(flags)
         saved = self.frame.state
         if narrowings:
-            self.frame.state = self.arm_entry(saved, narrowings)
+            self.frame.state = self.statements.arm_entry(saved, narrowings)
         try:
             return self.eval(node)
         finally:
@@ -453,7 +453,7 @@ class Expressions:
         parts = []
         for el in node.elements:
             v = self.eval(el.value)
-            parts.append(Val(Kind.SEQ, elem=self.unpack(v, None)) if isinstance(el, cst.StarredElement) else v)
+            parts.append(Val(Kind.SEQ, elem=self.statements.unpack(v, None)) if isinstance(el, cst.StarredElement) else v)
         elem = None
         for p in parts:
             elem = join(elem, p) if elem is not None else p
@@ -466,7 +466,7 @@ class Expressions:
                 self.eval(el.key)
                 v = self.eval(el.value)
             else:
-                v = self.unpack(self.eval(el.value), None)
+                v = self.statements.unpack(self.eval(el.value), None)
             elem = join(elem, v) if elem is not None else v
         return Val(Kind.MAPPING, elem=elem)
 
@@ -476,7 +476,7 @@ class Expressions:
         try:
             comp = node.for_in
             while comp is not None:
-                self.bind(comp.target, self.iter_elem(self.eval(comp.iter)))
+                self.statements.bind(comp.target, self.iter_elem(self.eval(comp.iter)))
                 for cond in comp.ifs:
                     self.eval(cond.test)
                 comp = comp.inner_for_in
@@ -489,7 +489,7 @@ class Expressions:
 
     def eval_named(self, node: cst.NamedExpr) -> Val:
         v = self.eval(node.value)
-        self.bind(node.target, v)
+        self.statements.bind(node.target, v)
         return v
 
     def eval_await(self, node) -> Val:
@@ -548,9 +548,9 @@ class Expressions:
             return Val(Kind.TENSOR, v.dev, loader=(v.name or "the dataset") if v.dev is Dev.CPU else None,
                        inplace=v.ref == "graph_dataset", item=True)
         if v.kind is Kind.TENSOR:
-            return self.unpack(v, None).with_(row=True)
+            return self.statements.unpack(v, None).with_(row=True)
         if v.kind is Kind.SEQ:
-            return self.unpack(v, None)
+            return self.statements.unpack(v, None)
         if v.kind is Kind.MAPPING:
             return OTHER
         if v.kind is Kind.OBJECT and v.ref in kb.consumers.ITEMS_ARE_ITSELF:

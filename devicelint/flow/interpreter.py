@@ -1,8 +1,7 @@
 """The interpreter: one object composed of the parts of the language and of torch it knows.
 
-Three parts are mixins in their own modules (statements, expressions, calls): they share
-the state kept here (frames, the facts being recorded, the caches) and call each other
-through `self`. The others are composed, objects held here and handed the interpreter
+Two parts are mixins in their own modules (expressions, calls): they share the state kept
+here (frames, the facts being recorded, the caches) and call each other through `self`. The others are composed, objects held here and handed the interpreter
 through a declared interface (a Protocol): `self.flags` (flags.DeviceFlags, the device flags
 of the path being run), `self.recording` (recording.Recording, where the run stands and the
 facts it records there), `self.models` (models.Models, a model's identity and placement),
@@ -10,8 +9,9 @@ facts it records there), `self.models` (models.Models, a model's identity and pl
 move), `self.library` (library.Library, what library calls build, DataLoaders and their
 collate functions), `self.api` (api_calls.ApiCalls, calls of torch and other libraries by
 qualified name), `self.classes` (classes.Classes, the summary of each class of the file),
-`self.user_code` (classes.UserCode, calls of the file's functions and classes run inline) and
-`self.methods` (methods.Methods, method calls on values: tensors', modules', the file's classes');
+`self.user_code` (classes.UserCode, calls of the file's functions and classes run inline),
+`self.methods` (methods.Methods, method calls on values: tensors', modules', the file's classes')
+and `self.statements` (statements.Statements, statements run in order and what each binds);
 the other mixins become parts the same way, one per step (docs/ARCHITECTURE.md §3 step 6).
 This module holds the entry points: running a file's body and every function and method,
 and `infer`, which runs the interpreter twice and returns the facts."""
@@ -59,7 +59,7 @@ def _is_staticmethod(fn: cst.FunctionDef) -> bool:
     return any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
-class Interpreter(Statements, Expressions, Calls):
+class Interpreter(Expressions, Calls):
     def __init__(self, module: cst.Module, imports: Imports, known: Facts | None, facts: Facts):
         self.module = module
         self.imports = imports
@@ -89,12 +89,13 @@ class Interpreter(Statements, Expressions, Calls):
         self.classes = Classes(self)  # the summary of each class of the file
         self.user_code = UserCode(self)  # calls of this file's functions and classes, run inline
         self.methods = Methods(self)  # method calls on values: tensors', modules', the file's classes'
+        self.statements = Statements(self)  # statements run in order, and what each binds
         self.assigning = None  # the value node of the `=` statement being bound
         self.assigning_to = None  # its target, when it is bound whole (one target, no unpacking)
 
     def run(self) -> None:
         self.module_frame = self.frame = Frame(None, None, None, None)
-        self.exec_body(self.module.body)
+        self.statements.exec_body(self.module.body)
         self.run_standalone(self.module.body, self.module_frame)
 
     def run_standalone(self, body, module_frame) -> None:
@@ -136,7 +137,7 @@ class Interpreter(Statements, Expressions, Calls):
                 frame.state.vars[params[0].name.value] = self_val
                 params = params[1:]
             self.bind_params(fn, params, closure, self_val)
-            self.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
+            self.statements.exec_body(fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body)
             if self_val is not None and frame.returns:
                 # every method's: `forward`'s number parts, another method's lists of numbers
                 self.facts.forward_returns[fn] = frame.returned()

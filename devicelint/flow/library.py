@@ -20,6 +20,7 @@ from devicelint.flow.models import Models
 from devicelint.flow.recording import Recording
 from devicelint.flow.nodes import find, is_string, keyword_value, walk
 from devicelint.flow.state import Frame
+from devicelint.flow.statements import Statements
 
 
 def _spelling(node) -> str:
@@ -107,8 +108,8 @@ class LibraryHost(Protocol):
     """What the library part asks of the interpreter that holds it: the module, its import
     table and the frames being run, the facts being recorded, the model part (a library's
     model is built there), the class summaries, the record of what meets the device, the
-    method-call part (why an input of a module's method is on the device), and five of its
-    transfer functions."""
+    method-call part (why an input of a module's method is on the device), the statement part
+    (a name a call changed in place is rebound there), and four of its transfer functions."""
 
     module: cst.Module
     imports: Imports
@@ -119,14 +120,13 @@ class LibraryHost(Protocol):
     classes: Classes
     recording: Recording
     methods: ModuleInputs
+    statements: Statements
 
     def args(self, node: cst.Call) -> tuple: ...
 
     def escape(self, vals) -> None: ...
 
     def qual(self, node) -> str | None: ...
-
-    def rebind_text(self, node, value: Val) -> None: ...
 
     def run_module_on_inputs(self, node: cst.Call, spec: tuple, pos: list, kw: dict, via: str | None = None) -> bool: ...
 
@@ -268,7 +268,7 @@ class Library:
         if lib == "pipeline":
             if method != "__call__":
                 if method.startswith(("enable_model_cpu_offload", "enable_sequential_cpu_offload")):
-                    self.host.rebind_text(node.func.value, obj.with_(dev=Dev.UNKNOWN, key=None))
+                    self.host.statements.rebind_text(node.func.value, obj.with_(dev=Dev.UNKNOWN, key=None))
                 return UNKNOWN
             wanted = is_string(keyword_value(node, "output_type"))
             if wanted in kb.hf.TENSOR_OUTPUT_TYPES:

@@ -25,6 +25,7 @@ from devicelint.flow.moves import Moves
 from devicelint.flow.nodes import expr_text, is_string, keyword_value, spelled, walk
 from devicelint.flow.recording import Recording
 from devicelint.flow.state import Frame
+from devicelint.flow.statements import Statements
 
 
 # Module methods that take tensors without computing with the weights on them.
@@ -272,9 +273,9 @@ class MethodHost(Protocol):
     frames being run (this one and the module's), the facts of the previous run (`known`, None
     in the first) and of this one, whether gradients are off, the per-body cache, the seven
     parts a method call is handed on to (a move, a library object, a class of the file run
-    inline, a model's identity, what is recorded where the run stands), and the transfer
-    functions that evaluate arguments, run a module on them, and hand values to code we
-    cannot see."""
+    inline, a model's identity, what is recorded where the run stands), the statement part
+    (what a container's item is, a name rebound), and the transfer functions that evaluate
+    arguments, run a module on them, and hand values to code we cannot see."""
 
     imports: Imports
     frame: Frame | None
@@ -290,6 +291,7 @@ class MethodHost(Protocol):
     models: Models
     moves: Moves
     recording: Recording
+    statements: Statements
 
     def args(self, node: cst.Call) -> tuple: ...
 
@@ -304,9 +306,6 @@ class MethodHost(Protocol):
 
     def call_value(self, node: cst.Call, v: Val) -> Val: ...
 
-    def unpack(self, value: Val, pos) -> Val: ...
-
-    def rebind_text(self, node, value: Val) -> None: ...
 
 
 class Methods:
@@ -472,7 +471,7 @@ class Methods:
                     self.host.recording.note_accum(node, target, pos[0])
             if containers.grow(self.host, func.value, recv, name, pos):
                 return OTHER
-            return self.host.unpack(recv, None) if name == "pop" else UNKNOWN
+            return self.host.statements.unpack(recv, None) if name == "pop" else UNKNOWN
         if recv.kind is Kind.LOADER and name == "__iter__":
             return recv
         if recv.kind is Kind.DATASET:
@@ -488,7 +487,7 @@ class Methods:
             # `.eval()`, `.load_state_dict()`, `.parameters()`: only an nn.Module has them all
             model = self.host.models.proven_module(recv)
             if isinstance(func.value, (cst.Name, cst.Attribute)):
-                self.host.rebind_text(func.value, model)
+                self.host.statements.rebind_text(func.value, model)
             return self.module_method(node, func, model, name)
         moved = recv.dev is Dev.ACCEL and recv.moved_at is not None
         if moved and name in kb.torch_core.TENSOR_ONLY_METHODS:

@@ -19,6 +19,7 @@ from devicelint.flow.models import Models
 from devicelint.flow.recording import Recording
 from devicelint.flow.nodes import expr_text, keyword_value, text_root, walk
 from devicelint.flow.state import Frame
+from devicelint.flow.statements import Statements
 
 
 def _dtype_text(call) -> str | None:
@@ -90,9 +91,10 @@ def _names_attributes(node: cst.Call) -> bool:
 class MoveHost(Protocol):
     """What the move part asks of the interpreter that holds it: the module and the frame
     being run, the facts of the previous run (`known`, None in the first) and of this one,
-    the four other parts it consults (the device flags for a move's condition, the models for
+    the five other parts it consults (the device flags for a move's condition, the models for
     one's placement, the class summaries for what a class is, the record of host syncs and
-    copies back), and four of its transfer functions."""
+    copies back, the statements that rebind what a move in place changed), and three of its
+    transfer functions."""
 
     module: cst.Module
     frame: Frame | None
@@ -102,14 +104,13 @@ class MoveHost(Protocol):
     models: Models
     classes: Classes
     recording: Recording
+    statements: Statements
 
     def eval(self, node) -> Val: ...
 
     def qual(self, node) -> str | None: ...
 
     def txt_key(self, scope, text: str) -> tuple: ...
-
-    def rebind_text(self, node, value: Val) -> None: ...
 
 
 class Moves:
@@ -193,7 +194,7 @@ class Moves:
             self._note_model_move(recv, target, cond, result.dev)
         if (in_place or result.kind is Kind.MODULE) and isinstance(holder, (cst.Name, cst.Attribute)):
             # Module, pipeline, BatchEncoding, PyG moves happen in place: the name now holds the moved value.
-            self.host.rebind_text(holder, result)
+            self.host.statements.rebind_text(holder, result)
         if bare and recv.fresh and isinstance(func.value, cst.Name):
             # `t.to(device)` thrown away: DL006's finding; the author meant `t` to be on the device
             self.host.frame.state.vars[func.value.value] = recv.with_(fresh=False)

@@ -3,6 +3,8 @@ branches of `if` (device-flag branches are in flags.py)."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import libcst as cst
 
 from devicelint import contexts
@@ -13,10 +15,12 @@ from devicelint.names import dotted, source_of
 from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, ndarray_dims,
                                on_device)
 from devicelint.flow import containers, defaults
-from devicelint.flow.facts import NumpyConv
-from devicelint.flow.state import State
+from devicelint.flow.classes import Classes
+from devicelint.flow.facts import Facts, NumpyConv
+from devicelint.flow.recording import Recording
+from devicelint.flow.state import Frame, State
 from devicelint.flow.nodes import expr_text, find, mentions_no_grad, text_root, walk
-from devicelint.flow.flags import flag_merge, number_to_tensor_merge, partial_move_merge
+from devicelint.flow.flags import DeviceFlags, flag_merge, number_to_tensor_merge, partial_move_merge
 
 
 def _iter_source(node) -> str:
@@ -111,14 +115,64 @@ def _count_item(target, v: Val) -> Val:
     return v
 
 
+class StatementHost(Protocol):
+    """What the statement part asks of the interpreter that holds it: the module, the frames
+    being run (this one and the module's), the facts being recorded, the run's counters
+    (statements run, expressions evaluated and their limit), gradients off and the
+    `with torch.device(...)` scopes, the value node being bound (`assigning`, `assigning_to`,
+    which it sets) and the latest binary operation, the loops over data loaders and the
+    per-body cache, the three parts it consults (device flags of a branch, class summaries,
+    what is recorded where the run stands), and the expression side: evaluating an expression
+    or a call, what a binary operation gives, an iterable's element, the device names, and a
+    qualified name."""
+
+    module: cst.Module
+    frame: Frame | None
+    module_frame: Frame | None
+    facts: Facts
+    steps: int
+    work: int
+    work_limit: int | None
+    no_grad: int
+    device_scopes: list
+    assigning: object
+    assigning_to: object
+    last_binop: tuple | None
+    loader_loops: set
+    body_cache: dict
+    flags: DeviceFlags
+    classes: Classes
+    recording: Recording
+
+    def eval(self, node) -> Val: ...
+
+    def eval_call(self, node: cst.Call, bare: bool = False) -> Val: ...
+
+    def combine(self, node, vals: list) -> Val: ...
+
+    def iter_elem(self, v: Val) -> Val: ...
+
+    def device_names(self) -> dict: ...
+
+    def qual(self, node) -> str | None: ...
+
+
 class Statements:
+    """A part of the interpreter (not a mixin): statements run in order over the frame's state
+    (assignments and what a binding does to names, attributes and subscripts; branches, loops,
+    `with`, `try`), and the facts recorded where they run (loops over loaders, accumulations,
+    returns). It reaches the interpreter only through `StatementHost`."""
+
+    def __init__(self, host: StatementHost):
+        self.host = host
+
     def exec_body(self, body) -> None:
         for stmt in body:
-            if self.frame.state.dead:
+            if self.host.frame.state.dead:
                 return
-            self.steps += 1
-            if self.work_limit is not None and self.work > self.work_limit:
-                raise limits.over_budget(self.work_limit)
+            self.host.steps += 1
+            if self.host.work_limit is not None and self.host.work > self.host.work_limit:
+                raise limits.over_budget(self.host.work_limit)
             self.exec_stmt(stmt)
 
     def exec_suite(self, suite) -> None:
@@ -126,13 +180,13 @@ class Statements:
             self.exec_body(suite.body)
         else:  # SimpleStatementSuite: `if x: return y`
             for small in suite.body:
-                if not self.frame.state.dead:
+                if not self.host.frame.state.dead:
                     self.exec_small(small)
 
     def exec_stmt(self, stmt) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if self.frame.state.dead:
+                if self.host.frame.state.dead:
                     return
                 self.exec_small(small)
         elif isinstance(stmt, cst.If):
@@ -145,43 +199,43 @@ class Statements:
             self.exec_try(stmt)
         elif isinstance(stmt, cst.FunctionDef):
             for d in stmt.decorators:
-                self.eval(d.decorator)
-            self.frame.state.vars[stmt.name.value] = Val(Kind.FUNC, ref=(stmt, self.frame), name=stmt.name.value)
+                self.host.eval(d.decorator)
+            self.host.frame.state.vars[stmt.name.value] = Val(Kind.FUNC, ref=(stmt, self.host.frame), name=stmt.name.value)
         elif isinstance(stmt, cst.ClassDef):
-            self.frame.state.vars[stmt.name.value] = Val(Kind.CLASS, ref=stmt, name=stmt.name.value)
+            self.host.frame.state.vars[stmt.name.value] = Val(Kind.CLASS, ref=stmt, name=stmt.name.value)
         elif isinstance(stmt, cst.Match):
-            self.eval(stmt.subject)
-            before = self.frame.state
+            self.host.eval(stmt.subject)
+            before = self.host.frame.state
             out = None
             for case in stmt.cases:
-                self.frame.state = before.copy()
+                self.host.frame.state = before.copy()
                 self.exec_suite(case.body)
-                out = self.frame.state if out is None else State.merge(out, self.frame.state)
-            self.frame.state = State.merge(before, out) if out is not None else before
+                out = self.host.frame.state if out is None else State.merge(out, self.host.frame.state)
+            self.host.frame.state = State.merge(before, out) if out is not None else before
 
     def exec_small(self, small) -> None:
         run = _SMALL_STATEMENTS.get(type(small))  # `del x`, `pass`, `global`: nothing to follow
         if run is not None:
             # the state the statement starts in: a return or jump ends that one
-            getattr(self, run)(small, self.frame.state)
+            getattr(self, run)(small, self.host.frame.state)
 
     def _exec_assign(self, small: cst.Assign, st: State) -> None:
-        value = self.eval(small.value)
+        value = self.host.eval(small.value)
         if (
             len(small.targets) == 1
             and isinstance(small.value, cst.BinaryOperation)
             and isinstance(small.value.operator, cst.Add)
-            and self.frame.loops
+            and self.host.frame.loops
         ):
             self._note_spelled_accumulation(small)
-        self.assigning = small.value  # the value's code, for what a binding remembers
+        self.host.assigning = small.value  # the value's code, for what a binding remembers
         # the one target that value goes to whole (not unpacked): `arr[i] = t`
-        self.assigning_to = small.targets[0].target if len(small.targets) == 1 else None
+        self.host.assigning_to = small.targets[0].target if len(small.targets) == 1 else None
         try:
             for t in small.targets:
                 self.bind(t.target, value)
         finally:
-            self.assigning = self.assigning_to = None
+            self.host.assigning = self.host.assigning_to = None
         if value.kind in (Kind.UNKNOWN, Kind.SEQ) and isinstance(small.value, cst.Call):
             # `train_dl, valid_dl, vocab = get_data(opts)`: a tuple of unknowns from another file too
             self.guess_unknown_loaders(small)
@@ -190,56 +244,56 @@ class Statements:
         """`total = total + loss` in a loop: the sum DL010 asks about (as `+=`)."""
         target = expr_text(small.targets[0].target)
         if target is not None and expr_text(small.value.left) == target:
-            binop = self.last_binop
+            binop = self.host.last_binop
             if binop is not None and binop[0] is small.value:
-                self.recording.note_accum(small, target, binop[2])
+                self.host.recording.note_accum(small, target, binop[2])
 
     def _exec_annassign(self, small: cst.AnnAssign, st: State) -> None:
         if small.value is not None:
-            self.bind(small.target, self.eval(small.value))
+            self.bind(small.target, self.host.eval(small.value))
 
     def _exec_augassign(self, small: cst.AugAssign, st: State) -> None:
-        left = self.eval(small.target)
-        right = self.eval(small.value)
-        if isinstance(small.operator, cst.AddAssign) and self.frame.loops:
+        left = self.host.eval(small.target)
+        right = self.host.eval(small.value)
+        if isinstance(small.operator, cst.AddAssign) and self.host.frame.loops:
             target = expr_text(small.target) or _slot_text(small.target)
             if target is not None:
-                self.recording.note_accum(small, target, right)
+                self.host.recording.note_accum(small, target, right)
         if isinstance(small.target, cst.Subscript):
-            base = self.eval(small.target.value)
+            base = self.host.eval(small.target.value)
             if base.kind is Kind.TENSOR and base.fresh:
                 # `mask[idx[k]] += m[k]`: an in-place update of a part of a host tensor made
                 # here; the part is 0-dim, but an in-place op keeps its host output, so a
                 # device operand fails there as it does for `mask += m`
-                self.combine(small, [base, right])
-        self.bind(small.target, self.combine(small, [left, right]))
+                self.host.combine(small, [base, right])
+        self.bind(small.target, self.host.combine(small, [left, right]))
 
     def _exec_expr(self, small: cst.Expr, st: State) -> None:
         v = small.value
         if isinstance(v, cst.Call):
-            self.eval_call(v, bare=True)
+            self.host.eval_call(v, bare=True)
         else:
-            self.eval(v)
+            self.host.eval(v)
 
     def _exec_return(self, small: cst.Return, st: State) -> None:
         if small.value is not None:
-            value = self.eval(small.value)
-            self.frame.returns.append(value)
-            self.recording.note_forward_outputs(small, value)
+            value = self.host.eval(small.value)
+            self.host.frame.returns.append(value)
+            self.host.recording.note_forward_outputs(small, value)
         else:
-            self.frame.returns.append(OTHER)
+            self.host.frame.returns.append(OTHER)
         st.dead = True
 
     def _exec_raise(self, small: cst.Raise, st: State) -> None:
         if small.exc is not None:
-            self.eval(small.exc)
+            self.host.eval(small.exc)
         st.dead = True
 
     def _exec_jump(self, small, st: State) -> None:
         st.dead = True  # `break`, `continue`: the rest of this path does not run
 
     def _exec_assert(self, small: cst.Assert, st: State) -> None:
-        self.eval(small.test)
+        self.host.eval(small.test)
 
     def _exec_import(self, small, st: State) -> None:
         """An import rebinds its names to what we cannot see."""
@@ -250,18 +304,18 @@ class Statements:
                 st.vars.pop(local.value, None)
 
     def exec_if(self, stmt: cst.If) -> None:
-        self.eval(stmt.test)
-        live = contexts.constant_test(self, stmt.test)
+        self.host.eval(stmt.test)
+        live = contexts.constant_test(self.host, stmt.test)
         if live is True:  # a flag every caller sets the same way: only that arm runs
             self.exec_suite(stmt.body)
             return
         if live is False:
             self._exec_orelse(stmt.orelse)
             return
-        flag = self.flags.flag_of(stmt.test)
-        self.flags.note_place_test(stmt, flag)
-        before = self.frame.state
-        frame = self.frame
+        flag = self.host.flags.flag_of(stmt.test)
+        self.host.flags.note_place_test(stmt, flag)
+        before = self.host.frame.state
+        frame = self.host.frame
         frame.conds += 1
         try:
             body_entry, after_body = self.run_arm(before, stmt.test, True, lambda: self.exec_suite(stmt.body))
@@ -270,7 +324,7 @@ class Statements:
             frame.conds -= 1
         merged = State.merge(after_body, other)
         _keep_untouched(merged, before, ((body_entry, after_body), (else_entry, other)))
-        filled = defaults.filled_default(self.frame, stmt, before, after_body)
+        filled = defaults.filled_default(self.host.frame, stmt, before, after_body)
         if filled is not None:
             merged.vars[filled[0]] = filled[1]  # `if hidden is None: hidden = torch.zeros(...)`
         if not after_body.dead and not other.dead:
@@ -278,8 +332,8 @@ class Statements:
                 flag_merge(merged, after_body, other, flag)
             elif stmt.orelse is not None:
                 partial_move_merge(merged, before, after_body, other)
-            number_to_tensor_merge(merged, self.flags.converted_number(stmt.test), after_body, other)
-        self.frame.state = merged
+            number_to_tensor_merge(merged, self.host.flags.converted_number(stmt.test), after_body, other)
+        self.host.frame.state = merged
 
     def _exec_orelse(self, orelse) -> None:
         if isinstance(orelse, cst.If):
@@ -291,59 +345,59 @@ class Statements:
         """Run one arm of a branch on `test` from the state `before`, with what the test being
         `truth` says there assumed (device flags) and applied (narrowed names, values seen under
         the flags): (the state it started from, the state it ends in)."""
-        flags, narrowings = self.flags.facts_of(test, truth)
-        self.flags.assumed.extend(flags)
+        flags, narrowings = self.host.flags.facts_of(test, truth)
+        self.host.flags.assumed.extend(flags)
         try:
             entry = self.arm_entry(before, narrowings)
-            self.frame.state = entry.copy()
+            self.host.frame.state = entry.copy()
             run()
-            return entry, self.frame.state
+            return entry, self.host.frame.state
         finally:
-            del self.flags.assumed[len(self.flags.assumed) - len(flags):]
+            del self.host.flags.assumed[len(self.host.flags.assumed) - len(flags):]
 
     def arm_entry(self, before: State, narrowings) -> State:
         """`before` as one arm of a branch sees it: under its device flags (a tensor moved only
         when the flag is set is on the host where it is not), with its narrowings applied
         (`net` is no module where `isinstance(net, nn.Module)` is false)."""
         entry = before.copy()
-        if self.flags.assumed:
-            entry.vars = {k: self.flags.under(v) for k, v in entry.vars.items()}
+        if self.host.flags.assumed:
+            entry.vars = {k: self.host.flags.under(v) for k, v in entry.vars.items()}
         for name, how in narrowings:
-            v = self.frame.lookup(name)
+            v = self.host.frame.lookup(name)
             if v is not None:
-                entry.vars[name] = self.flags.narrow(v, how)
+                entry.vars[name] = self.host.flags.narrow(v, how)
         return entry
 
     def exec_loop(self, stmt) -> None:
         is_for = isinstance(stmt, cst.For)
-        it = self.eval(stmt.iter) if is_for else None
-        elem = self.iter_elem(it) if is_for else None
+        it = self.host.eval(stmt.iter) if is_for else None
+        elem = self.host.iter_elem(it) if is_for else None
         if not is_for:
-            self.eval(stmt.test)
+            self.host.eval(stmt.test)
         elif it.kind in (Kind.LOADER, Kind.DATASET) or host_batch_in(elem) is not None:
-            self.loader_loops.add(id(stmt))
+            self.host.loader_loops.add(id(stmt))
         if is_for:
             self._note_loop_over_loader(stmt, it)
-        before = self.frame.state
-        self.frame.loops.append(stmt)
-        self.frame.loop_conds.append(self.frame.conds)
+        before = self.host.frame.state
+        self.host.frame.loops.append(stmt)
+        self.host.frame.loop_conds.append(self.host.frame.conds)
         state = before.copy()
         # Two rounds: the second sees values carried around the back edge.
         for round_ in range(2):
-            self.frame.state = state
+            self.host.frame.state = state
             if is_for:
                 self.bind(stmt.target, elem)
-                if round_ == 0 and id(stmt) in self.loader_loops:
+                if round_ == 0 and id(stmt) in self.host.loader_loops:
                     self._note_batch_loop(stmt)
             self.exec_suite(stmt.body)
-            body_out = self.frame.state
+            body_out = self.host.frame.state
             body_out.dead = False
             state = State.merge(before, body_out)
             if round_ == 0:
                 state = _carried_host(state, before, body_out)
-        self.frame.loops.pop()
-        self.frame.loop_conds.pop()
-        self.frame.state = _accumulated(state, before, body_out, stmt)
+        self.host.frame.loops.pop()
+        self.host.frame.loop_conds.pop()
+        self.host.frame.state = _accumulated(state, before, body_out, stmt)
         if stmt.orelse is not None:
             self.exec_suite(stmt.orelse.body)
 
@@ -352,7 +406,7 @@ class Statements:
         wrappers that hand its items on)."""
         if it.kind is not Kind.LOADER:
             inner = _iter_source(stmt.iter)
-            it = self.frame.lookup(inner) if inner and "." not in inner else None
+            it = self.host.frame.lookup(inner) if inner and "." not in inner else None
         if it is not None:
             self.note_loader_iteration(stmt, it)
 
@@ -360,61 +414,61 @@ class Statements:
         """A `for` over a loader, or `iter(loader)`: where its sampler draws the permutation,
         recorded when we know the DataLoader(...) call that built it."""
         if it.kind is Kind.LOADER and isinstance(it.src, cst.Call):
-            scope = self.device_scopes[-1] if self.device_scopes else None
-            self.facts.loader_loops.append((site, it.src, scope))
+            scope = self.host.device_scopes[-1] if self.host.device_scopes else None
+            self.host.facts.loader_loops.append((site, it.src, scope))
 
     def _note_batch_loop(self, stmt: cst.For) -> None:
         names = set()
         for n in walk(stmt.target):
             if isinstance(n, cst.Name):
-                v = self.frame.state.vars.get(n.value)
+                v = self.host.frame.state.vars.get(n.value)
                 if v is not None and v.kind is Kind.TENSOR and v.host_batch:
                     names.add(n.value)
-        self.facts.batch_loops.setdefault(stmt, []).append((self.device_names(), names))
+        self.host.facts.batch_loops.setdefault(stmt, []).append((self.host.device_names(), names))
 
     def exec_with(self, stmt: cst.With) -> None:
         sets_default = False
-        scopes = len(self.device_scopes)
+        scopes = len(self.host.device_scopes)
         no_grad = any(mentions_no_grad(item.item) for item in stmt.items)
         for item in stmt.items:
-            v = self.eval(item.item)
-            if isinstance(item.item, cst.Call) and self.qual(item.item.func) in ("torch.device", "torch.cuda.device"):
+            v = self.host.eval(item.item)
+            if isinstance(item.item, cst.Call) and self.host.qual(item.item.func) in ("torch.device", "torch.cuda.device"):
                 sets_default = True
-            if isinstance(item.item, cst.Call) and self.qual(item.item.func) in kb.torch_core.DEFAULT_DEVICE_SCOPES:
-                self.device_scopes.append(item.item)
+            if isinstance(item.item, cst.Call) and self.host.qual(item.item.func) in kb.torch_core.DEFAULT_DEVICE_SCOPES:
+                self.host.device_scopes.append(item.item)
             if item.asname is not None:
                 self.bind(item.asname.name, v if v.kind is not Kind.UNKNOWN else UNKNOWN)
         if sets_default:
-            self.frame.default_device_unknown += 1
-        self.no_grad += no_grad
+            self.host.frame.default_device_unknown += 1
+        self.host.no_grad += no_grad
         try:
             self.exec_suite(stmt.body)
         finally:
-            self.no_grad -= no_grad
-            del self.device_scopes[scopes:]
+            self.host.no_grad -= no_grad
+            del self.host.device_scopes[scopes:]
             if sets_default:
-                self.frame.default_device_unknown -= 1
+                self.host.frame.default_device_unknown -= 1
 
     def exec_try(self, stmt) -> None:
-        before = self.frame.state
-        self.frame.state = before.copy()
+        before = self.host.frame.state
+        self.host.frame.state = before.copy()
         self.exec_suite(stmt.body)
         if stmt.orelse is not None:
             self.exec_suite(stmt.orelse.body)
-        out = self.frame.state
+        out = self.host.frame.state
         for handler in stmt.handlers:
-            self.frame.state = State.merge(before, out)
-            self.frame.state.dead = False
+            self.host.frame.state = State.merge(before, out)
+            self.host.frame.state.dead = False
             if handler.name is not None:
                 self.bind(handler.name.name, OTHER)
             self.exec_suite(handler.body)
-            out = State.merge(out, self.frame.state)
-        self.frame.state = out
+            out = State.merge(out, self.host.frame.state)
+        self.host.frame.state = out
         if stmt.finalbody is not None:
             dead = out.dead
             out.dead = False
             self.exec_suite(stmt.finalbody.body)
-            self.frame.state.dead = self.frame.state.dead or dead
+            self.host.frame.state.dead = self.host.frame.state.dead or dead
 
     def _replaces_layer(self, target, value: Val) -> bool:
         """`model.fc = nn.Linear(512, 10)` or `model.classifier[6] = nn.Linear(4096, 2)` after
@@ -425,7 +479,7 @@ class Statements:
             root = root.value
         if not isinstance(root, cst.Name) or not _host_layer(value):
             return False
-        model = self.frame.state.vars.get(root.value)
+        model = self.host.frame.state.vars.get(root.value)
         if model is None or model.kind is not Kind.MODULE or model.dev is not Dev.ACCEL or model.moved_at is None \
                 or model.cond is not None:
             return False
@@ -439,7 +493,7 @@ class Statements:
             self.forget_moves(target.value)
             if value.kind in (Kind.LOADER, Kind.DATASET) and value.name is None:
                 value = value.with_(name=target.value)
-            self.frame.state.vars[target.value] = value
+            self.host.frame.state.vars[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             starred = any(isinstance(e, cst.StarredElement) for e in elements)
@@ -459,9 +513,9 @@ class Statements:
         """`node` (a name, or an attribute of an object of this file) holds `value` now: what a
         move in place, a load or a helper did to it, with no `=` statement to bind."""
         if isinstance(node, cst.Name):
-            self.frame.state.vars[node.value] = value
+            self.host.frame.state.vars[node.value] = value
         elif isinstance(node, cst.Attribute):
-            base = self.eval(node.value)
+            base = self.host.eval(node.value)
             if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
                 base.ref.attrs[node.attr.value] = value
 
@@ -469,7 +523,7 @@ class Statements:
         text = dotted(target)
         if text is not None:
             self.forget_moves(text)
-        base = self.eval(target.value)
+        base = self.host.eval(target.value)
         if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
             self.bind_instance_attr(base.ref, target, text, value)
         elif self._replaces_layer(target, value):
@@ -495,7 +549,7 @@ class Statements:
     def attribute_value(self, inst: Instance, attr: str, value: Val) -> Val:
         """What an attribute of `inst` holds when given `value`: on an `nn.Module`, what
         registering it as a submodule (or not) makes of it."""
-        info = self.classes.class_of(inst.cls)
+        info = self.host.classes.class_of(inst.cls)
         if (info["module"] or info["opaque"]) and value.kind is Kind.MODULE:
             # a submodule follows its parent: its own placement means nothing
             # (a class of this file stays known: what its forward does with its inputs),
@@ -510,29 +564,29 @@ class Statements:
         if not info["module"]:
             return value
         if value.kind in (Kind.SEQ, Kind.MAPPING) and _host_layer(value.elem) and not info["registers_modules"] \
-                and attr not in containers.lists_handed_on(self, inst.cls):
+                and attr not in containers.lists_handed_on(self.host, inst.cls):
             # `self.blocks = [nn.Linear(d, d) for _ in range(n)]`: a plain list, which
             # `model.to()` never reaches; its layers remember where they are kept
-            return value.with_(elem=value.elem.with_(attr=attr, src=value.src or self.assigning))
-        if isinstance(self.assigning, (cst.List, cst.Dict)) and containers.elements(value) is None:
+            return value.with_(elem=value.elem.with_(attr=attr, src=value.src or self.host.assigning))
+        if isinstance(self.host.assigning, (cst.List, cst.Dict)) and containers.elements(value) is None:
             # `self.layers = []`, filled by `self.layers.append(...)` later: where the
             # plain list was written, for DL001's `nn.ModuleList` fix
-            return value.with_(src=self.assigning)
+            return value.with_(src=self.host.assigning)
         if value.kind is Kind.TENSOR and value.fresh:
             # `self.mask = torch.ones(...)`: a plain attribute, which `.to()` does not move
             return value.with_(attr=attr)
         return value
 
     def bind_subscript(self, target: cst.Subscript, value: Val) -> None:
-        st = self.frame.state
+        st = self.host.frame.state
         base_text = dotted(target.value)
         if base_text:
             self.forget_moves(base_text)
-        base = self.eval(target.value)
-        if self.assigning is not None and self.assigning_to is target and _stores_several(target, ndarray_dims(base)):
+        base = self.host.eval(target.value)
+        if self.host.assigning is not None and self.host.assigning_to is target and _stores_several(target, ndarray_dims(base)):
             # `g_loss[i] = loss.data` into a row of `np.zeros((n, 1))`: ndarray.__setitem__
             # converts the tensor to NumPy
-            self.recording.note_numpy(NumpyConv(target, value, arg=self.assigning))
+            self.host.recording.note_numpy(NumpyConv(target, value, arg=self.host.assigning))
         if isinstance(target.value, cst.Attribute) and self._replaces_layer(target, value):
             return
         if base.kind is Kind.SEQ and isinstance(target.value, (cst.Name, cst.Attribute)):
@@ -558,7 +612,7 @@ class Statements:
             return
         if not self._unseen_loader_factory(small.value):
             return
-        st = self.frame.state
+        st = self.host.frame.state
         for t in small.targets:
             for n in walk(t.target):
                 if isinstance(n, cst.Name) and naming.looks_like_loader_name(n.value):
@@ -573,21 +627,21 @@ class Statements:
         if kb.frameworks.FRAMEWORK_CALL.search(callee) or callee.rsplit(".", 1)[-1][:1].isupper() or not self._file_moves_batches():
             return False  # a loader class we do not model (NeighborLoader) may well hold device data
         if isinstance(call.func, cst.Name) and (
-            self.frame.lookup(callee) is not None
-            or (self.module_frame is not None and callee in self.module_frame.state.vars)
+            self.host.frame.lookup(callee) is not None
+            or (self.host.module_frame is not None and callee in self.host.module_frame.state.vars)
         ):
             return False  # a function of this file: what it returns was followed, not guessed
         for a in call.args:
-            v = self.frame.lookup(a.value.value) if isinstance(a.value, cst.Name) else None
+            v = self.host.frame.lookup(a.value.value) if isinstance(a.value, cst.Name) else None
             if v is not None and (v.kind is Kind.DEVICE or v.dev is Dev.ACCEL):
                 return False  # built from device data, or told the device
         return True
 
     def _file_moves_batches(self) -> bool:
-        found = self.body_cache.get("moves_batches")
+        found = self.host.body_cache.get("moves_batches")
         if found is None:
             found = False
-            for n in find(self.module, cst.For):
+            for n in find(self.host.module, cst.For):
                 if naming.looks_like_loader_name(_iter_source(n.iter)):
                     targets = {x.value for x in find(n.target, cst.Name)}
                     for m in find(n.body, cst.Call):
@@ -598,7 +652,7 @@ class Statements:
                             break
                 if found:
                     break
-            self.body_cache["moves_batches"] = found
+            self.host.body_cache["moves_batches"] = found
         return found
 
     def unpack(self, value: Val, pos) -> Val:
@@ -621,9 +675,9 @@ class Statements:
         return UNKNOWN
 
     def forget_moves(self, text: str) -> None:
-        versions = self.frame.versions
+        versions = self.host.frame.versions
         versions[text] = versions.get(text, 0) + 1
-        moves = self.frame.state.moves
+        moves = self.host.frame.state.moves
         if moves:
             for k in [k for k in moves if k[0] == text or k[0].startswith((text + ".", text + "["))]:
                 del moves[k]
