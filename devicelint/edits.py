@@ -134,13 +134,12 @@ class FixBuilder:
 
         try:
             edits, inserts, _taken = claim(self.module, [report])
-            before = self.module.code
-            after = self.module.visit(_Apply(edits, inserts)).code
         except Exception:
             return None
-        if before != self.text or after == before:
+        after = self._rewritten(_Apply(edits, inserts))
+        if after is None:
             return None
-        old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+        old, new = self.text.splitlines(keepends=True), after.splitlines(keepends=True)
         out = []
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
             if tag == "equal":
@@ -150,15 +149,22 @@ class FixBuilder:
         return {"applicability": report.applicability, "message": report.fix, "edits": out}
 
     def _by_rewrite(self, node, edit, message, applicability) -> dict | None:
+        after = self._rewritten(_ReplaceOne(node, edit))
+        if after is None:
+            return None
+        start, end_old, end_new = _trim(self.text, after)
+        return self._object(start, end_old, after[start:end_new], message, applicability)
+
+    def _rewritten(self, visitor) -> str | None:
+        """The whole module's code as `visitor` rewrites it; None where the rewrite fails (a
+        fix that cannot be built is no fix), where the tree is not of this text (its offsets
+        would not hold), or where nothing changes."""
         try:
             before = self.module.code
-            after = self.module.visit(_ReplaceOne(node, edit)).code
+            after = self.module.visit(visitor).code
         except Exception:
             return None
-        if before != self.text or after == before:
-            return None
-        start, end_old, end_new = _trim(before, after)
-        return self._object(start, end_old, after[start:end_new], message, applicability)
+        return None if before != self.text or after == before else after
 
     def _object(self, lo: int, hi: int, content: str, message, applicability) -> dict:
         line, column = self._position(lo)

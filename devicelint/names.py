@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint.project import read_or
+
 _AMBIGUOUS = object()
 
 
@@ -56,10 +58,7 @@ class Imports:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if self.project is not None and isinstance(small, (cst.Import, cst.ImportFrom)):
-                        try:
-                            self._collect_project(small)
-                        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError):
-                            pass  # a damaged summary: that import stays unknown
+                        self._collect_project(small)
                     if isinstance(small, cst.Import):
                         for alias in small.names:
                             full = _import_path(alias.name)
@@ -86,22 +85,24 @@ class Imports:
         self._project[local] = sym if old == sym else _AMBIGUOUS
 
     def _collect_project(self, small) -> None:
+        """The project symbols an import binds. Only the view's reads of summary data are
+        guarded (project.read_or): a damaged summary leaves that name unknown."""
         view, here = self.project, self.project.path
         if isinstance(small, cst.Import):
             for alias in small.names:
                 full = _import_path(alias.name)
                 local = alias.asname.name.value if alias.asname is not None else full.split(".")[0]
-                target = view.module(here, 0, full if alias.asname is not None else local)
+                target = read_or(None, view.module, here, 0, full if alias.asname is not None else local)
                 if target is not None:
                     self._bind_project(local, ("module", target))
             return
         level = len(small.relative)
         mod = _import_path(small.module) if small.module is not None else ""
-        target = view.module(here, level, mod)
+        target = read_or(None, view.module, here, level, mod)
         if target is None:
             return
         if isinstance(small.names, cst.ImportStar):
-            for name, sym in view.star_names(here, level, mod).items():
+            for name, sym in read_or({}, view.star_names, here, level, mod).items():
                 if sym[0] == "lib":
                     self._bind(name, sym[1])  # `torch`, `nn`, `np` re-exported by the module
                 else:
@@ -110,7 +111,7 @@ class Imports:
         for alias in small.names:
             name = _import_path(alias.name)
             local = alias.asname.name.value if alias.asname else name
-            sym = view.lookup(target, [name])
+            sym = read_or(None, view.lookup, target, [name])
             if sym is not None and sym[0] != "lib":
                 self._bind_project(local, sym)
             elif sym is not None and level:

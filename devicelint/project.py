@@ -21,6 +21,21 @@ ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 _SKIP = kb.frameworks.THIRD_PARTY | set(getattr(sys, "stdlib_module_names", ()))
 MAX_DEPTH = 8
 
+# What reading a damaged summary (a cache entry of an unexpected shape) through a FileView can
+# raise. A caller guards only its reads of summary data with it: its own work runs outside the
+# `try`, so that a programming error there is the lint's "internal error" line, never a
+# silent "unknown" and a lost finding (tests/test_crossfile_damage.py).
+SUMMARY_DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError)
+
+
+def read_or(default, read, *args):
+    """`read(*args)`: a read of summary data (a FileView method, or a function made of such
+    reads); `default` where the summary is damaged."""
+    try:
+        return read(*args)
+    except SUMMARY_DAMAGE:
+        return default
+
 _roots: dict = {}
 
 

@@ -196,16 +196,19 @@ def bound_in_enclosing_function(scopes: Scopes, node, name: str) -> bool:
 
 
 def _target_names(t) -> set:
+    return {n.value for n in target_name_nodes(t)}
+
+
+def target_name_nodes(t) -> list:
+    """The `Name` nodes an assignment or loop target binds: `a`, and each name of `a, b` /
+    `[a, b]` / `*a` (an attribute or subscript target binds no name)."""
     if isinstance(t, cst.Name):
-        return {t.value}
+        return [t]
     if isinstance(t, (cst.Tuple, cst.List)):
-        out = set()
-        for el in t.elements:
-            out |= _target_names(el.value)
-        return out
+        return [n for el in t.elements for n in target_name_nodes(el.value)]
     if isinstance(t, cst.StarredElement):
-        return _target_names(t.value)
-    return set()
+        return target_name_nodes(t.value)
+    return []
 
 
 def binds_before(scopes: Scopes, scope, name: str, node) -> bool:

@@ -171,8 +171,7 @@ def _default_setter(call: ast.Call, out) -> None:
     if text is None:
         place = None
     elif ("torch." + rest) in kb.torch_core.DEFAULT_TENSOR_TYPE_SETTERS:
-        place = ("cuda" if text.startswith("torch.cuda.") else "cpu") if text.startswith("torch.") and \
-            text.endswith("Tensor") else None
+        place = kb.torch_core.legacy_tensor_type_place(text)
     elif isinstance(arg, ast.Constant) and kb.torch_core.parse_device_string(text) is not None:
         place = text.split(":")[0].strip().lower()
     else:

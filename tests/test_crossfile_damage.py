@@ -187,3 +187,127 @@ def test_an_interpreter_error_in_a_cross_file_call_is_an_internal_error(tmp_path
     assert result.exit_code == 2
     assert "internal error while linting" in result.stderr and "train.py" in result.stderr
     assert "AttributeError" in result.stderr
+
+
+# --- names.Imports and flow.program: the same split, for their own reads of the summaries ---
+
+DATA = '''
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def make_loader(n=256, steps=20, batch_size=32):
+    xs = torch.randn(n, steps, 8)
+    ys = torch.randint(0, 2, (n,))
+    return DataLoader(TensorDataset(xs, ys), batch_size=batch_size, shuffle=True)
+'''
+
+# a CPU-only script: its classifier builds its LSTM state on the host in forward, which is
+# right here, since nothing in the file (or the project code it calls) ever places anything
+CPU_SCRIPT = '''
+import argparse
+
+import torch
+import torch.nn as nn
+
+from data import make_loader
+
+
+class SequenceClassifier(nn.Module):
+    def __init__(self, features=8, hidden=32, classes=2):
+        super().__init__()
+        self.hidden = hidden
+        self.lstm = nn.LSTM(features, hidden, batch_first=True)
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        h0 = torch.zeros(1, x.size(0), self.hidden)
+        c0 = torch.zeros(1, x.size(0), self.hidden)
+        out, _ = self.lstm(x, (h0, c0))
+        return self.head(out[:, -1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args()
+    model = SequenceClassifier()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loader = make_loader()
+    for epoch in range(args.epochs):
+        for xs, ys in loader:
+            loss = nn.functional.cross_entropy(model(xs), ys)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _cpu_project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'seq'\n")
+    (tmp_path / "data.py").write_text(textwrap.dedent(DATA))
+    script = tmp_path / "train_cpu.py"
+    script.write_text(textwrap.dedent(CPU_SCRIPT))
+    return script
+
+
+def _lint_cli(path):
+    return CliRunner().invoke(cli, ["--no-cache", "--jobs", "1", str(path)], catch_exceptions=False)
+
+
+def test_the_cpu_script_lints_clean(tmp_path):
+    """The control for the two tests below: linted as it is (flow.program asks the project
+    whether the script runs on the host only), the script has no finding and no error."""
+    assert _lint_cli(_cpu_project(tmp_path)).exit_code == 0
+
+
+def test_a_damaged_summary_under_a_host_only_script_is_quiet(tmp_path, monkeypatch):
+    """data.py's summary is damaged: the script is not known to be host-only, and nothing is
+    said of the damage itself (no internal error)."""
+    script = _cpu_project(tmp_path)
+    real = project.FileView.summary
+
+    def damaged(self, path):
+        s = real(self, path)
+        if s is not None and path.endswith("data.py"):
+            s = json.loads(json.dumps(s))
+            s["functions"], s["classes"] = [], 3
+        return s
+
+    monkeypatch.setattr(project.FileView, "summary", damaged)
+    result = _lint_cli(script)
+    assert "internal error" not in result.output
+    assert result.exit_code in (0, 1)
+
+
+def test_an_engine_error_deciding_a_host_only_script_is_an_internal_error(tmp_path, monkeypatch):
+    """flow.program reads this file's own syntax outside its guard of the summary reads: a bug
+    there (an AttributeError) is said, not taken for a damaged summary."""
+    from devicelint.flow import program
+
+    def broken(module):
+        return module.bodyy  # AttributeError
+
+    monkeypatch.setattr(program, "_top_level_names", broken)
+    result = _lint_cli(_cpu_project(tmp_path))
+    assert result.exit_code == 2
+    assert "internal error while linting" in result.stderr and "AttributeError" in result.stderr
+
+
+def test_an_engine_error_binding_a_project_import_is_an_internal_error(tmp_path, monkeypatch):
+    """names.Imports guards only the project view's reads: an error of its own while it binds
+    `from models import build_model` is said (it used to leave the import unknown, and the
+    DL001 of the host model was lost)."""
+    from devicelint import names
+
+    def broken(self, local, sym):
+        raise AttributeError("'Imports' object has no attribute '_project_renamed'")
+
+    monkeypatch.setattr(names.Imports, "_bind_project", broken)
+    result = _lint_cli(_project(tmp_path))
+    assert result.exit_code == 2
+    assert "internal error while linting" in result.stderr and "AttributeError" in result.stderr

@@ -61,7 +61,7 @@ def _data_has_dims(first: cst.Arg | None, name: str) -> bool:
     data = first.value if first is not None and not first.star else None
     if isinstance(data, (cst.List, cst.Tuple)):
         return bool(data.elements)
-    if name.endswith("Tensor") and data is not None and not isinstance(data, cst.Float) \
+    if name in kb.torch_core.LEGACY_TENSOR_TYPES and data is not None and not isinstance(data, cst.Float) \
             and not (isinstance(data, cst.Integer) and data.value == "0"):
         # `torch.FloatTensor(img)`: the legacy constructors take a sequence or sizes,
         # never a number, so they never make a 0-dim tensor (`FloatTensor(0)` is empty)
@@ -338,7 +338,7 @@ class ApiCalls:
             return None
         if len(parts) == 2 and last in kb.torch_core.TENSOR_FACTORIES:
             return self.factory(node)
-        if len(parts) == 3 and parts[1] == "cuda" and last.endswith("Tensor"):
+        if kb.torch_core.legacy_tensor_type_place(q) == "cuda":
             self.host.args(node)
             return Val(Kind.TENSOR, Dev.ACCEL, key=("lit", "cuda"))
         if last in kb.torch_core.LIKE_FACTORIES:

@@ -73,8 +73,7 @@ def _host_tensor_type(node: cst.Call) -> bool:
     `torch.cuda.XTensor` moves, `torch.Tensor` is no cast and a variable may hold either)."""
     a = node.args[0] if len(node.args) == 1 else None
     text = dotted(a.value) if a is not None and a.keyword is None and not a.star else None
-    return text is not None and text.count(".") == 1 and text.startswith("torch.") \
-        and text.endswith("Tensor") and text != "torch.Tensor"
+    return text is not None and text != "torch.Tensor" and kb.torch_core.legacy_tensor_type_place(text) == "cpu"
 
 
 def moved_params(fn: cst.FunctionDef, methods: dict | None = None, depth: int = 0) -> frozenset:

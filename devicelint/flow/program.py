@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint import knowledge as kb
+from devicelint import project as pj
 from devicelint.flow.classes import places_on_device
 from devicelint.flow.nodes import walk
 from devicelint.names import dotted
@@ -22,10 +23,11 @@ def host_only_program(module: cst.Module, path: str, view=None) -> bool:
         return not _names_a_device(module)
     if view is None or not path.endswith(".py") or not _runs_under_main(module) or _names_a_device(module):
         return False
-    try:
-        return _used_only_here(module, view) and _calls_place_nothing(module, view)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError):
-        return False  # a damaged summary: not known
+    # only the reads of the project's summaries are guarded (a damaged one: not known, False);
+    # this file's own syntax is read outside the guard
+    if not pj.read_or(False, _used_only_here, _top_level_names(module), view):
+        return False
+    return pj.read_or(False, _calls_place_nothing, _calls_given_values(module), view)
 
 
 def _runs_at_top_level(module: cst.Module) -> bool:
@@ -62,11 +64,10 @@ def _top_level_names(module: cst.Module) -> set:
     return {stmt.name.value for stmt in module.body if isinstance(stmt, (cst.FunctionDef, cst.ClassDef))}
 
 
-def _used_only_here(module: cst.Module, view) -> bool:
+def _used_only_here(names: set, view) -> bool:
     """Does no other file of the project call, read or subclass a function or class of this one?
     False for a project too large to scan."""
     from devicelint import contexts
-    from devicelint import project as pj
 
     table = contexts.project_table(view.store, view.root)
     if table is None:
@@ -74,7 +75,7 @@ def _used_only_here(module: cst.Module, view) -> bool:
     by_name, _hashes = table
     here = view.path
     views: dict = {}  # one view per other file, as contexts.Contexts keeps them
-    for name in _top_level_names(module):
+    for name in names:
         for what, cpath, x in by_name.get(name, ()):
             if cpath == here:
                 continue
@@ -92,15 +93,24 @@ def _literal(node) -> bool:
         isinstance(node, cst.Name) and node.value in ("True", "False", "None"))
 
 
-def _calls_place_nothing(module: cst.Module, view) -> bool:
+def _calls_given_values(module: cst.Module) -> list:
+    """The dotted names of the calls given anything but constants (`load_mnist(onehot=False)`
+    has nothing of ours to move)."""
+    out = []
+    for call in walk(module):
+        if isinstance(call, cst.Call) and not all(_literal(a.value) for a in call.args):
+            text = dotted(call.func)
+            if text:
+                out.append(text)
+    return out
+
+
+def _calls_place_nothing(calls: list, view) -> bool:
     """Does every call of another project file's code never place anything (project.py's
     never_places), and no call look like a framework that places what it is given?"""
     here = view.path
-    for call in walk(module):
-        if not isinstance(call, cst.Call) or all(_literal(a.value) for a in call.args):
-            continue  # given only constants (`load_mnist(onehot=False)`), it has nothing of ours to move
-        text = dotted(call.func)
-        sym = view.qualify(here, text) if text else None
+    for text in calls:
+        sym = view.qualify(here, text)
         if sym is None:
             continue
         if sym[0] == "lib" and kb.frameworks.FRAMEWORK_CALL.search(sym[1].rsplit(".", 1)[-1]):

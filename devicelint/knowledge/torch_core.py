@@ -25,11 +25,34 @@ DTYPES = {
     "cfloat", "cdouble", "float8_e4m3fn", "float8_e5m2",
 }
 
+# The legacy typed constructors and the dtype each makes (`torch.Tensor`: the default dtype);
+# the one table every list of them below derives from, so that each rule knows all eleven.
+# Given sizes (`torch.FloatTensor(x.size())`, `torch.LongTensor(n, m)`) they allocate on the
+# host, values uninitialized; they take no `device=` (it raises): `torch.empty(size,
+# dtype=..., device=...)` is the device's own allocation. `torch.cuda.<name>` (all but
+# `Tensor`) makes its tensor on the current GPU.
+LEGACY_TENSOR_TYPES = {
+    "FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16",
+    "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
+    "ByteTensor": "uint8", "BoolTensor": "bool", "Tensor": None,
+}
+
+
+def legacy_tensor_type_place(qualname: str) -> str | None:
+    """"cpu" for `torch.FloatTensor` (and `torch.Tensor`), "cuda" for `torch.cuda.FloatTensor`;
+    None for any other name (`torch.cuda.Tensor` does not exist)."""
+    head, _, last = qualname.rpartition(".")
+    if last not in LEGACY_TENSOR_TYPES:
+        return None
+    if head == "torch":
+        return "cpu"
+    return "cuda" if head == "torch.cuda" and last != "Tensor" else None
+
+
 TENSOR_FACTORIES = {
     "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "range",
     "linspace", "logspace", "eye", "tensor", "as_tensor", "normal", "tril_indices",
-    "triu_indices", "empty_strided", "complex", "polar", "Tensor", "FloatTensor", "LongTensor",
-    "IntTensor", "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor",
+    "triu_indices", "empty_strided", "complex", "polar", *LEGACY_TENSOR_TYPES,
 }
 
 LIKE_FACTORIES = {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like"}
@@ -128,8 +151,7 @@ TRANSPARENT_CONTEXTS = ("no_grad", "inference_mode", "enable_grad", "set_grad_en
                         "record_function", "profile", "nullcontext", "amp")
 
 # Factories that build a tensor from a Python list (or a NumPy array) they are given.
-LIST_FACTORIES = frozenset({"tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "LongTensor", "IntTensor",
-                            "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor"})
+LIST_FACTORIES = frozenset({"tensor", "as_tensor", "asarray", *LEGACY_TENSOR_TYPES})
 # Factories that, given a tensor and no `device=`, copy it (or share it) where that tensor is:
 # `torch.tensor(cuda_t)` is on CUDA ("if None and data is a tensor then the device of data is used").
 DATA_KEEPING_FACTORIES = frozenset({"tensor", "as_tensor", "asarray"})
@@ -140,15 +162,6 @@ FROM_NOTHING_FACTORIES = frozenset({
     "logspace", "eye",
 })
 RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm"})
-# The legacy typed constructors and the dtype each makes (`torch.Tensor`: the default dtype).
-# Given sizes (`torch.FloatTensor(x.size())`, `torch.LongTensor(n, m)`) they allocate on the
-# host, values uninitialized; they take no `device=` (it raises): `torch.empty(size,
-# dtype=..., device=...)` is the device's own allocation.
-LEGACY_TENSOR_TYPES = {
-    "FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16",
-    "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
-    "ByteTensor": "uint8", "BoolTensor": "bool", "Tensor": None,
-}
 # Tensor methods that reshape or recast a tensor where it is (a chain of them can run on the
 # device: `torch.ones(n, n).tril().to(device)`).
 SHAPE_AND_CAST_METHODS = frozenset({

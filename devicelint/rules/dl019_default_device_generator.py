@@ -232,9 +232,7 @@ def _assigned(ctx, name: str) -> list:
 def _tensor_type_device(ctx, node) -> str | None:
     """`"torch.cuda.FloatTensor"` / `torch.cuda.FloatTensor` -> "cuda"; `torch.FloatTensor` -> "cpu"."""
     text = is_string(node) if is_string(node) is not None else ctx.imports.qualname(node) or dotted(node)
-    if not text or not text.startswith("torch.") or not text.endswith("Tensor"):
-        return None
-    return "cuda" if text.startswith("torch.cuda.") else "cpu"
+    return kb.torch_core.legacy_tensor_type_place(text) if text else None
 
 
 def _file_default(ctx) -> str | None:

@@ -3,6 +3,7 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint.flow.nodes import enclosing, find, is_string
 from devicelint.names import dotted
+from devicelint.rewrite import target_name_nodes
 from devicelint.rules.base import Report, Rule
 
 
@@ -215,9 +216,9 @@ def _read_names(module) -> set:
         if arg.keyword is not None:
             labels.add(id(arg.keyword))
     for t in find(module, cst.AssignTarget):
-        labels.update(id(n) for n in _bound(t.target))
+        labels.update(id(n) for n in target_name_nodes(t.target))
     for loop in find(module, cst.For):
-        labels.update(id(n) for n in _bound(loop.target))
+        labels.update(id(n) for n in target_name_nodes(loop.target))
     for kind in (cst.Param, cst.FunctionDef, cst.ClassDef):
         labels.update(id(n.name) for n in find(module, kind))
     for alias in find(module, cst.ImportAlias):
@@ -225,17 +226,6 @@ def _read_names(module) -> set:
     for decl in [*find(module, cst.Global), *find(module, cst.Nonlocal)]:
         labels.update(id(item.name) for item in decl.names)
     return {n.value for n in find(module, cst.Name) if id(n) not in labels}
-
-
-def _bound(target) -> list:
-    """The names a target binds: `a`, and each name of `a, b` / `[a, b]` / `*a`."""
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _bound(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _bound(target.value)
-    return []
 
 
 def _imported_set_device(ctx) -> bool:
@@ -300,7 +290,7 @@ def _bare_default(ctx, q: str, arg) -> bool:
     if q in kb.torch_core.DEFAULT_DEVICE_SETTERS:
         return _bare_cuda(arg)
     text = is_string(arg) if is_string(arg) is not None else ctx.imports.qualname(arg) or dotted(arg)
-    return bool(text) and text.startswith("torch.cuda.") and text.endswith("Tensor")
+    return bool(text) and kb.torch_core.legacy_tensor_type_place(text) == "cuda"
 
 
 def _device_assignments(ctx, taken: set) -> list:

@@ -2,7 +2,7 @@ import libcst as cst
 
 from devicelint.flow import walk
 from devicelint.names import dotted
-from devicelint.rewrite import device_var
+from devicelint.rewrite import device_var, target_name_nodes
 from devicelint.rules.base import Report, Rule
 from devicelint.values import Dev, Kind, contents_on_accel, host_batch_in
 
@@ -236,19 +236,12 @@ def _loop_fixes(ctx, nodes) -> dict:
             continue
         host = set.intersection(*(set(batch) for _names, batch in contexts))
         used = {n.value for node in flagged for n in walk(node) if isinstance(n, cst.Name)}
-        names = [n for n in _target_names(loop.target)
+        names = [n for n in (t.value for t in target_name_nodes(loop.target))
                  if n in host & used and n != device and not _moved_or_numpy(loop.body, n) and not _used_as_dict(loop.body, n)]
         if names:
             for node in flagged:
                 out[id(node)] = (loop, names, device)
     return out
-
-
-def _target_names(target) -> list:
-    """The names a plain loop target binds, in source order."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    return [n for e in target.elements for n in _target_names(e.value)]
 
 
 def _plain_names(target) -> bool:

@@ -290,13 +290,9 @@ class Binder:
             return None
         if move not in replaced:
             return None
-        last = max(self.span(c)[1] for c in replaced)
-        if self._written_between(scope, devices, start, last):
-            return None
-        parts = [(c, _to_name(name)) for c in replaced]
-        parts.append(Insert(stmt, f"{name} = {text}\n"))
         where = "before the loop" if first is None else "once"
-        return Plan(f"move `{name}` {where} (`{name} = {text}`) and use `{name}`", parts)
+        return self._bind_once(scope, devices, stmt, replaced, name, text,
+                               f"move `{name}` {where} (`{name} = {text}`) and use `{name}`")
 
     def _bind_point(self, move, first, scope, name, devices):
         """The statement before which `name = <move>` goes: the one holding `first` (the
@@ -416,12 +412,19 @@ class Binder:
                     candidates.append(n)
         if move not in candidates or first not in candidates:
             return None
-        last = max(self.span(c)[1] for c in candidates)
-        if self._written_between(scope, devices, start, last):
+        return self._bind_once(scope, devices, stmt, candidates, local, text,
+                               f"move `{self.code(recv)}` once (`{local} = {text}`) and use `{local}`")
+
+    def _bind_once(self, scope, devices, stmt, moves: list, local: str, text: str, message: str) -> Plan | None:
+        """The plan that binds `local = text` before `stmt` and reads `local` at each of
+        `moves`; None where a device variable the move reads is written in between (the
+        moves would then go to different devices)."""
+        last = max(self.span(c)[1] for c in moves)
+        if self._written_between(scope, devices, self.span(stmt)[0], last):
             return None
-        parts = [(c, _to_name(local)) for c in candidates]
+        parts = [(c, _to_name(local)) for c in moves]
         parts.append(Insert(stmt, f"{local} = {text}\n"))
-        return Plan(f"move `{self.code(recv)}` once (`{local} = {text}`) and use `{local}`", parts)
+        return Plan(message, parts)
 
     def _first_change(self, scope, base: str, key: str, text: str, start: int) -> float:
         """Where, after `start`, the entry `base[key]` may hold another value or be changed
