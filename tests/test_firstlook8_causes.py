@@ -215,3 +215,25 @@ def test_pylab_numpy_reduction_stays_numpy():
     cells = list(_SEGMENT_CELLS)
     cells[3] = cells[3].replace('plt.imshow(mask_pred, cmap="gray")', 'print(plt.mean(pred))')
     assert _lint_nb(cells, "deployment.ipynb") == []
+
+
+def test_the_names_a_broken_cell_rebinds():
+    # unindented assignments (tuples, annotations, augmented), defs and classes; never a keyword,
+    # an indented line, a comparison or an attribute/subscript store
+    from devicelint.notebook import _rebinding
+
+    lines = [
+        "token_to_id = <dictionary of symbol -> its identifier>\n",
+        "train_x, train_y = load()\n",
+        "lr: float = 1e-3\n",
+        "step += 1\n",
+        "def train(model, loader):\n",
+        "    inner = <YOUR CODE>\n",
+        "class Net(nn.Module):\n",
+        "if epoch == 3:\n",
+        "model.fc = nn.Linear(10, 2)\n",
+        "weights[0] = 1\n",
+    ]
+    assert _rebinding(lines) == ("token_to_id = train_x = train_y = lr = step = train = Net"
+                                 " = __devicelint_unparsed_cell__\n")
+    assert _rebinding(["    x = <indented only>\n", "print(<YOUR CODE>)\n"]) == "\n"
