@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint.knowledge.consumers import REEXPORTS, reexported
 from devicelint.project import read_or
 
 _AMBIGUOUS = object()
@@ -36,6 +37,9 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+_REEXPORT_HEADS = frozenset(alias.split(".", 1)[0] for alias in REEXPORTS)
+
+
 def _import_path(node: cst.BaseExpression) -> str:
     return dotted(node) or ""
 
@@ -43,6 +47,7 @@ def _import_path(node: cst.BaseExpression) -> str:
 class Imports:
     def __init__(self, module: cst.Module, project=None) -> None:
         self._bindings: dict[str, object] = {}
+        self._reexporting: set[str] = set()  # local names bound in a module that re-exports another
         # With a project (project.FileView): local name -> what it names in another file of
         # the project, for imports of the project's own modules (relative ones and stars too).
         self.project = project
@@ -52,6 +57,8 @@ class Imports:
     def _bind(self, local: str, target: str) -> None:
         old = self._bindings.get(local)
         self._bindings[local] = target if old in (None, target) else _AMBIGUOUS
+        if target.split(".", 1)[0] in _REEXPORT_HEADS:
+            self._reexporting.add(local)  # `import matplotlib.pylab as plt`: resolved through it
 
     def _collect(self, body) -> None:
         for stmt in body:
@@ -145,7 +152,8 @@ class Imports:
         target = self._bindings.get(head)
         if not isinstance(target, str):
             return None
-        return f"{target}.{rest}" if rest else target
+        full = f"{target}.{rest}" if rest else target
+        return reexported(full) if head in self._reexporting else full
 
     def binds(self, local: str) -> bool:
         return local in self._bindings

@@ -14,6 +14,7 @@ import codecs
 import dataclasses
 import difflib
 import json
+import keyword
 import re
 import warnings
 
@@ -41,6 +42,13 @@ _AUTOMAGICS = {
 _AUTOMAGIC = re.compile(r"\s*([A-Za-z_]\w*)[ \t]+[-\w./~\"'$]")
 # `files = !ls`, `out = %sx ls`: keep the name bound, drop the command
 _ASSIGN = re.compile(r"\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*(?=[!%])")
+# The names a cell that does not parse binds on its unindented lines: `model = ...`,
+# `a, b = ...`, `x: int = ...`, `n += 1`, `def train(`, `class Net`. Jupyter never runs the
+# cell, but the author meant it to rebind them; after it the linter knows nothing of them.
+_BINDS = re.compile(r"([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=\n]*)?(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)")
+_DEFINES = re.compile(r"(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
+# what they are bound to: a name nothing defines, of which the inference knows nothing
+_UNPARSED = "__devicelint_unparsed_cell__"
 # "line 14" in a message: a line of the joined source, shown as "cell 5, line 3"
 _LINE_REF = re.compile(r"(?<![\w-])(?:(?:on|at) )?line (\d+)\b")
 
@@ -319,10 +327,15 @@ class Notebook:
 
     def mask_cells(self, indexes) -> None:
         """Blank the cells numbered `indexes` in the joined source, line for line, as Jupyter
-        would run the others: a cell that does not parse then hides nothing else."""
+        would run the others: a cell that does not parse then hides nothing else. Its first
+        line rebinds the names the cell assigns to an unknown value (`_rebinding`), so an
+        earlier binding the author replaced there is not taken for theirs."""
         for cell in self.cells:
             if cell.index in indexes:
-                self.joined_lines[cell.start - 1 : cell.start - 1 + len(cell.lines)] = ["\n"] * len(cell.lines)
+                blank = ["\n"] * len(cell.lines)
+                if blank:
+                    blank[0] = _rebinding(cell.lines)
+                self.joined_lines[cell.start - 1 : cell.start - 1 + len(cell.lines)] = blank
                 cell.masked = set(range(len(cell.lines)))  # never edited by a fix either
                 self.broken.add(cell.index)
         self.source = "".join(self.joined_lines)
@@ -414,6 +427,22 @@ class Notebook:
             start, end = _span(text, ("cells", position, "source"))
             text = text[:start] + _source_json(text[start:end], changed[position]) + text[end:]
         return (codecs.BOM_UTF8 if self.bom else b"") + text.encode("utf-8")
+
+
+def _rebinding(lines: list) -> str:
+    """`a = b = <unknown>` for the names the unindented lines of a cell bind, else a blank line."""
+    names: list = []
+    for line in lines:
+        if line[:1].isspace():
+            continue
+        found = _DEFINES.match(line) or _BINDS.match(line)
+        for name in re.split(r"\s*,\s*", found.group(1)) if found else ():
+            if not keyword.iskeyword(name) and name not in names:
+                names.append(name)
+    if not names:
+        return "\n"
+    line = " = ".join(names + [_UNPARSED]) + "\n"
+    return line if _compile_error(line, "<cell>") is None else "\n"
 
 
 def _compile_error(code: str, path: str) -> SyntaxError | None:

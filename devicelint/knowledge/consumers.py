@@ -27,6 +27,26 @@ ITEM_KEYWORDS = {
     "matplotlib": frozenset({"vmin", "vmax"}),
     "axes": frozenset({"vmin", "vmax"}),
 }
+# Modules that re-export another library's API under their own name. `pylab` (and
+# `matplotlib.pylab`) star-imports pyplot and NumPy: `pylab.imshow(t)` is `plt.imshow(t)`.
+# Its reductions are NumPy's or (`sum`, `max`, `min`, `abs`, `any`, `all`, `round`) Python's
+# builtins, which do not convert a tensor: those names stay unresolved (silent).
+REEXPORTS = {"matplotlib.pylab": "matplotlib.pyplot", "pylab": "matplotlib.pyplot"}
+NOT_REEXPORTED = NUMPY_DELEGATING | NUMPY_FORWARDING | {"abs", "round", "random", "set_printoptions"}
+
+
+def reexported(qualname: str) -> str:
+    """The API a re-exporting module's name stands for (`matplotlib.pylab.imshow` ->
+    `matplotlib.pyplot.imshow`); other names unchanged."""
+    for alias, target in REEXPORTS.items():
+        if qualname == alias:
+            return target
+        if qualname.startswith(alias + "."):
+            rest = qualname[len(alias) + 1:]
+            return qualname if rest.split(".", 1)[0] in NOT_REEXPORTED else f"{target}.{rest}"
+    return qualname
+
+
 # The NumPy array constructors (their first argument is converted).
 ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 # NumPy functions that build a fresh array from shapes or ranges: storing a tensor into one
