@@ -247,7 +247,9 @@ def _analyse(source: bytes, path: str, select, ignore, rule_classes, project, de
         return [(bad, None)], None
 
     try:
-        with indexed(module):
+        # the editor's parser keeps each unchanged statement's part of the index
+        made = reuse.index(module) if reuse is not None and hasattr(reuse, "index") else None
+        with indexed(module, made):
             return _check(module, source, path, select, ignore, rule_classes, project, deferred, reuse)
     finally:
         if freeze:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.flow import child_nodes
-from devicelint.flow.nodes import current_index
+from devicelint.flow.nodes import current_index, per_lint
 
 _PRECISE = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
 
@@ -126,10 +126,16 @@ class Scopes:
 
 
 
-def bound_names(scope) -> set:
+def bound_names(scope) -> frozenset:
     """Every name `scope` (a FunctionDef or the Module) binds locally: parameters, assignment
     and loop targets, `with ... as`, `except ... as`, imports, nested defs and classes, walrus
-    targets. Nested scopes are not entered. `global`/`nonlocal` names are removed."""
+    targets. Nested scopes are not entered. `global`/`nonlocal` names are removed. Walked once
+    per scope while its file is linted: the rules ask of one long function for every fix
+    candidate in it."""
+    return per_lint("bound_names", scope, _bound_names)
+
+
+def _bound_names(scope) -> frozenset:
     names, declared = set(), set()
     if isinstance(scope, cst.FunctionDef):
         names |= _param_names(scope.params)
@@ -152,7 +158,7 @@ def bound_names(scope) -> set:
         for t in _binding_targets(n):
             names.update(_target_names(t))
         stack.extend(child_nodes(n))
-    return names - declared
+    return frozenset(names - declared)
 
 
 def _param_names(p: cst.Parameters) -> set:

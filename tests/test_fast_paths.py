@@ -383,3 +383,44 @@ def test_dl009_reads_loads_where_a_run_without_cuda_reaches_them():
         assert not any(nodes.contains(first_if.test, c) for c in calls if c not in nodes.find(first_if.test, cst.Call))
     lines = sorted(f.line for f in engine.lint_source(RESUME, "resume.py", select=["DL009"]))
     assert lines == [14, 19]  # the elif branch and the plain load
+
+
+def _large_script() -> str:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from lsp_project import large_script
+
+    return large_script()
+
+
+def test_bound_names_walks_each_scope_once_per_lint_and_changes_no_finding(monkeypatch):
+    """The rules ask rewrite.bound_names of one long function once per fix candidate in it:
+    each scope is walked once per lint, and the findings are those of a walk at every ask."""
+    from devicelint import rewrite
+
+    source = _large_script().encode()
+    walked = []
+    real = rewrite._bound_names
+    monkeypatch.setattr(rewrite, "_bound_names", lambda scope: walked.append(id(scope)) or real(scope))
+    memo = engine.lint_source(source, "train_all.py")
+    assert walked and len(walked) == len(set(walked))
+    asks = []
+    monkeypatch.setattr(nodes, "per_lint", lambda what, node, make: asks.append(id(node)) or make(node))
+    monkeypatch.setattr(rewrite, "per_lint", nodes.per_lint)
+    assert engine.lint_source(source, "train_all.py") == memo
+    assert len(asks) > len(set(asks))  # the same scope asked about again: what the memo saves
+
+
+def test_per_lint_answers_afresh_outside_the_lint_and_for_nodes_made_after_its_index():
+    module = cst.parse_module(TRAIN)
+    fn = next(s for s in module.body if isinstance(s, cst.FunctionDef))
+    made = []
+    make = lambda node: made.append(node) or len(made)  # noqa: E731  a new answer each time
+    assert nodes.per_lint("t", fn, make) != nodes.per_lint("t", fn, make)  # no lint: no memo
+    with nodes.indexed(module):
+        assert nodes.per_lint("t", fn, make) == nodes.per_lint("t", fn, make)
+        assert nodes.per_lint("u", fn, make) != nodes.per_lint("t", fn, make)  # one memo per question
+        new = fn.with_changes(name=cst.Name("train2"))  # built after the index: not in it
+        assert nodes.per_lint("t", new, make) != nodes.per_lint("t", new, make)

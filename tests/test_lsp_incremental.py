@@ -14,6 +14,7 @@ import libcst as cst
 import pytest
 
 from devicelint import engine
+from devicelint.flow import nodes
 from devicelint.flow.nodes import walk
 from devicelint.lsp.incremental import IncrementalParser
 from devicelint.lsp.workspace import Workspace
@@ -83,7 +84,16 @@ def _same_tree(parser: IncrementalParser, text: str) -> bool:
     mine, theirs = parser.positions(module), positions(module)
     for node in walk(module):
         assert mine.get(node) == theirs.get(node), node
+    joined = parser.index(module)  # None: no pieces kept of this text, indexed() walks it
+    assert joined is None or same_index(joined, nodes._Index(module))
     return True
+
+
+def same_index(mine, walked) -> bool:
+    """Whether two module indexes (flow.nodes) are the same: the same node objects in the same
+    order, and every table the same."""
+    return (len(mine.nodes) == len(walked.nodes) and all(a is b for a, b in zip(mine.nodes, walked.nodes))
+            and mine.at == walked.at and mine.ends == walked.ends and mine.by_type == walked.by_type)
 
 
 def test_the_spliced_tree_and_positions_equal_a_full_parse_after_each_edit():
@@ -187,3 +197,28 @@ def test_an_edit_to_a_module_level_device_relints_the_functions_that_read_it(tmp
         seen.append(sorted((f.code, f.line) for f in lint.findings))
     assert ws._parsers[path].reused > 20
     assert seen[0] == seen[2] != seen[1]
+
+
+def test_the_module_index_joined_from_kept_statements_is_the_walked_one_and_reuses_their_parts():
+    """flow.nodes' module index of a spliced tree is joined from the statements' own indexes:
+    the same tables a walk of the whole tree makes; a statement the edit left alone keeps
+    its part, an edited one gets a new part, and a part handed in for another node is not
+    used (the join walks that statement instead)."""
+    parser = IncrementalParser()
+    module = parser.parse(TRAIN.encode())
+    before = {id(p.node): p.index() for p in parser.last.pieces}
+    edited = TRAIN.replace("    model.eval()\n", "    model.eval()\n    rows = None\n", 1)
+    module = parser.parse(edited.encode())
+    assert parser.reused > 20
+    assert same_index(parser.index(module), nodes._Index(module))
+    kept = [p for p in parser.last.pieces if id(p.node) in before]
+    assert len(kept) == parser.reused and all(p.index() is before[id(p.node)] for p in kept)
+    changed = [p for p in parser.last.pieces if id(p.node) not in before]
+    assert changed and all(p.index().nodes[0] is p.node for p in changed)
+    # a stale part (another statement's) under a statement's id: walked, not spliced in
+    first, other = module.body[0], module.body[-1]
+    wrong = {id(p.node): p.index() for p in parser.last.pieces}
+    wrong[id(first)] = nodes.subtree_index(other)
+    assert same_index(nodes.joined_index(module, wrong), nodes._Index(module))
+    assert not same_index(nodes._Index(module.body[1]), nodes._Index(module))  # the check can fail
+    assert parser.index(cst.parse_module(edited)) is None  # another tree: indexed() walks it

@@ -15,6 +15,7 @@ the wrong part of the old analysis would show."""
 import libcst as cst
 
 from devicelint import engine, rewrite
+from devicelint.flow import nodes
 from devicelint.lsp.incremental import IncrementalParser
 from devicelint.lsp.workspace import Workspace
 from lsp_project import MODELS, large_script
@@ -143,3 +144,19 @@ def test_the_parent_map_from_the_kept_statements_is_the_walked_one():
         checked += parser.reused > 60
     assert checked >= 8
     assert parser.parents(cst.parse_module(LARGE)) is None  # another tree: Scopes walks it
+
+
+def test_the_module_index_from_the_kept_statements_is_the_walked_one():
+    """flow.nodes' index of the spliced 1,000-line tree, joined from the statements' own
+    parts, is the one a walk of the whole tree makes, after every keystroke."""
+    from test_lsp_incremental import same_index
+
+    parser, checked = IncrementalParser(), 0
+    for text in _texts():
+        try:
+            module = parser.parse(text.encode())
+        except cst.ParserSyntaxError:
+            continue
+        assert same_index(parser.index(module), nodes._Index(module))
+        checked += parser.reused > 60
+    assert checked >= 8

@@ -146,9 +146,10 @@ class _Index:
     """Every node of one module in walk order, and where each node's subtree lies in it.
     The order is a depth-first preorder, so a subtree is one contiguous run."""
 
-    __slots__ = ("nodes", "at", "ends", "by_type")
+    __slots__ = ("nodes", "at", "ends", "by_type", "memo")
 
     def __init__(self, root) -> None:
+        self.memo: dict = {}  # (what, id(node)) -> per_lint's answers
         nodes: list = []
         at: dict = {}  # id(node) -> its position in `nodes`
         ends: list = []  # position -> the end of that node's subtree
@@ -189,6 +190,35 @@ class _Index:
         self.ends = ends
         self.by_type = by_type
 
+    @classmethod
+    def joined(cls, root, parts: dict):
+        """The index of `root` put together from indexes already made of its children
+        (`parts`: {id(child): its _Index}; a child without one is walked here): the same
+        preorder, each child's run where the walk would put it (the last child's first),
+        its positions moved by where that run starts."""
+        self = cls.__new__(cls)
+        self.memo = {}
+        nodes, ends, at, by_type = [root], [0], {id(root): 0}, {type(root): [0]}
+        for child in reversed(child_nodes(root)):
+            part = parts.get(id(child))
+            if part is None or part.nodes[0] is not child:
+                part = cls(child)
+            start = len(nodes)
+            shift = start.__add__
+            nodes.extend(part.nodes)
+            ends.extend(map(shift, part.ends))
+            # in walk order: a node object found twice keeps its later place, as in the walk
+            at.update(zip(map(id, part.nodes), range(start, len(nodes))))
+            for t, found in part.by_type.items():
+                mine = by_type.get(t)
+                if mine is None:
+                    by_type[t] = list(map(shift, found))
+                else:
+                    mine.extend(map(shift, found))  # the runs come in order: still ascending
+        ends[0] = len(nodes)
+        self.nodes, self.at, self.ends, self.by_type = nodes, at, ends, by_type
+        return self
+
     def span(self, node):
         i = self.at.get(id(node))
         # the identity check: an id alone could belong to a node made after the index
@@ -217,12 +247,26 @@ class _Index:
 _current = threading.local()
 
 
+def subtree_index(node) -> _Index:
+    """The index of `node`'s subtree, to be joined into its module's (joined_index)."""
+    return _Index(node)
+
+
+def joined_index(module, parts: dict) -> _Index:
+    """The index `indexed(module)` makes, from the indexes of its statements (`parts`:
+    {id(statement): subtree_index(statement)}) that did not change since they were made:
+    the editor keeps them between keystrokes (lsp.incremental), where the whole-module walk
+    was a fourteenth of a keystroke's lint."""
+    return _Index.joined(module, parts)
+
+
 @contextmanager
-def indexed(module):
+def indexed(module, made: _Index | None = None):
     """While linting `module`, `walk` reads its subtrees from one walk made up front: the
-    rules and the inference walk the same functions and classes many times over."""
+    rules and the inference walk the same functions and classes many times over. `made`:
+    that index already made (joined_index)."""
     saved = getattr(_current, "index", None)
-    _current.index = _Index(module)
+    _current.index = made if made is not None else _Index(module)
     try:
         yield
     finally:
@@ -232,6 +276,23 @@ def indexed(module):
 def current_index():
     """The index `indexed` made of the module being linted in this thread, or None."""
     return getattr(_current, "index", None)
+
+
+def per_lint(what: str, node, make):
+    """make(node), made once per node of the module being linted: for answers that depend on
+    the node's subtree only (trees are immutable) and that several rules ask for again and
+    again (`rewrite.bound_names` of a long function, per fix candidate in it). Kept with the
+    module's index, so an answer lives exactly as long as the lint and the ids it is keyed
+    by stay those of the same nodes (the index holds every node of the module alive); a node
+    outside the index (built by a fix) is answered afresh."""
+    index = getattr(_current, "index", None)
+    if index is None or index.span(node) is None:
+        return make(node)
+    key = (what, id(node))
+    found = index.memo.get(key)
+    if found is None:
+        found = index.memo[key] = make(node)
+    return found
 
 
 def walk(node):

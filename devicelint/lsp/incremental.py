@@ -32,7 +32,7 @@ from libcst.metadata import CodePosition, CodeRange, PositionProvider
 from devicelint import engine
 from devicelint import positions as positions_mod
 from devicelint import rewrite
-from devicelint.flow import child_nodes
+from devicelint.flow import child_nodes, nodes
 
 # How many more statements around the changed ones to re-parse, one on each side per try,
 # before parsing the whole text instead.
@@ -43,12 +43,20 @@ class Piece:
     """One top-level statement as last parsed: its node, its text (leading lines included),
     how many lines that is, and its nodes' ranges counted from its first line."""
 
-    __slots__ = ("node", "text", "lines", "ranges", "_parents")
+    __slots__ = ("node", "text", "lines", "ranges", "_parents", "_index")
 
     def __init__(self, node, text: str, ranges: dict) -> None:
         self.node, self.text, self.ranges = node, text, ranges
         self.lines = text.count("\n")
         self._parents = None
+        self._index = None
+
+    def index(self):
+        """The statement's part of the module index (flow.nodes.indexed), walked once for as
+        long as the statement is reused: its subtree is the same whatever surrounds it."""
+        if self._index is None:
+            self._index = nodes.subtree_index(self.node)
+        return self._index
 
     def parents(self) -> dict:
         """{id(node): parent} below the statement, walked once for as long as it is reused:
@@ -188,6 +196,15 @@ class IncrementalParser:
         for piece in reversed(last.pieces):
             out.update(piece.parents())
         return out
+
+    # ------------------------------------------------------------------ index
+    def index(self, module: cst.Module):
+        """flow.nodes.indexed's index of `module`, joined from its statements' own (kept with
+        their pieces); None for another tree."""
+        last = self.last
+        if last is None or last.module is not module:
+            return None
+        return nodes.joined_index(module, {id(p.node): p.index() for p in last.pieces})
 
     # ------------------------------------------------------------------ positions
     def positions(self, module: cst.Module):
