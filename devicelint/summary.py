@@ -38,7 +38,7 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 15  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold; 13: instances held only to be called (`called`); 14: the constructor parameters a class iterates; 15: the methods that run a module the constructor keeps (`runs`), and whether `__init__` takes `**kwargs`
+VERSION = 16  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold; 13: instances held only to be called (`called`); 14: the constructor parameters a class iterates; 15: the methods that run a module the constructor keeps (`runs`), and whether `__init__` takes `**kwargs`; 16: an element store into a tensor a torch factory made keeps the tensor
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults",
         "called"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
@@ -560,6 +560,17 @@ def _tensor_factory(call: ast.Call) -> bool:
     return last in kb.torch_core.TENSOR_FACTORIES or last in kb.torch_core.LIKE_FACTORIES or last.startswith("new_") or last in ("to", "cuda")
 
 
+def _made_tensor(d) -> bool:
+    """A descriptor of a tensor a torch factory made (`["call", "torch.zeros", ...]`), maybe
+    moved since: its device is the factory's (or the move's), not what is stored in it."""
+    while isinstance(d, list) and d[:1] == ["move"] and len(d) == 3:
+        d = d[1]
+    if not (isinstance(d, list) and d[:1] == ["call"] and len(d) > 1 and isinstance(d[1], str)):
+        return False
+    root, _, last = d[1].rpartition(".")
+    return root == "torch" and (last in kb.torch_core.TENSOR_FACTORIES or last in kb.torch_core.LIKE_FACTORIES)
+
+
 _BUILTINS = frozenset(dir(builtins))
 _PLAIN_MODULES = {"math", "np", "numpy", "os", "re", "json", "random", "itertools", "functools", "collections",
                   "copy", "string", "time", "datetime", "pathlib", "operator", "typing"}
@@ -840,9 +851,19 @@ class _Walker:
                 self.assign(el, parts[i] if parts else UNKNOWN, cond)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, cond)
+        elif isinstance(target, ast.Subscript) and self.holds_tensor(target.value):
+            # `out[:, y:y + h] = patch`: an element store copies into `out`'s own storage, so
+            # `out` keeps its device whatever the stored value's (only the index is read)
+            self.uses(target.slice)
         else:
             # `self.x = model`, `d[k] = model`: stored where we cannot follow it
             self.uses(target)
+
+    def holds_tensor(self, e) -> bool:
+        """Is `e` a local name every path binds to a tensor made by a torch factory
+        (`torch.zeros(...)`, `torch.empty_like(x)`), moved or not?"""
+        ds = self.env.get(e.id) if isinstance(e, ast.Name) else None
+        return bool(ds) and all(_made_tensor(d) for d in ds)
 
     def set(self, name: str, d, cond: bool) -> None:
         if _larger_than(d, MAX_DESC):
@@ -910,6 +931,9 @@ class _Walker:
             return self.call(e)
         if isinstance(e, (ast.DictComp, ast.ListComp, ast.GeneratorExp, ast.SetComp)):
             return self.comprehension(e)
+        if isinstance(e, ast.Subscript) and self.holds_tensor(e.value):
+            self.uses(e.slice)
+            return self.current(e.value.id)  # `out[:, :h]`: a view of `out`, on its device
         if isinstance(e, (ast.Yield, ast.YieldFrom)):
             self.generator = True
         self.uses(e)
