@@ -262,12 +262,16 @@ class Statements:
         self.flags.note_place_test(stmt, flag)
         before = self.frame.state
         frame = self.frame
+        filling = defaults.AttrDefault.of(frame, frame.self_val, stmt)  # `if self.mask is None: self.mask = ...`
+        body = lambda: self.exec_suite(stmt.body)  # noqa: E731
         frame.conds += 1
         try:
-            body_entry, after_body = self.run_arm(before, stmt.test, True, lambda: self.exec_suite(stmt.body))
+            body_entry, after_body = self.run_arm(before, stmt.test, True, filling.around(body) if filling else body)
             else_entry, other = self.run_arm(before, stmt.test, False, lambda: self._exec_orelse(stmt.orelse))
         finally:
             frame.conds -= 1
+        if filling is not None:
+            filling.settle(after_body)
         merged = State.merge(after_body, other)
         _keep_untouched(merged, before, ((body_entry, after_body), (else_entry, other)))
         filled = defaults.filled_default(self.frame, stmt, before, after_body)
