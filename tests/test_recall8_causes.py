@@ -119,3 +119,165 @@ def test_an_attribute_the_caller_hands_or_one_filled_as_a_buffer_is_no_finding()
     for fill in (handed_only, filled_as_buffer, filled_on_the_device):
         code = _tab(fill, flagged=False)
         assert findings_at(code, ["DL015"], "tab_network.py") == set(), fill
+
+
+# --- DL011: a module that moves itself in `__init__`, fed a host tensor (case 176) ---
+
+# A research model file in the cider mould: the model's constructor takes `device="cuda"`,
+# moves the whole network there with `self.to(device)` (to probe its flattened size with a
+# dummy input), and the file's own smoke test builds it for several input widths and runs it
+# on `torch.randn(...)` made on the host: "Input type (torch.FloatTensor) and weight type
+# (torch.cuda.FloatTensor) should be the same".
+_SELF_MOVING_MODEL = '''
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class ConvCore(nn.Module):
+    def __init__(self, depth_scale=1):
+        super().__init__()
+        self.d = depth_scale
+        self.conv1 = nn.Conv2d(1, int(32 * self.d), kernel_size=(7, 3), padding=1)
+        self.conv2 = nn.Conv2d(int(32 * self.d), int(8 * self.d), kernel_size=3, stride=2)
+
+    def forward(self, x):
+        return self.conv2(torch.relu(self.conv1(x.float())))
+
+
+class Conv_Model(ConvCore):
+    def __init__(self, depth_scale=1, DEVICE_PARAM, input_shape=(1025, 94)):
+        super().__init__(depth_scale)
+        MOVE
+        out_tmp = super().forward(torch.randn(1, 1, *input_shape, device=next(self.parameters()).device))
+        self.FC1 = nn.Linear(np.prod(out_tmp[-2:].shape), 50)
+        self.FC2 = nn.Linear(50, 1)
+        MOVE
+
+    def forward(self, x):
+        out = super().forward(x)
+        out = self.FC1(out.view(x.size()[0], -1))
+        return self.FC2(torch.relu(out))
+
+
+if __name__ == '__main__':
+    for i in range(1, 6):
+        x = torch.randn(8, 1, 1025, 94 * i)
+        model = BUILD
+        out = model(x)MARK
+    print('Done')
+'''
+
+
+def _self_moving(device_param: str, move: str, build: str, flagged: bool) -> str:
+    return (_SELF_MOVING_MODEL.replace("DEVICE_PARAM", device_param).replace("MOVE", move)
+            .replace("BUILD", build).replace("MARK", "  # <- DL011" if flagged else ""))
+
+
+def test_a_module_that_moves_itself_to_its_cuda_default_in_init_is_on_the_device():
+    for device_param, move, build in (
+        ('device="cuda"', "self.to(device)", "Conv_Model(depth_scale=1.0, input_shape=x.shape[-2:])"),
+        ('device="cuda"', "self.cuda()", "Conv_Model(depth_scale=1.0, input_shape=x.shape[-2:])"),
+        ("device=None", "self.to(device)", 'Conv_Model(depth_scale=1.0, device="cuda", input_shape=x.shape[-2:])'),
+    ):
+        code = _self_moving(device_param, move, build, flagged=True)
+        assert findings_at(code, ["DL011"], "conv_model.py") == expected(code), (device_param, move, build)
+
+
+def test_a_module_moved_to_the_host_or_to_a_device_we_cannot_tell_in_init_is_no_finding():
+    for device_param, move, build in (
+        ('device="cuda"', "self.to(device)", 'Conv_Model(depth_scale=1.0, device="cpu", input_shape=x.shape[-2:])'),
+        ("device=None", "self.to(device)", "Conv_Model(depth_scale=1.0, input_shape=x.shape[-2:])"),
+    ):
+        code = _self_moving(device_param, move, build, flagged=False)
+        assert findings_at(code, ["DL011"], "conv_model.py") == set(), (device_param, move, build)
+
+
+# --- DL010: a meter whose update sums the loss tensor into its own state (case 177) ---
+
+# The AverageMeter every research repository carries (SpareNet's runners/misc.py, the ImageNet
+# example's): `update` adds what it is given into `self.sum`. Handed the loss tensor itself
+# from the training step, the meter made before the loop keeps every step's graph alive
+# ("CUDA out of memory after 2 epochs ... the actual losses (not the value) are accumulating").
+_METER_TRAINING = '''
+import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+from data import PointCloudDataset
+from models import CompletionNet
+
+
+class AverageMeter(object):
+    """Computes and stores the average and current value"""
+
+    def __init__(self, name):
+        self.name = name
+        self.reset()
+
+    def reset(self):
+        self.val = 0
+        self.sum = 0
+        self.count = 0
+        self.avg = 0
+
+    def update(self, val, n=1):
+        self.val = val
+        self.sum += val * nMARK
+        self.count += n
+        self.avg = self.sum / self.count
+
+
+def train_one_epoch(model, loader, optimizer, criterion, device, epoch):
+    model.train()
+    METER_OUTSIDE
+    for step, (partial, gt) in enumerate(loader):
+        METER_INSIDE
+        partial, gt = partial.to(device), gt.to(device)
+        coarse, fine = model(partial)
+        loss = criterion(coarse, gt) + criterion(fine, gt)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.update(UPDATED, partial.size(0))
+        if step % 50 == 0:
+            print(f"epoch {epoch} step {step} loss {losses.avg:.4f}")
+    return losses.avg
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", default="data/shapenet")
+    parser.add_argument("--epochs", type=int, default=100)
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    loader = DataLoader(PointCloudDataset(args.data), batch_size=32, shuffle=True, pin_memory=True)
+    model = CompletionNet().to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    criterion = nn.MSELoss()
+    for epoch in range(args.epochs):
+        train_one_epoch(model, loader, optimizer, criterion, device, epoch)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _meter(updated: str, inside: bool, flagged: bool) -> str:
+    made = 'losses = AverageMeter("Loss")'
+    return (_METER_TRAINING.replace("METER_OUTSIDE", "" if inside else made).replace("METER_INSIDE", made if inside else "")
+            .replace("UPDATED", updated).replace("MARK", "  # <- DL010" if flagged else ""))
+
+
+def test_a_meter_made_before_the_loop_that_sums_the_loss_tensor_keeps_every_graph():
+    code = _meter("loss", inside=False, flagged=True)
+    assert findings_at(code, ["DL010"], "train.py") == expected(code)
+
+
+def test_a_meter_given_the_loss_value_or_made_afresh_every_step_is_no_finding():
+    for updated, inside in (("loss.item()", False), ("loss.detach()", False), ("loss", True)):
+        code = _meter(updated, inside=inside, flagged=False)
+        assert findings_at(code, ["DL010"], "train.py") == set(), (updated, inside)

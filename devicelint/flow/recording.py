@@ -120,6 +120,22 @@ class Recording:
                 return loop
         return None
 
+    def _callers_step_loop(self, target: str):
+        """`self.sum += val * n` in a method run inline from a step loop (`losses.update(loss)`)
+        on an object made before that loop: the caller's loop, which the sum outlives (an object
+        made afresh in the loop's body starts each step anew: none)."""
+        f = self.host.frame
+        call = f.call
+        if text_root(target) != "self" or f.self_val is None or f.parent is None \
+                or not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return None
+        receiver = expr_text(call.func.value)
+        for loop in reversed(f.parent.loops):
+            if id(loop) in self.host.loader_loops or self._body_info(loop)["steps"]:
+                reset = _reset_every_iteration(loop)
+                return None if receiver is None or text_root(receiver) in reset or receiver in reset else loop
+        return None
+
     def _loader_loop(self):
         """The innermost enclosing loop of this frame that iterates a data loader, and the
         number of `if` branches between it and here; (None, 0) when there is none."""
@@ -187,7 +203,7 @@ class Recording:
         differentiated (a backward outside the loop) or starts afresh every iteration."""
         if value.kind not in (Kind.TENSOR, Kind.UNKNOWN):
             return
-        loop = self._step_loop()
+        loop = self._step_loop() or self._callers_step_loop(target)
         if loop is None:
             return  # neither a loop over batches nor a training loop (backward / optimizer step)
         if not (value.kind is Kind.TENSOR and (value.grad or self.host.no_grad)):

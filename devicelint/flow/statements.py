@@ -201,7 +201,8 @@ class Statements:
     def _exec_augassign(self, small: cst.AugAssign, st: State) -> None:
         left = self.eval(small.target)
         right = self.eval(small.value)
-        if isinstance(small.operator, cst.AddAssign) and self.frame.loops:
+        # in a loop, or in a method run inline from one (`self.sum += val` of a meter's `update`)
+        if isinstance(small.operator, cst.AddAssign) and (self.frame.loops or self.frame.self_val is not None):
             target = expr_text(small.target) or _slot_text(small.target)
             if target is not None:
                 self.recording.note_accum(small, target, right)
