@@ -13,7 +13,7 @@ from devicelint.values import Dev, Instance, Kind, Val, contents_on_accel
 from devicelint.flow.classes import Classes
 from devicelint.flow.facts import Accum, Back, Facts, Mix, ParamMix, Sync
 from devicelint.flow.flags import DeviceFlags
-from devicelint.flow.nodes import expr_text, find, text_root
+from devicelint.flow.nodes import expr_text, find, text_root, walk
 from devicelint.flow.state import Frame
 
 
@@ -130,6 +130,8 @@ class Recording:
                 or not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
             return None
         receiver = expr_text(call.func.value)
+        if isinstance(f.self_val.ref, Instance) and _differentiates_attr(f.self_val.ref.cls, target):
+            return None  # `self.total += loss` in one method, `self.total.backward()` in another
         for loop in reversed(f.parent.loops):
             if id(loop) in self.host.loader_loops or self._body_info(loop)["steps"]:
                 reset = _reset_every_iteration(loop)
@@ -247,6 +249,17 @@ class Recording:
         if loop is None or conds or not self._body_info(loop)["steps"]:
             return
         self.host.facts.syncs.append(Sync(node, what, val))
+
+
+def _differentiates_attr(cls: cst.ClassDef, target: str) -> bool:
+    """A method of `cls` runs a backward through the attribute `target` sums into (`self.total`
+    of `self.total[k] += loss`): the sum is the loss of a later step, not a statistic."""
+    attr = target.split("[", 1)[0]
+    for n in find(cls, cst.Call):
+        name = n.func.attr.value if isinstance(n.func, cst.Attribute) else dotted(n.func) or ""
+        if name.rsplit(".", 1)[-1] == "backward" and any(expr_text(x) == attr for x in walk(n)):
+            return True
+    return False
 
 
 def _differentiated_names(expr) -> set:
