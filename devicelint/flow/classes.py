@@ -17,7 +17,7 @@ from devicelint.flow import items
 from devicelint.flow.facts import PlacedItems
 from devicelint.flow.state import Frame
 from devicelint.flow.held import handed_model, instances_moved, places_its_inputs
-from devicelint.flow.nodes import find, is_string, no_grad_decorated, param_names, walk
+from devicelint.flow.nodes import find, is_string, keyword_value, no_grad_decorated, param_names, walk
 
 
 MAX_INLINE_DEPTH = 4
@@ -175,6 +175,21 @@ def _moves_itself(methods: dict) -> bool:
         for fn in methods.values()
         for n in find(fn, cst.Call)
     )
+
+
+def _self_move_in_init(init: cst.FunctionDef | None) -> cst.Call | None:
+    """The `self.to(x)` / `self.cuda()` that places a module its `__init__` moves: the last such
+    statement of the body itself, when every move of `self` there is one (a move under an `if`
+    or in a loop leaves the place to the run)."""
+    if init is None or not isinstance(init.body, cst.IndentedBlock):
+        return None
+    top = [small.value for stmt in init.body.body if isinstance(stmt, cst.SimpleStatementLine)
+           for small in stmt.body if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)]
+    moves = [c for c in find(init, cst.Call) if isinstance(c.func, cst.Attribute) and c.func.attr.value in ("to", "cuda")
+             and isinstance(c.func.value, cst.Name) and c.func.value.value == "self"]
+    if not moves or any(not any(m is t for t in top) for m in moves):
+        return None
+    return moves[-1]
 
 
 def _registers_modules(methods: dict) -> bool:
@@ -418,7 +433,8 @@ class UserCode:
         if info["module"]:
             pos, kw = self.host.args(node)
             if info["framework"] or info["self_moves"] or any(v.kind is Kind.DEVICE for v in pos + list(kw.values())):
-                return Val(Kind.MODULE, name=cls.name.value, ref=cls)
+                placed = self._self_placed(info["methods"].get("__init__"), pos, kw) if info["self_moves"] else Dev.UNKNOWN
+                return Val(Kind.MODULE, placed, name=cls.name.value, ref=cls)
             if not info["has_params"]:
                 # no weights of its own; it may keep those of a model it is handed
                 held = handed_model(info["methods"].get("__init__"), pos, kw)
@@ -445,6 +461,24 @@ class UserCode:
         else:
             pos, kw = self.host.args(node)
         return val
+
+    def _self_placed(self, init: cst.FunctionDef | None, pos: list, kw: dict) -> Dev:
+        """Where a module whose `__init__` moves itself is once built: `self.cuda()`, or
+        `self.to(device)` with `device` a parameter, as this call gives it (or by its default:
+        `device="cuda"`); unknown for anything else."""
+        move = _self_move_in_init(init)
+        if move is None or move.func.attr.value == "cuda":
+            return Dev.ACCEL if move is not None else Dev.UNKNOWN
+        arg = keyword_value(move, "device") or next((a.value for a in move.args if a.keyword is None), None)
+        params = param_names(init)[1:]
+        index = next((i for i, p in enumerate(params) if isinstance(arg, cst.Name) and p.name.value == arg.value), None)
+        if index is None:
+            return Dev.UNKNOWN
+        p = params[index]
+        given = pos[index] if index < len(pos) else kw.get(p.name.value)
+        if given is None and "**" not in kw and len(pos) <= len(params):
+            given = self.host.eval(p.default) if p.default is not None else None
+        return given.dev if given is not None and given.kind is Kind.DEVICE else Dev.UNKNOWN
 
     def inline(self, node: cst.Call, fn: cst.FunctionDef, closure: Frame, self_val: Val | None,
                ctx: Val | None = None) -> Val:

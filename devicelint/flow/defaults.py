@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint.values import Dev, Kind, Val, made_on_host
+from devicelint.values import Dev, Instance, Kind, Val, join, made_on_host
+from devicelint.flow.nodes import find
 
 
 def _none_test(test) -> str | None:
@@ -92,3 +93,81 @@ def filled_default(frame, stmt: cst.If, before, after_body) -> tuple | None:
         return None
     filled = after_body.vars.get(name)
     return (name, filled) if _host_made(filled) else None
+
+
+# The same default kept on the object: `self.mask = mask` then `if self.mask is None:
+# self.mask = torch.eye(n)` in `__init__` (pytorch-tabnet's group matrix). Run on its own, the
+# attribute holds the parameter's guess; an object's attributes join every value they are given,
+# so the host matrix joined with the guess would be a tensor of unknown place. In the arm where
+# the test holds the attribute is None, so the body's value replaces it rather than joining it:
+# after the `if` the attribute holds the filled-in host tensors, the path the default exists for.
+
+def _self_attr_none_test(test) -> str | None:
+    """`self.NAME is None` -> NAME."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Attribute) \
+            and isinstance(test.left.value, cst.Name) and test.left.value.value == "self":
+        c = test.comparisons[0]
+        if isinstance(c.operator, cst.Is) and isinstance(c.comparator, cst.Name) and c.comparator.value == "None":
+            return test.left.attr.value
+    return None
+
+
+def _stores_none_default(fn, attr: str) -> bool:
+    """`fn` has `self.<attr> = <a parameter of fn that defaults to None>`."""
+    if fn is None:
+        return False
+    for a in find(fn, cst.Assign):
+        for t in a.targets:
+            if isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name) \
+                    and t.target.value.value == "self" and t.target.attr.value == attr \
+                    and isinstance(a.value, cst.Name) and _none_default_param(fn, a.value.value):
+                return True
+    return False
+
+
+def _assigns_attr(node, name: str) -> bool:
+    return node is not None and any(
+        isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+        and t.target.value.value == "self" and t.target.attr.value == name
+        for a in find(node, cst.Assign) for t in a.targets)
+
+
+class AttrDefault:
+    """`if self.NAME is None:` in a function that stores a None-default parameter in
+    `self.NAME`, while the attribute holds only that guess (an `else` may run, but not rebind
+    it). The body arm runs without the attribute (there it is None, so what the body gives it
+    replaces it); the else arm with the guess; after both, the attribute holds the host tensors
+    the body filled in, or (a body that left, or filled in something else) their join."""
+
+    def __init__(self, inst: Instance, name: str, guess: Val):
+        self.inst, self.name, self.guess, self.filled = inst, name, guess, None
+
+    @classmethod
+    def of(cls, frame, self_val: Val | None, stmt: cst.If):
+        name = _self_attr_none_test(stmt.test)
+        if name is None or self_val is None or not isinstance(self_val.ref, Instance) or _assigns_attr(stmt.orelse, name):
+            return None
+        guess = self_val.ref.attrs.get(name)
+        if not _guessed(guess) or not _stores_none_default(frame.func, name):
+            return None
+        return cls(self_val.ref, name, guess)
+
+    def around(self, run):
+        """The body arm's runner: the attribute is None there, then the guess again for the else arm."""
+        def body():
+            del self.inst.attrs[self.name]
+            try:
+                run()
+            finally:
+                self.filled = self.inst.attrs.get(self.name)
+                self.inst.attrs[self.name] = self.guess
+        return body
+
+    def settle(self, after_body) -> None:
+        filled = self.filled
+        # made here on the host (as an attribute it carries its name: `made_on_host` asks for none)
+        made = filled is not None and _host_made(filled.with_(attr=None))
+        if after_body.dead or not made:
+            self.inst.attrs[self.name] = self.guess if filled is None else join(self.guess, filled)
+        else:
+            self.inst.attrs[self.name] = filled

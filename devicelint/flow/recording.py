@@ -13,7 +13,7 @@ from devicelint.values import Dev, Instance, Kind, Val, contents_on_accel
 from devicelint.flow.classes import Classes
 from devicelint.flow.facts import Accum, Back, Facts, Mix, ParamMix, Sync
 from devicelint.flow.flags import DeviceFlags
-from devicelint.flow.nodes import expr_text, find, text_root
+from devicelint.flow.nodes import expr_text, find, text_root, walk
 from devicelint.flow.state import Frame
 
 
@@ -120,6 +120,24 @@ class Recording:
                 return loop
         return None
 
+    def _callers_step_loop(self, target: str):
+        """`self.sum += val * n` in a method run inline from a step loop (`losses.update(loss)`)
+        on an object made before that loop: the caller's loop, which the sum outlives (an object
+        made afresh in the loop's body starts each step anew: none)."""
+        f = self.host.frame
+        call = f.call
+        if text_root(target) != "self" or f.self_val is None or f.parent is None \
+                or not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return None
+        receiver = expr_text(call.func.value)
+        if isinstance(f.self_val.ref, Instance) and _differentiates_attr(f.self_val.ref.cls, target):
+            return None  # `self.total += loss` in one method, `self.total.backward()` in another
+        for loop in reversed(f.parent.loops):
+            if id(loop) in self.host.loader_loops or self._body_info(loop)["steps"]:
+                reset = _reset_every_iteration(loop)
+                return None if receiver is None or text_root(receiver) in reset or receiver in reset else loop
+        return None
+
     def _loader_loop(self):
         """The innermost enclosing loop of this frame that iterates a data loader, and the
         number of `if` branches between it and here; (None, 0) when there is none."""
@@ -187,7 +205,7 @@ class Recording:
         differentiated (a backward outside the loop) or starts afresh every iteration."""
         if value.kind not in (Kind.TENSOR, Kind.UNKNOWN):
             return
-        loop = self._step_loop()
+        loop = self._step_loop() or self._callers_step_loop(target)
         if loop is None:
             return  # neither a loop over batches nor a training loop (backward / optimizer step)
         if not (value.kind is Kind.TENSOR and (value.grad or self.host.no_grad)):
@@ -231,6 +249,17 @@ class Recording:
         if loop is None or conds or not self._body_info(loop)["steps"]:
             return
         self.host.facts.syncs.append(Sync(node, what, val))
+
+
+def _differentiates_attr(cls: cst.ClassDef, target: str) -> bool:
+    """A method of `cls` runs a backward through the attribute `target` sums into (`self.total`
+    of `self.total[k] += loss`): the sum is the loss of a later step, not a statistic."""
+    attr = target.split("[", 1)[0]
+    for n in find(cls, cst.Call):
+        name = n.func.attr.value if isinstance(n.func, cst.Attribute) else dotted(n.func) or ""
+        if name.rsplit(".", 1)[-1] == "backward" and any(expr_text(x) == attr for x in walk(n)):
+            return True
+    return False
 
 
 def _differentiated_names(expr) -> set:

@@ -255,7 +255,9 @@ class Statements:
     def _exec_augassign(self, small: cst.AugAssign, st: State) -> None:
         left = self.host.eval(small.target)
         right = self.host.eval(small.value)
-        if isinstance(small.operator, cst.AddAssign) and self.host.frame.loops:
+        # in a loop, or in a method run inline from one (`self.sum += val` of a meter's `update`)
+        frame = self.host.frame
+        if isinstance(small.operator, cst.AddAssign) and (frame.loops or frame.self_val is not None):
             target = expr_text(small.target) or _slot_text(small.target)
             if target is not None:
                 self.host.recording.note_accum(small, target, right)
@@ -316,12 +318,16 @@ class Statements:
         self.host.flags.note_place_test(stmt, flag)
         before = self.host.frame.state
         frame = self.host.frame
+        filling = defaults.AttrDefault.of(frame, frame.self_val, stmt)  # `if self.mask is None: self.mask = ...`
+        body = lambda: self.exec_suite(stmt.body)  # noqa: E731
         frame.conds += 1
         try:
-            body_entry, after_body = self.run_arm(before, stmt.test, True, lambda: self.exec_suite(stmt.body))
+            body_entry, after_body = self.run_arm(before, stmt.test, True, filling.around(body) if filling else body)
             else_entry, other = self.run_arm(before, stmt.test, False, lambda: self._exec_orelse(stmt.orelse))
         finally:
             frame.conds -= 1
+        if filling is not None:
+            filling.settle(after_body)
         merged = State.merge(after_body, other)
         _keep_untouched(merged, before, ((body_entry, after_body), (else_entry, other)))
         filled = defaults.filled_default(self.host.frame, stmt, before, after_body)
