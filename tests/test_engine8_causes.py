@@ -183,3 +183,239 @@ def test_a_class_subclassed_in_the_project_has_no_context(tmp_path):
         "ClassifierTrainer(torch.optim.SGD(model.parameters(), lr=0.1))", "BaseTrainer()")
     make(tmp_path, {"base.py": base, "sub.py": sub, "main.py": main})
     assert method_context(tmp_path / "base.py", "BaseTrainer", "train_step") == {}
+
+
+# ---------------------------------------------------------------- 1. dict batches moved key by key
+
+RETRIEVAL = '''
+import argparse
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+from transformers import AutoModel, AutoTokenizer
+
+from captions import CaptionImageDataset
+
+
+class DualEncoder(nn.Module):
+    def __init__(self, text_name, embed_dim=256):
+        super().__init__()
+        self.text = AutoModel.from_pretrained(text_name)
+        self.image = nn.Sequential(nn.Conv2d(3, 32, 3, stride=2), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.text_proj = nn.Linear(self.text.config.hidden_size, embed_dim)
+        self.image_proj = nn.Linear(32, embed_dim)
+
+    def forward(self, batch):
+        tokens = batch["caption"]
+        pixels = batch["image"]
+        t = self.text_proj(self.text(**tokens).last_hidden_state[:, 0])
+        v = self.image_proj(self.image(pixels))
+        return F.normalize(t, dim=-1), F.normalize(v, dim=-1)
+
+
+def contrastive(t, v, temperature=0.07):
+    logits = t @ v.t() / temperature
+    target = torch.arange(len(t), device=t.device)
+    return (F.cross_entropy(logits, target) + F.cross_entropy(logits.t(), target)) / 2
+
+
+class BaseTrainer:
+    def __init__(self, model, optimizer):
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.model = model.to(self.device)
+        self.optimizer = optimizer
+
+
+class Trainer(BaseTrainer):
+    def __init__(self, model, optimizer, tokenizer, train_loader, val_loader):
+        super().__init__(model, optimizer)
+        self.tokenizer = tokenizer
+        self.train_loader = train_loader
+        self.val_loader = val_loader
+
+    def train_epoch(self):
+        self.model.train()
+        for batch in self.train_loader:
+            if self.tokenizer is not None:
+                batch["caption"] = self.tokenizer(batch["caption"], return_tensors="pt", padding=True)
+            batch["caption"] = {k: x.to(self.device) for k, x in batch["caption"].items()}
+            batch["image"] = batch["image"].to(self.device)
+            t, v = self.model(batch)
+            loss = contrastive(t, v)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+    @torch.no_grad()
+    def validate(self):
+        self.model.eval()
+        total = 0.0
+        for batch in self.val_loader:
+            if self.tokenizer is not None:
+                batch["caption"] = self.tokenizer(batch["caption"], return_tensors="pt", padding=True)
+            batch["caption"] = {k: x.to(self.device) for k, x in batch["caption"].items()}
+            t, v = self.model(batch)
+            total += contrastive(t, v).item()
+        return total / len(self.val_loader)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--text-model", default="bert-base-uncased")
+    parser.add_argument("--epochs", type=int, default=10)
+    args = parser.parse_args()
+    tokenizer = AutoTokenizer.from_pretrained(args.text_model)
+    train_loader = DataLoader(CaptionImageDataset("train"), batch_size=64, shuffle=True)
+    val_loader = DataLoader(CaptionImageDataset("val"), batch_size=64)
+    model = DualEncoder(args.text_model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    trainer = Trainer(model, optimizer, tokenizer, train_loader, val_loader)
+    for epoch in range(args.epochs):
+        trainer.train_epoch()
+        print(epoch, trainer.validate())
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+VALIDATE_CALL = "            t, v = self.model(batch)\n            total +="
+
+
+def test_a_dict_batch_whose_forward_reads_a_key_left_on_the_host_meets_the_model(tmp_path):
+    # validate() moves batch["caption"] only; DualEncoder.forward reads batch["image"] too, and
+    # the model was moved in the base class's __init__ (reached through super().__init__):
+    # DL002 at the call (silent at 13e68f2: a batch with one key rebound was unknown, and
+    # super().__init__ was not followed, so self.model was unknown)
+    make(tmp_path, {"train.py": RETRIEVAL})
+    path = tmp_path / "train.py"
+    assert found(path) == [("DL002", line_of(path, "total += contrastive") - 1)]
+
+
+def test_the_batch_moved_key_by_key_everywhere_is_clean(tmp_path):
+    fixed = RETRIEVAL.replace(VALIDATE_CALL, "            batch[\"image\"] = batch[\"image\"].to(self.device)\n" + VALIDATE_CALL)
+    make(tmp_path, {"train.py": fixed})
+    assert found(tmp_path / "train.py") == []
+
+
+def test_a_forward_that_hands_the_dict_on_leaves_the_call_silent(tmp_path):
+    # which keys `self.encode` reads we do not follow: the partly moved dict stays unknown
+    handed = RETRIEVAL.replace('''    def forward(self, batch):
+        tokens = batch["caption"]''', '''    def forward(self, batch):
+        return self.encode(batch)
+
+    def encode(self, batch):
+        tokens = batch["caption"]''')
+    make(tmp_path, {"train.py": handed})
+    assert found(tmp_path / "train.py") == []
+
+
+PAIRS = '''
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+from pairs import PairDataset
+
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    query_net = nn.Linear(16, 8).to(device)
+    doc_net = nn.Linear(32, 8).to(device)
+    loader = DataLoader(PairDataset("train.jsonl"), batch_size=32, shuffle=True)
+    optimizer = torch.optim.Adam([*query_net.parameters(), *doc_net.parameters()], lr=1e-3)
+    for batch in loader:
+        batch["query"] = batch["query"].to(device)
+        q = query_net(batch["query"])
+        d = doc_net(batch["doc"])
+        loss = -torch.log_softmax(q @ d.t(), dim=1).diag().mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(batch["id"], loss.item())
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_key_read_after_another_key_was_moved_is_still_the_host_batch(tmp_path):
+    make(tmp_path, {"train.py": PAIRS})
+    path = tmp_path / "train.py"
+    assert found(path) == [("DL002", line_of(path, 'd = doc_net(batch["doc"])'))]
+    both = PAIRS.replace('        batch["query"] = batch["query"].to(device)\n',
+                         '        batch["query"] = batch["query"].to(device)\n        batch["doc"] = batch["doc"].to(device)\n')
+    make(tmp_path, {"train.py": both})
+    assert found(path) == []
+
+
+# ---------------------------------------------------------------- 2. super() in plain classes
+
+
+def test_super_init_of_a_plain_base_class_sets_what_the_subclass_reads(tmp_path):
+    # the model moved in BaseTrainer.__init__ is the one train_epoch meets: a loader that is
+    # never moved meets it (DL002); at 13e68f2 `self.model` was unknown there
+    unmoved = RETRIEVAL.replace('            batch["image"] = batch["image"].to(self.device)\n', "").replace(
+        '            batch["caption"] = {k: x.to(self.device) for k, x in batch["caption"].items()}\n', "")
+    make(tmp_path, {"train.py": unmoved})
+    path = tmp_path / "train.py"
+    calls = [i for i, ln in enumerate(path.read_text().splitlines(), 1) if "t, v = self.model(batch)" in ln]
+    assert [ln for code, ln in found(path) if code == "DL002"] == calls
+
+
+# ---------------------------------------------------------------- 3. where a replaced layer is reported
+
+FINETUNE = '''
+import argparse
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+from torchvision import datasets, models, transforms
+
+
+def train_epoch(model, loader, criterion, optimizer, device):
+    model.train()
+    for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)
+        optimizer.zero_grad()
+        loss = criterion(model(images), labels)
+        loss.backward()
+        optimizer.step()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", default="flowers/train")
+    parser.add_argument("--epochs", type=int, default=5)
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    tf = transforms.Compose([transforms.Resize(256), transforms.CenterCrop(224), transforms.ToTensor()])
+    loader = DataLoader(datasets.ImageFolder(args.data, transform=tf), batch_size=32, shuffle=True)
+    model = models.resnet50(weights="IMAGENET1K_V2").to(device)
+    model.fc = nn.Linear(model.fc.in_features, 102)
+    optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.01, momentum=0.9)
+    for epoch in range(args.epochs):
+        train_epoch(model, loader, nn.CrossEntropyLoss(), optimizer, device)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_layer_replaced_after_the_move_is_reported_where_the_model_runs(tmp_path):
+    # the model handed to train_epoch was moved: what fails is the call that runs the new
+    # host layer (at 13e68f2 the finding sat on the `train_epoch(...)` call that hands it in)
+    make(tmp_path, {"finetune.py": FINETUNE})
+    path = tmp_path / "finetune.py"
+    assert found(path) == [("DL001", line_of(path, "loss = criterion(model(images), labels)"))]
+    before = FINETUNE.replace("    model = models.resnet50(weights=\"IMAGENET1K_V2\").to(device)\n"
+                              "    model.fc = nn.Linear(model.fc.in_features, 102)\n",
+                              "    model = models.resnet50(weights=\"IMAGENET1K_V2\")\n"
+                              "    model.fc = nn.Linear(model.fc.in_features, 102)\n    model.to(device)\n")
+    make(tmp_path, {"finetune.py": before})
+    assert found(path) == []

@@ -57,6 +57,30 @@ def string_value(node: cst.SimpleString) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def const_key(node: cst.Subscript) -> str | None:
+    """`batch["video"]` -> "video": the one string literal a subscript is indexed by."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    return is_string(node.slice[0].slice.value)
+
+
+def key_reads(fn: cst.FunctionDef, param: str) -> tuple | None:
+    """The keys function `fn` reads its parameter `param` by (`data["text"]`, `data["video"]`),
+    when that is all it does with it; None when it uses it any other way."""
+    names = subscripted = 0
+    keys = []
+    for n in walk(fn.body):
+        if isinstance(n, cst.Name) and n.value == param:
+            names += 1
+        elif isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == param:
+            subscripted += 1
+            key = const_key(n)
+            if key is None:
+                return None
+            keys.append(key)
+    return tuple(dict.fromkeys(keys)) if keys and names == subscripted else None
+
+
 def spelled(a: cst.Arg) -> str:
     """`input_lengths=preds_size` -> "input_lengths preds_size": what an argument's name and
     text say (sequence lengths, which stay on the host on purpose)."""

@@ -239,7 +239,10 @@ def _module_call(ctx, facts, call, scopes) -> Report | None:
             edit_node=m.src if wrap else None,
             applicability="unsafe",
         )
-    return _move_where_built(facts, _scopes(ctx, scopes), m.mid, call.blame, msg, via_helper=True)
+    # a layer replaced after the move: the model handed in was moved, so the finding is on the
+    # call that runs the new layer, not on the call that hands the model in
+    blame = call.node if m.replaced else call.blame
+    return _move_where_built(facts, _scopes(ctx, scopes), m.mid, blame, msg, via_helper=True)
 
 
 def _call_message(ctx, call, in_moved_module: bool) -> str:
