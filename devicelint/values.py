@@ -201,14 +201,9 @@ def join(a: Val | None, b: Val | None) -> Val:
         return b
     if b == NONE:
         return a
-    if a.keyed is not None or b.keyed is not None:
-        keyed = _join_keyed(a, b)
-        if keyed is not None:
-            return keyed
-    if a == NUMBER and b.kind is Kind.TENSOR:
-        return b
-    if b == NUMBER and a.kind is Kind.TENSOR:
-        return a
+    either = _number_or_keyed(a, b)
+    if either is not None:
+        return either
     if (a.mid is None) is not (b.mid is None):
         one_path = _built_here_on_one_path(a, b) or _built_here_on_one_path(b, a)
         if one_path is not None:
@@ -224,6 +219,16 @@ def join(a: Val | None, b: Val | None) -> Val:
     if a.kind in (Kind.FUNC, Kind.CLASS, Kind.OBJECT) and a.ref is not b.ref:
         return UNKNOWN  # two different callables: we cannot say which runs
     return _join_same_kind(a, b)
+
+
+def _number_or_keyed(a: Val, b: Val) -> Val | None:
+    """`join` where one side is a Python number beside a tensor (the tensor), or a dict batch
+    with rebound keys (`_join_keyed`); None otherwise."""
+    if a == NUMBER and b.kind is Kind.TENSOR:
+        return b
+    if b == NUMBER and a.kind is Kind.TENSOR:
+        return a
+    return _join_keyed(a, b) if a.keyed is not None or b.keyed is not None else None
 
 
 def _join_keyed(a: Val, b: Val) -> Val | None:
