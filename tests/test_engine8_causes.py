@@ -312,6 +312,15 @@ def test_a_forward_that_hands_the_dict_on_leaves_the_call_silent(tmp_path):
     assert found(tmp_path / "train.py") == []
 
 
+def test_a_forward_that_moves_what_it_reads_or_reads_lengths_leaves_the_call_silent(tmp_path):
+    moves = RETRIEVAL.replace('        pixels = batch["image"]\n', '        pixels = batch["image"].to(self.image_proj.weight.device)\n')
+    make(tmp_path, {"train.py": moves})
+    assert found(tmp_path / "train.py") == []
+    lengths = RETRIEVAL.replace('batch["image"]', 'batch["image_lengths"]')
+    make(tmp_path, {"train.py": lengths})
+    assert found(tmp_path / "train.py") == []
+
+
 PAIRS = '''
 import torch
 import torch.nn as nn

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import libcst as cst
 
 from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted
 
 
@@ -70,6 +71,8 @@ def key_reads(fn: cst.FunctionDef, param: str) -> tuple | None:
     names = subscripted = 0
     keys = []
     for n in walk(fn.body):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda"):
+            return None  # it moves something itself: which items it moves we do not follow
         if isinstance(n, cst.Name) and n.value == param:
             names += 1
         elif isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == param:
@@ -78,7 +81,10 @@ def key_reads(fn: cst.FunctionDef, param: str) -> tuple | None:
             if key is None:
                 return None
             keys.append(key)
-    return tuple(dict.fromkeys(keys)) if keys and names == subscripted else None
+    if not keys or names != subscripted:
+        return None
+    # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
+    return tuple(k for k in dict.fromkeys(keys) if not naming.LENGTHS.search(k))
 
 
 def spelled(a: cst.Arg) -> str:
