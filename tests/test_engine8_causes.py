@@ -428,3 +428,55 @@ def test_a_layer_replaced_after_the_move_is_reported_where_the_model_runs(tmp_pa
                               "    model.fc = nn.Linear(model.fc.in_features, 102)\n    model.to(device)\n")
     make(tmp_path, {"finetune.py": before})
     assert found(path) == []
+
+
+# ---------------------------------------------------------------- 4. layers in a plain list, in a library's module
+
+NECK = '''
+"""Feature pyramid neck for the detector; built from the config by the training tools."""
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ContextFPN(nn.Module):
+    def __init__(self, in_channels, out_channels, num_context_convs=2):
+        super().__init__()
+        self.lateral_convs = nn.ModuleList([nn.Conv2d(c, out_channels, 1) for c in in_channels])
+        self.output_convs = nn.ModuleList([nn.Conv2d(out_channels, out_channels, 3, padding=1) for _ in in_channels])
+        self.context = []
+        for _ in range(num_context_convs):
+            self.context.append(nn.Conv2d(out_channels, out_channels, 3, padding=1))
+            self.context.append(nn.ReLU(inplace=True))
+
+    def forward(self, features):
+        laterals = [conv(f) for conv, f in zip(self.lateral_convs, features)]
+        top = laterals[-1]
+        for layer in self.context:
+            top = layer(top)
+        laterals[-1] = top
+        for i in range(len(laterals) - 1, 0, -1):
+            laterals[i - 1] = laterals[i - 1] + F.interpolate(laterals[i], scale_factor=2, mode="nearest")
+        return [conv(x) for conv, x in zip(self.output_convs, laterals)]
+'''
+
+
+def test_layers_kept_in_a_plain_list_by_a_module_nobody_builds_here(tmp_path):
+    # a library module (the training tools build and move it): the plain list's layers stay
+    # behind when it is moved (at 13e68f2 only a file that moved the module itself was flagged)
+    make(tmp_path, {"necks.py": NECK})
+    path = tmp_path / "necks.py"
+    assert found(path) == [("DL001", line_of(path, "top = layer(top)"))]
+
+
+def test_a_plain_list_module_built_and_run_on_the_host_here_is_silent(tmp_path):
+    script = NECK + '''
+
+if __name__ == "__main__":
+    import torch
+
+    neck = ContextFPN([64, 128], 32)
+    outs = neck([torch.randn(1, 64, 32, 32), torch.randn(1, 128, 16, 16)])
+    print([o.shape for o in outs])
+'''
+    make(tmp_path, {"necks.py": script})
+    assert found(tmp_path / "necks.py") == []
