@@ -25,7 +25,8 @@ class ModelNotMoved(Rule):
     Layers an `nn.Module` keeps in a plain list or dict (`self.blocks = [nn.Linear(d, d) for _
     in range(n)]`) are not registered: `model.to(device)` leaves them on the host (and
     `model.parameters()` leaves them out of training). Where `forward` calls one and this
-    file moves the module to the device, the call is flagged; the fix wraps the container
+    file moves the module to the device, or builds no instance of it at all (a library's
+    module, moved by whoever uses it), the call is flagged; the fix wraps the container
     in `nn.ModuleList` / `nn.ModuleDict`.
 
     The parameters of a model that is never moved meeting tensors on the device are flagged
