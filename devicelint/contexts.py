@@ -30,7 +30,9 @@ import libcst as cst
 from devicelint import files as fs
 from devicelint import naming
 from devicelint import project as pj
+from devicelint.knowledge.torch_core import SIGNATURE_KEEPING_DECORATORS
 from devicelint.flow.nodes import walk
+from devicelint.names import dotted
 from devicelint.values import SCATTERS
 from devicelint.values import NONE, Dev, Kind, Val
 
@@ -216,6 +218,8 @@ class Contexts:
         name = fn.name.value
         if name.startswith("__") or any(p.star for p in fn.params.params):
             return {}  # `__getitem__`, `__call__`: Python calls them, no site shows
+        if not _binds_after_self(fn) or _inherits_code(cls):
+            return {}
         sites = self.method_sites(cls.name.value, name)
         if not sites or name in self._self_attributes(cls):
             return {}
@@ -391,6 +395,29 @@ def _joined(found: dict) -> dict:
         if joined is not None:
             out[p] = (joined, any(here for _, here in facts))
     return out
+
+
+def _binds_after_self(fn: cst.FunctionDef) -> bool:
+    """Does `inst.m(a, b)` bind `a, b` to the parameters after `self`? Not for a
+    `@staticmethod` (no self), nor where another decorator may change what the method is
+    handed (`@classmethod` called on the class, a wrapper that injects a device); grad-mode
+    decorators call it with the caller's arguments."""
+    for d in fn.decorators:
+        text = dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""
+        if text.rsplit(".", 1)[-1] not in SIGNATURE_KEEPING_DECORATORS:
+            return False
+    return True
+
+
+# Bases whose own code never calls a method of the subclass (`class Trainer(object)`, `ABC`).
+_PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic"})
+
+
+def _inherits_code(cls: cst.ClassDef) -> bool:
+    """A class with a base that has code of its own: the base's methods may call this one
+    through `self` (`fit` calling the `train_step` a subclass overrides) with values no call
+    site of an instance shows."""
+    return any(dotted(arg.value) not in _PLAIN_BASES for arg in cls.bases)
 
 
 def _self_attributes(cls: cst.ClassDef) -> frozenset:

@@ -97,6 +97,11 @@ class Val:
     # unknown, and a 0-dim integer index is read as a number on any device: as an index it
     # says nothing sure
     row: bool = False
+    # a dict batch some of whose keys were rebound by name since the loader gave it
+    # (`batch["text"] = batch["text"].to(device)`): (the loader's host batch, which every other
+    # key still holds; ((key, what it holds now), ...)). The value itself is no host batch
+    # (which of its items a consumer reads, we cannot tell), only its items read by key are.
+    keyed: tuple | None = None
 
     def with_(self, **changes) -> "Val":
         # dataclasses.replace, without its __init__ of 26 frozen fields (object.__setattr__
@@ -196,10 +201,9 @@ def join(a: Val | None, b: Val | None) -> Val:
         return b
     if b == NONE:
         return a
-    if a == NUMBER and b.kind is Kind.TENSOR:
-        return b
-    if b == NUMBER and a.kind is Kind.TENSOR:
-        return a
+    either = _number_or_keyed(a, b)
+    if either is not None:
+        return either
     if (a.mid is None) is not (b.mid is None):
         one_path = _built_here_on_one_path(a, b) or _built_here_on_one_path(b, a)
         if one_path is not None:
@@ -215,6 +219,40 @@ def join(a: Val | None, b: Val | None) -> Val:
     if a.kind in (Kind.FUNC, Kind.CLASS, Kind.OBJECT) and a.ref is not b.ref:
         return UNKNOWN  # two different callables: we cannot say which runs
     return _join_same_kind(a, b)
+
+
+def _number_or_keyed(a: Val, b: Val) -> Val | None:
+    """`join` where one side is a Python number beside a tensor (the tensor), or a dict batch
+    with rebound keys (`_join_keyed`); None otherwise."""
+    if a == NUMBER and b.kind is Kind.TENSOR:
+        return b
+    if b == NUMBER and a.kind is Kind.TENSOR:
+        return a
+    return _join_keyed(a, b) if a.keyed is not None or b.keyed is not None else None
+
+
+def _join_keyed(a: Val, b: Val) -> Val | None:
+    """A dict batch with keys rebound on one path (`if tok: batch["text"] = tok(...)`) and the
+    same batch on the other: each key holds either; None when the two are no one batch."""
+    rest_a, keys_a = a.keyed if a.keyed is not None else (a, ())
+    rest_b, keys_b = b.keyed if b.keyed is not None else (b, ())
+    if rest_a != rest_b:
+        return None
+    da, db = dict(keys_a), dict(keys_b)
+    keys = tuple((k, join(da.get(k, rest_a), db.get(k, rest_b))) for k in dict.fromkeys([*da, *db]))
+    return keyed_batch(rest_a, keys)
+
+
+def keyed_batch(rest: Val, keys: tuple) -> Val:
+    """The dict batch `rest` with `keys` rebound (Val.keyed): a tensor of unknown place, as
+    any batch partly moved, whose items read by key are known."""
+    return Val(Kind.TENSOR, keyed=(rest, keys))
+
+
+def keyed_item(v: Val, key: str) -> Val:
+    """`batch["video"]` of a dict batch with rebound keys: what that key holds now."""
+    rest, keys = v.keyed
+    return dict(keys).get(key, rest)
 
 
 def _join_same_kind(a: Val, b: Val) -> Val:
@@ -249,6 +287,7 @@ def _join_same_kind(a: Val, b: Val) -> Val:
         row=a.row or b.row,
         cond=same("cond"),
         flag=same("flag"),
+        keyed=same("keyed"),
     )
 
 

@@ -110,7 +110,7 @@ def train(model, train_dataloader, loss_fn, optimizer, epochs, writer):
         train_loss = 0.0
         for X, y in train_dataloader:
             X, y = X.to(device), y.to(device)
-            loss = loss_fn(model(X), y)
+            loss = loss_fn(model(X), y)@MARK@
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -132,7 +132,7 @@ model.classifier = torch.nn.Sequential(
     nn.Linear(in_features=1280, out_features=len(class_names), bias=True)@MOVED@)
 train_dataloader = make_loader()
 optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
-results = train(model, train_dataloader, nn.CrossEntropyLoss(), optimizer, 5, SummaryWriter())@MARK@
+results = train(model, train_dataloader, nn.CrossEntropyLoss(), optimizer, 5, SummaryWriter())
 """
 
 _SSD_HUB = """
@@ -226,6 +226,7 @@ CASES = {
     "kd_swa_accelerate_control": _KD_SWA_CONTROL,
     # a head whose only layer with weights is moved as it is built
     "head_moved_inside_sequential": _fill(_EXPERIMENT_TRACKING, moved=".to(device)", mark=""),
+    # (since engine8 reported where the new layer runs, not on the call that hands the moved model in)
     "head_left_on_host_control": _fill(_EXPERIMENT_TRACKING, moved="", mark="  # <- DL001"),
     # a hub entry point's helper object, never used as a model
     "hub_processing_utils": _fill(_SSD_HUB, move='ssd.to("cuda")', mark=""),

@@ -32,7 +32,7 @@ def train_one_epoch(model, optimizer, data_loader, device, epoch):
     for step, (images, targets) in enumerate(data_loader):
         images = list(image.to(device) for image in images)
         targets = [{k: v.to(device) for k, v in t.items()} for t in targets]
-        loss_dict = model(images, targets)
+        loss_dict = model(images, targets)MARK
         losses = sum(loss for loss in loss_dict.values())
         optimizer.zero_grad()
         losses.backward()
@@ -51,7 +51,7 @@ def main():
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.SGD(params, lr=0.005, momentum=0.9, weight_decay=0.0005)
     for epoch in range(args.epochs):
-        train_one_epoch(model, optimizer, data_loader, device, epoch)MARK
+        train_one_epoch(model, optimizer, data_loader, device, epoch)
 
 
 if __name__ == "__main__":
@@ -81,6 +81,8 @@ def _detection(build: str, flagged: bool) -> str:
 
 
 def test_a_torchvision_head_swapped_in_after_the_move_leaves_the_model_on_the_host():
+    # (reported where the new head runs since engine8, as case 157's header expects: the model
+    # handed to train_one_epoch was moved, the new head was not)
     # silent at 56e726f: `FastRCNNPredictor(...)` was a class from a library it did not know as
     # a module, so the replaced layer was not taken for one
     for build in (_SWAP_AFTER_MOVE, _SWAP_MASK_HEAD_AFTER_MOVE):

@@ -11,12 +11,12 @@ from devicelint import crossfile
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
-from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, PresetFactory, Val, contents_on_accel, host_batch_in,
+from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, PresetFactory, Val, contents_on_accel, host_batch_in, keyed_item,
                                join, mid_parts)
 from devicelint.flow import containers
 from devicelint.flow.facts import ModuleCall
 from devicelint.flow.flags import AVAILABILITY
-from devicelint.flow.nodes import keyword_value, spelled
+from devicelint.flow.nodes import key_reads, keyword_value, spelled
 from devicelint.flow.expressions import result_of
 from devicelint.values import SCATTERS
 from devicelint.flow.methods import HOST_RESULT, host_length_params, moved_params
@@ -405,12 +405,26 @@ class Calls:
             v = self.eval(a.value) if evaluated is None else evaluated[i]
             if a.star:
                 v = self.statements.unpack(v, None) if a.star == "*" else v
-            args.append(v)
             param = a.keyword.value if a.keyword else positional[i] if not a.star and i < len(positional) else None
             bound = param if fwd is None or param in _named_params(fwd) else None
+            if v.keyed is not None and fwd is not None and bound is not None:
+                v = self._items_read(fwd, bound, v)
+            args.append(v)
             if _host_on_purpose(a, v, param, length_params, model) or _moved_by_forward(bound, moved):
                 exempt.append(v)
         return args, exempt
+
+    def _items_read(self, fwd: cst.FunctionDef, param: str, batch: Val) -> Val:
+        """A dict batch with rebound keys handed to a `forward` of this file that reads it only
+        by key (`data["video"]`): the items it reads, as the argument the module meets.
+        Anything else it does with the dict (hands it on, `.get`, `**data`): the dict as it is."""
+        key = ("key reads", id(fwd), param)
+        reads = self.body_cache.get(key, False)
+        if reads is False:
+            reads = self.body_cache[key] = key_reads(fwd, param)
+        if not reads:
+            return batch
+        return Val(Kind.MAPPING, parts=tuple(keyed_item(batch, k) for k in reads))
 
     def _blamed_call(self, node: cst.Call, model: Val) -> cst.Call:
         """The call a finding on this module run points at: for a model handed down as a

@@ -248,6 +248,25 @@ class Classes:
     def __init__(self, host: ClassHost):
         self.host = host
         self.class_info: dict = {}  # id(ClassDef) -> its summary
+        self._owners: dict | None = None  # id(method) -> the top-level class it is written in
+
+    def super_method(self, fn: cst.FunctionDef, name: str) -> cst.FunctionDef | None:
+        """`super().name(...)` in method `fn` of a top-level class of this file: the method of
+        the first base that has it, when the bases before it are classes of this file (an
+        unseen base first in line may define it too: None)."""
+        owners = self._owners
+        if owners is None:
+            owners = self._owners = {
+                id(m): c for c in self.host.module.body if isinstance(c, cst.ClassDef) for m in _methods_of(c).values()}
+        cls = owners.get(id(fn))
+        for base in cls.bases if cls is not None else ():
+            local = self.host.module_frame.state.vars.get(dotted(base.value) or "")
+            if local is None or local.kind is not Kind.CLASS or local.ref is cls or not isinstance(local.ref, cst.ClassDef):
+                return None
+            found = self.class_of(local.ref)["methods"].get(name)
+            if found is not None:
+                return found
+        return None
 
     def class_of(self, cls: cst.ClassDef) -> dict:
         info = self.class_info.get(id(cls))

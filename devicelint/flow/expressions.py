@@ -10,9 +10,9 @@ import libcst as cst
 from devicelint import knowledge as kb
 from devicelint import naming
 from devicelint.names import dotted
-from devicelint.values import NONE, NUMBER, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join
+from devicelint.values import NONE, NUMBER, OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, keyed_item
 from devicelint.flow import bindings
-from devicelint.flow.nodes import child_nodes, expr_text, is_string
+from devicelint.flow.nodes import child_nodes, const_key, expr_text, is_string
 from devicelint.flow import items
 from devicelint.flow.flags import flag_join
 
@@ -308,6 +308,10 @@ class Expressions:
 
     def eval_subscript(self, node: cst.Subscript) -> Val:
         base = self.eval(node.value)
+        if base.keyed is not None:
+            key = const_key(node)
+            if key is not None:
+                return keyed_item(base, key)
         index, sliced = self._read_index(node, base)
         if base.kind is Kind.TENSOR and index is not None and len(node.slice) == 1 and \
                 isinstance(node.value, cst.Attribute) and node.value.attr.value == "data":

@@ -342,7 +342,7 @@ class Methods:
         each returns None where it does not apply (they are tried in this order)."""
         if name == "load_state_dict" and isinstance(recv.ref, OptimizerOf):
             self.note_optimizer_load(node, recv.ref)  # DL018 records it; the call goes on as any other
-        for handler in (self._logging_iter_call, self._instance_call, self._class_call, self._proven_grad,
+        for handler in (self._logging_iter_call, self._super_call, self._instance_call, self._class_call, self._proven_grad,
                         self._placed_format_call, self._kind_call, self._container_call, self._unknown_receiver_call):
             out = handler(node, func, recv, name, bare)
             if out is not None:
@@ -359,6 +359,19 @@ class Methods:
         for a in node.args[1:]:
             self.host.eval(a.value)
         return first if first.kind is Kind.LOADER else UNKNOWN
+
+    def _super_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
+        """`super().__init__(model, optimizer)` in a plain class of this file whose base is one
+        too: the base's method runs on the same object (what it sets on `self` is kept)."""
+        frame = self.host.frame
+        if not (isinstance(func.value, cst.Call) and dotted(func.value.func) == "super") or frame.func is None:
+            return None
+        obj = frame.self_val
+        if obj is None or obj.kind is not Kind.OBJECT or not isinstance(obj.ref, Instance) \
+                or self.host.classes.class_of(obj.ref.cls)["module"]:
+            return None  # an nn.Module's `super().__init__()`: torch's own
+        fn = self.host.classes.super_method(frame.func, name)
+        return self.host.user_code.inline(node, fn, self.host.module_frame, obj) if fn is not None else None
 
     def _instance_call(self, node, func, recv: Val, name: str, bare: bool) -> Val | None:
         """A method of an object of a class of this file."""

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import libcst as cst
 
 from devicelint import knowledge as kb
+from devicelint import naming
 from devicelint.names import dotted
 
 
@@ -55,6 +56,35 @@ def string_value(node: cst.SimpleString) -> str | None:
     except Exception:
         return None
     return value if isinstance(value, str) else None
+
+
+def const_key(node: cst.Subscript) -> str | None:
+    """`batch["video"]` -> "video": the one string literal a subscript is indexed by."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    return is_string(node.slice[0].slice.value)
+
+
+def key_reads(fn: cst.FunctionDef, param: str) -> tuple | None:
+    """The keys function `fn` reads its parameter `param` by (`data["text"]`, `data["video"]`),
+    when that is all it does with it; None when it uses it any other way."""
+    names = subscripted = 0
+    keys = []
+    for n in walk(fn.body):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda"):
+            return None  # it moves something itself: which items it moves we do not follow
+        if isinstance(n, cst.Name) and n.value == param:
+            names += 1
+        elif isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == param:
+            subscripted += 1
+            key = const_key(n)
+            if key is None:
+                return None
+            keys.append(key)
+    if not keys or names != subscripted:
+        return None
+    # sequence lengths stay on the host on purpose (pack_padded_sequence wants them there)
+    return tuple(k for k in dict.fromkeys(keys) if not naming.LENGTHS.search(k))
 
 
 def spelled(a: cst.Arg) -> str:

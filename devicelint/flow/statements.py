@@ -12,14 +12,14 @@ from devicelint import knowledge as kb
 from devicelint import limits
 from devicelint import naming
 from devicelint.names import dotted, source_of
-from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, made_on_host, ndarray_dims,
+from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, keyed_batch, made_on_host, ndarray_dims,
                                on_device)
 from devicelint.flow import containers, defaults
 from devicelint.flow.classes import Classes
 from devicelint.flow.facts import Facts, NumpyConv
 from devicelint.flow.recording import Recording
 from devicelint.flow.state import Frame, State
-from devicelint.flow.nodes import expr_text, find, mentions_no_grad, text_root, walk
+from devicelint.flow.nodes import const_key, expr_text, find, mentions_no_grad, text_root, walk
 from devicelint.flow.flags import DeviceFlags, flag_merge, number_to_tensor_merge, partial_move_merge
 
 
@@ -605,9 +605,15 @@ class Statements:
             if base.kind is Kind.MAPPING:
                 # batch["x"] = batch["x"].to(device): the dict now holds mixed values
                 st.vars[target.value.value] = base.with_(elem=join(base.elem, value) if base.elem else value)
-            elif base.loader is not None and not value.host_batch:
-                # batch[k] = batch[k].to(device): which items moved, we cannot tell
-                st.vars[target.value.value] = Val(Kind.TENSOR)
+            elif (base.loader is not None or base.keyed is not None) and not value.host_batch:
+                # batch["text"] = batch["text"].to(device): that key's item moved, the others
+                # not; batch[k] = ...: which items moved, we cannot tell
+                key = const_key(target)
+                if key is None:
+                    st.vars[target.value.value] = Val(Kind.TENSOR)
+                else:
+                    rest, keys = base.keyed if base.keyed is not None else (base, ())
+                    st.vars[target.value.value] = keyed_batch(rest, (*((k, v) for k, v in keys if k != key), (key, value)))
 
     def guess_unknown_loaders(self, small: cst.Assign) -> None:
         """`train_loader, test_loader = get_loaders(args)` from code we cannot see: host loaders,

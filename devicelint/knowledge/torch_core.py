@@ -145,6 +145,9 @@ FLAG_AVAILABILITY_TESTS = frozenset({"torch.cuda.is_available", "torch.backends.
 
 # Grad-mode context managers and decorators (last name part).
 NO_GRAD_NAMES = frozenset({"no_grad", "inference_mode", "set_grad_enabled"})
+# Decorators that call the method they wrap with the arguments it was given: a caller's
+# `inst.evaluate(model, loader)` still binds them to the parameters after `self` (grad mode).
+SIGNATURE_KEEPING_DECORATORS = frozenset({"no_grad", "inference_mode", "enable_grad"})
 # Context managers that never swallow an exception (grad mode, autocast, profiling, devices,
 # contextlib's nullcontext): what follows the `with` runs only after its whole body did.
 TRANSPARENT_CONTEXTS = ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled", "autocast", "device",

@@ -1,5 +1,6 @@
 import libcst as cst
 
+from devicelint.contexts import host_only_class
 from devicelint.names import dotted
 from devicelint.rewrite import Scopes, device_var
 from devicelint.rules.base import Report, Rule
@@ -24,7 +25,8 @@ class ModelNotMoved(Rule):
     Layers an `nn.Module` keeps in a plain list or dict (`self.blocks = [nn.Linear(d, d) for _
     in range(n)]`) are not registered: `model.to(device)` leaves them on the host (and
     `model.parameters()` leaves them out of training). Where `forward` calls one and this
-    file moves the module to the device, the call is flagged; the fix wraps the container
+    file moves the module to the device, or builds no instance of it at all (a library's
+    module, moved by whoever uses it), the call is flagged; the fix wraps the container
     in `nn.ModuleList` / `nn.ModuleDict`.
 
     The parameters of a model that is never moved meeting tensors on the device are flagged
@@ -224,7 +226,7 @@ def _module_call(ctx, facts, call, scopes) -> Report | None:
     # fails if the model is on the host right then, whatever moves it later
     if _handed_on(facts, m.mid) if call.runner is not None else _moved_or_handed_on(facts, m.mid):
         return None
-    in_moved_module = m.attr is not None and call.cls is not None and call.cls in facts.accel_classes
+    in_moved_module = m.attr is not None and call.cls is not None and _runs_on_device(ctx, facts, call.cls)
     if not any(contents_on_accel(a) or (in_moved_module and a.kind is Kind.TENSOR and a.on_module
                                         and a.dev is not Dev.CPU) for a in call.args):
         return None
@@ -239,7 +241,22 @@ def _module_call(ctx, facts, call, scopes) -> Report | None:
             edit_node=m.src if wrap else None,
             applicability="unsafe",
         )
-    return _move_where_built(facts, _scopes(ctx, scopes), m.mid, call.blame, msg, via_helper=True)
+    # a layer replaced after the move: the model handed in was moved, so the finding is on the
+    # call that runs the new layer, not on the call that hands the model in
+    blame = call.node if m.replaced else call.blame
+    return _move_where_built(facts, _scopes(ctx, scopes), m.mid, blame, msg, via_helper=True)
+
+
+def _runs_on_device(ctx, facts, cls) -> bool:
+    """A module class of this file whose `forward` runs on the device: an instance is moved
+    there here, or no instance is built here at all (a library's module: whoever uses it moves
+    it, as a module runs on its inputs' device), unless the program is host-only or every
+    caller in the project hands its instances host data."""
+    if cls in facts.accel_classes:
+        return True
+    if ctx.host_only or cls in facts.mid_class.values():
+        return False
+    return not host_only_class(ctx.imports.project, cls.name.value)
 
 
 def _call_message(ctx, call, in_moved_module: bool) -> str:
