@@ -192,3 +192,71 @@ def test_a_model_run_inside_another_call_by_a_project_helper_does_not_escape_the
 
 def test_the_moved_model_is_clean(tmp_path):
     assert _dl001_lines(_project(tmp_path, ".to(DEVICE)")) == []
+
+
+# --- 3. a model whose first stage is wrapped in DataParallel -----------------------------------
+
+# The ImageNet recipe many repositories copy: AlexNet and VGG get only their convolutional
+# `features` wrapped in DataParallel (the classifier is too large to replicate), every other
+# network is wrapped whole. Either way the stage that sees the images first scatters host
+# inputs onto the GPUs, so a validation loop that moves only the targets is correct. At
+# 13e68f2 the wrapped part was forgotten and DL002 flagged the images: a false positive.
+_IMAGENET = '''
+import argparse
+
+import torch
+import torch.nn as nn
+import torchvision.datasets as datasets
+import torchvision.models as models
+import torchvision.transforms as transforms
+
+
+def validate(val_loader, model, criterion):
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for i, (images, target) in enumerate(val_loader):
+            target = target.cuda(non_blocking=True)
+            output = model(images)
+            loss = criterion(output, target)
+            correct += output.argmax(1).eq(target).sum().item()
+    return correct
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data")
+    parser.add_argument("--arch", default="resnet18")
+    args = parser.parse_args()
+    model = models.__dict__[args.arch]()
+    if args.arch.startswith("alexnet") or args.arch.startswith("vgg"):
+        model.features = torch.nn.DataParallel(model.features)
+        model.cuda()
+    else:
+        model = torch.nn.DataParallel(model).cuda()
+    criterion = nn.CrossEntropyLoss().cuda()
+    val_loader = torch.utils.data.DataLoader(
+        datasets.ImageFolder(args.data, transforms.ToTensor()), batch_size=256, num_workers=8)
+    print(validate(val_loader, model, criterion))
+
+
+def finetune_vgg(loader):
+    model = models.vgg16(weights=None)
+    model.features = nn.DataParallel(model.features)
+    model.cuda()
+    for images, target in loader:
+        output = model(images)
+        loss = nn.functional.cross_entropy(output, target.cuda())
+
+
+def finetune_plain(loader):
+    model = models.vgg16(weights=None)
+    model.cuda()
+    for images, target in loader:
+        output = model(images)  # <- DL002
+        loss = nn.functional.cross_entropy(output, target.cuda())
+'''
+
+
+def test_a_model_whose_features_are_data_parallel_takes_host_images():
+    check(_IMAGENET, rules=["DL001", "DL002"])
