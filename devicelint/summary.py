@@ -38,7 +38,7 @@ import builtins
 from devicelint import knowledge as kb
 from devicelint import naming
 
-VERSION = 16  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold; 13: instances held only to be called (`called`); 14: the constructor parameters a class iterates; 15: the methods that run a module the constructor keeps (`runs`), and whether `__init__` takes `**kwargs`; 16: an element store into a tensor a torch factory made keeps the tensor
+VERSION = 17  # 7: module methods that return self read from knowledge/; 8: a dataset's dtype casts are no moves; 9: call sites; 10: import-time default devices; 11: set_device calls; 12: `super(Cls, self)` is no value read of Cls, and what a dataset's items hold; 13: instances held only to be called (`called`); 14: the constructor parameters a class iterates; 15: the methods that run a module the constructor keeps (`runs`), and whether `__init__` takes `**kwargs`; 16: an element store into a tensor a torch factory made keeps the tensor; 17: calling a name (`f(model(x))`) hands on its result, not the name
 KEYS = {"v", "imports", "stars", "all", "classes", "functions", "values", "names", "sites", "refs", "defaults",
         "called"}
 MAX_SITES = 400  # call sites kept per file: a script's calls are a few dozen
@@ -1014,6 +1014,8 @@ class _Walker:
         # `SGD(model.parameters())`: handing on what a harmless method returns leaves the model alone
         safe = {id(n.func.value) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                 and n.func.attr in kb.nn.MODULE_SAFE_METHODS and isinstance(n.func.value, ast.Name)}
+        # `torch.sigmoid(model(x))`: what a called name returns is handed on, not the name itself
+        safe |= {id(n.func) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
         for n in nodes:
             if isinstance(n, ast.Name) and n.id in self.env and id(n) not in safe:
                 self.escape(n.id, why)

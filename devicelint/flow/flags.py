@@ -64,7 +64,7 @@ def flag_merge(merged: State, body: State, other: State, flag) -> None:
 def flag_join(a: Val | None, b: Val | None, flag) -> Val | None:
     """The value that is `a` where `flag` holds and `b` where it does not, when one of them is
     on the accelerator and the other not: on the accelerator exactly when the flag says so."""
-    if a is None or b is None or a.kind is not b.kind:
+    if a is None or b is None or not _same_kind(a, b):
         return None
     # the other path may leave it where we cannot tell (`images = Variable(images)`): on the
     # flag's path it is still on the accelerator, which is what meets the flag's model there
@@ -76,6 +76,16 @@ def flag_join(a: Val | None, b: Val | None, flag) -> Val | None:
                 return host
             return accel.with_(cond=cond)
     return None
+
+
+def _same_kind(a: Val, b: Val) -> bool:
+    """Could `a` and `b` be one value on the two paths? A bare `net.cuda()` under the flag makes
+    a value we could not type a module (only modules are moved bare), while the other path
+    keeps it untyped: still the same object, one path moved and the other not."""
+    return a.kind is b.kind or (
+        {a.kind, b.kind} == {Kind.MODULE, Kind.UNKNOWN}
+        and (a if a.kind is Kind.UNKNOWN else b).mid is None
+    )
 
 
 def partial_move_merge(merged: State, before: State, body: State, other: State) -> None:

@@ -12,7 +12,7 @@ from devicelint import knowledge as kb
 from devicelint import limits
 from devicelint import naming
 from devicelint.names import dotted, source_of
-from devicelint.values import (OTHER, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, keyed_batch, made_on_host, ndarray_dims,
+from devicelint.values import (OTHER, SCATTERS, UNKNOWN, Dev, Instance, Kind, Val, host_batch_in, join, keyed_batch, made_on_host, ndarray_dims,
                                on_device)
 from devicelint.flow import containers, defaults
 from devicelint.flow.classes import Classes
@@ -103,6 +103,12 @@ _SMALL_STATEMENTS = {
     cst.Import: "_exec_import",
     cst.ImportFrom: "_exec_import",
 }
+
+
+def _wrapper_call(value) -> str | None:
+    """The last name of the class a call builds (`torch.nn.DataParallel(...)` -> `DataParallel`)."""
+    text = dotted(value.func) if isinstance(value, cst.Call) else None
+    return text.rsplit(".", 1)[-1] if text else None
 
 
 def _count_item(target, v: Val) -> Val:
@@ -532,6 +538,11 @@ class Statements:
         base = self.host.eval(target.value)
         if base.kind is Kind.OBJECT and isinstance(base.ref, Instance):
             self.bind_instance_attr(base.ref, target, text, value)
+        elif base.kind is Kind.MODULE and value.kind is Kind.MODULE and (
+                value.ref == SCATTERS or _wrapper_call(self.host.assigning) in kb.distributed.KEEPS_PLACEMENT):
+            # `model.features = nn.DataParallel(model.features)`: the part that may see the inputs
+            # first copies host ones to the device itself (which part runs first we cannot tell)
+            self.rebind_text(target.value, base.with_(ref=SCATTERS))
         elif self._replaces_layer(target, value):
             pass
         elif base.kind in (Kind.MODULE, Kind.OBJECT) and base.moved_at is not None and not (
