@@ -38,6 +38,16 @@ LEGACY_TENSOR_TYPES = {
 }
 
 
+def takes_device_keyword(qualname: str) -> bool:
+    """Whether a tensor-making call accepts `device=`: the factories do; the legacy typed
+    constructors (`torch.FloatTensor(...)`, `torch.Tensor(...)`: "legacy constructor expects
+    device type: cpu") and the views of host memory (`torch.from_numpy`) do not."""
+    head, _, last = qualname.rpartition(".")
+    if NAMED_CALLS.get(qualname) == "from_host_data" or (last in LEGACY_TENSOR_TYPES and head in ("torch", "torch.cuda")):
+        return False
+    return head == "torch" and last in TENSOR_FACTORIES
+
+
 def legacy_tensor_type_place(qualname: str) -> str | None:
     """"cpu" for `torch.FloatTensor` (and `torch.Tensor`), "cuda" for `torch.cuda.FloatTensor`;
     None for any other name (`torch.cuda.Tensor` does not exist)."""

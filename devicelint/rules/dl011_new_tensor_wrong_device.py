@@ -75,7 +75,10 @@ class NewTensorWrongDevice(Rule):
     there or failing. Unsafe (`--unsafe-fixes`): every other use of that tensor now sees a
     device tensor too (a host-side `.numpy()` on it, or a use on another device, changes).
     No fix when neither is known, for a factory with `**kwargs`, or when two flagged
-    tensors come from different factories in one expression that cannot both be reached.
+    tensors come from different factories in one expression that cannot both be reached;
+    none either for a call that takes no `device=` (a legacy typed constructor such as
+    `torch.FloatTensor(data)` raises "legacy constructor expects device type: cpu" when given
+    one; `torch.from_numpy`): the message says to move the tensor with `.to(x.device)`.
     """
 
     code = "DL011"
@@ -253,8 +256,7 @@ def _report(ctx, mix, born, scopes: list) -> Report:
         made = f" (`{source_of(born.func)}(...)` on line {ctx.line(born)})"
     return Report(
         site,
-        f"a tensor created without `device=`{made} is on the CPU but {_where_met(mix, site)}; "
-        "create it with `device=x.device` (or `x.new_zeros(...)`)",
+        f"a tensor created without `device=`{made} is on the CPU but {_where_met(mix, site)}; {_advice(ctx, born)}",
         fix=f"create it with `device={where}`" if where else None,
         edit=(lambda call, w=where: add_keyword(call, "device", cst.parse_expression(w))) if where else None,
         edit_node=born if where else None,
@@ -262,11 +264,25 @@ def _report(ctx, mix, born, scopes: list) -> Report:
     )
 
 
+def _advice(ctx, born) -> str:
+    """What to do instead: `device=` where the call takes it; where it does not (a legacy typed
+    constructor, `torch.from_numpy`) or the call is unknown, moving the tensor is what works."""
+    name = ctx.imports.qualname(born.func) if born is not None else None
+    if name is not None and kb.torch_core.takes_device_keyword(name):
+        return "create it with `device=x.device` (or `x.new_zeros(...)`)"
+    if name is not None and name.rpartition(".")[0] in ("torch", "torch.cuda"):
+        return "move it with `.to(x.device)`: this constructor takes no `device=`"
+    return "create it on the device (`device=x.device`, `x.new_zeros(...)`) or move it with `.to(x.device)`"
+
+
 def _device_expr(ctx, mix, born, scopes: list) -> str | None:
     """The device expression the fix gives the factory call `born`, or None (no fix)."""
     facts = ctx.facts
     if born is None or any(a.star for a in born.args) or born not in facts.factory_scopes:
         return None
+    name = ctx.imports.qualname(born.func)
+    if name is not None and not kb.torch_core.takes_device_keyword(name):
+        return None  # `torch.FloatTensor(data, device=device)` raises: no fix beats a broken one
     if not scopes:
         scopes.append(ctx.scopes)
     inputs = _inputs(scopes[0], born) if mix.in_forward else set()
