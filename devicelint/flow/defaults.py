@@ -21,6 +21,7 @@ import libcst as cst
 
 from devicelint.values import Dev, Instance, Kind, Val, join, made_on_host
 from devicelint.flow.nodes import find
+from devicelint.flow.setup_order import is_self_attr
 
 
 def _none_test(test) -> str | None:
@@ -104,32 +105,24 @@ def filled_default(frame, stmt: cst.If, before, after_body) -> tuple | None:
 
 def _self_attr_none_test(test) -> str | None:
     """`self.NAME is None` -> NAME."""
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Attribute) \
-            and isinstance(test.left.value, cst.Name) and test.left.value.value == "self":
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and is_self_attr(test.left):
         c = test.comparisons[0]
         if isinstance(c.operator, cst.Is) and isinstance(c.comparator, cst.Name) and c.comparator.value == "None":
             return test.left.attr.value
     return None
 
 
+def _attr_stores(node, name: str) -> list:
+    """The `self.<name> = value` assignments inside `node` (None: none)."""
+    if node is None:
+        return []
+    return [a for a in find(node, cst.Assign)
+            if any(is_self_attr(t.target) and t.target.attr.value == name for t in a.targets)]
+
+
 def _stores_none_default(fn, attr: str) -> bool:
     """`fn` has `self.<attr> = <a parameter of fn that defaults to None>`."""
-    if fn is None:
-        return False
-    for a in find(fn, cst.Assign):
-        for t in a.targets:
-            if isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name) \
-                    and t.target.value.value == "self" and t.target.attr.value == attr \
-                    and isinstance(a.value, cst.Name) and _none_default_param(fn, a.value.value):
-                return True
-    return False
-
-
-def _assigns_attr(node, name: str) -> bool:
-    return node is not None and any(
-        isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
-        and t.target.value.value == "self" and t.target.attr.value == name
-        for a in find(node, cst.Assign) for t in a.targets)
+    return any(isinstance(a.value, cst.Name) and _none_default_param(fn, a.value.value) for a in _attr_stores(fn, attr))
 
 
 class AttrDefault:
@@ -145,7 +138,7 @@ class AttrDefault:
     @classmethod
     def of(cls, frame, self_val: Val | None, stmt: cst.If):
         name = _self_attr_none_test(stmt.test)
-        if name is None or self_val is None or not isinstance(self_val.ref, Instance) or _assigns_attr(stmt.orelse, name):
+        if name is None or self_val is None or not isinstance(self_val.ref, Instance) or _attr_stores(stmt.orelse, name):
             return None
         guess = self_val.ref.attrs.get(name)
         if not _guessed(guess) or not _stores_none_default(frame.func, name):

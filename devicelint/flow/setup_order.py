@@ -29,9 +29,9 @@ def _self_attrs(fn: cst.FunctionDef) -> tuple[set, set]:
             targets = [a.target for a in n.targets] if t is cst.Assign else [n.target]
             for target in targets:
                 for el in _flat(target):
-                    if _self_attr(el):
+                    if is_self_attr(el):
                         sets.add(el.attr.value)
-        elif t is cst.Attribute and _self_attr(n):
+        elif t is cst.Attribute and is_self_attr(n):
             reads.add(n.attr.value)
         todo.extend(child_nodes(n))  # LibCST's `.children` runs a visitor per node
     return sets, reads - sets
@@ -49,7 +49,7 @@ def _flat(target):
         yield target
 
 
-def _self_attr(n) -> bool:
+def is_self_attr(n) -> bool:
     return type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value == "self"
 
 
